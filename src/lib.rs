@@ -1,0 +1,95 @@
+//! # gaskit
+//!
+//! A gameplay ability framework in the style of Unreal's Gameplay Ability
+//! System (GAS), built on the [`hecs`] ECS, with a combat layer that follows
+//! the CRADL combat contract (OSRS-derived damage math on a continuous
+//! real-time cadence).
+//!
+//! Game code activates abilities by sending gameplay events; abilities change
+//! the world only through gameplay effects on attributes and hierarchical
+//! gameplay tags. Content is data (`abilities/*.ron`, `tags/*.tags`), and the
+//! same seed and timed inputs always give the same result.
+//!
+//! ```
+//! use gaskit::prelude::*;
+//!
+//! // The shipped taxonomy is embedded: no files needed.
+//! let tags = TagRegistry::with_defaults();
+//! let banking = tags.get("Action.Modal.Banking").unwrap();
+//!
+//! let mut owned = TagCounts::new();
+//! assert!(owned.add(banking)); // 0 -> 1: reported as a presence change
+//!
+//! // Parent-aware matching: a modal is open, so combat must not run.
+//! assert!(owned.tags().has(tags[native::ACTION_MODAL]));
+//! assert!(!owned.tags().has_exact(tags[native::ACTION_MODAL]));
+//! ```
+//!
+//! # Architecture
+//!
+//! ## Goals, and the decisions they force
+//!
+//! - **Correct to the contract.** Each rule of the CRADL combat contract has
+//!   one home and a test that fails if it breaks.
+//! - **Deterministic.** Integer simulated time, one ChaCha RNG stream owned by
+//!   the context, ordering by `(time, sequence)` and never by hash-map or
+//!   ECS query order. A trace is a pure function of seed and timed inputs.
+//! - **Fast enough for a million combatants.** Names are resolved to dense
+//!   ids once, at load. Tags are 4-byte ids whose numbering encodes the
+//!   hierarchy, so parent-aware matching is a bit-range test. Hot paths do
+//!   not allocate.
+//! - **Data for content, code for new kinds of behaviour.** A new weapon,
+//!   buff or ability variant is a RON edit.
+//! - **Errors are values.** Bad data, events or API calls return an error
+//!   that names the file, line, column and offending text and suggests the
+//!   nearest valid name ([`Diagnostic`]). Nothing panics on input.
+//!
+//! ## Layers
+//!
+//! Each layer is one module; a layer uses only the layers listed above it.
+//!
+//! | layer | owns | status |
+//! |---|---|---|
+//! | `diagnostics` | located errors and warnings, "did you mean" | built |
+//! | `tags` | registry, [`Tag`], [`TagSet`], [`TagQuery`], [`TagCounts`], native tags | built |
+//! | `time` | simulated time, the timer queue | planned (#3) |
+//! | `trace` | the structured record of what happened, renderers | planned (#4, #7) |
+//! | `attributes` | attribute sets, the modifier pipeline, derived attributes, breakdown | planned (#2) |
+//! | `effects` | effect definitions and specs, active effects, stacking, meta damage | planned (#3) |
+//! | `abilities` | the per-entity ability system, gameplay events, activation | planned (#4) |
+//! | `combat` | the CRADL rules: engagement loop, cooldown, weave, chase, math, death | planned (#5, #6) |
+//! | `catalog` | loading and validating `abilities/` and `tags/` | planned (#2–#6) |
+//!
+//! ### Tags
+//!
+//! The registry numbers tags in depth-first order of their dotted names (a
+//! `.` sorts below every allowed character, so plain byte order *is*
+//! depth-first order). Every descendant of a tag therefore has an id inside
+//! the tag's `id..subtree_end` range, and [`Tag`] carries both numbers.
+//! Consequences: [`Tag::matches`] needs no registry; a [`TagSet`] stores a
+//! bitset of its members and answers a parent-aware `has` by testing the
+//! bit range of the parent's subtree, which is O(1) for leaves and a word or
+//! two for parents; no ancestor expansion is stored or maintained. The
+//! price is that ids depend on the whole taxonomy, so the tags gaskit relies
+//! on are [`native`] constants resolved (and checked to exist) when the
+//! registry is built, and saved games store tag names, not ids.
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod diagnostics;
+mod fs_util;
+mod ron_format;
+mod tags;
+
+pub mod prelude;
+
+pub use diagnostics::{locate, nearest, Diagnostic, LoadErrors, Severity};
+pub use tags::native;
+pub use tags::{
+    NotHeld, Tag, TagCounts, TagOrigin, TagQuery, TagQueryDef, TagRegistry, TagRegistryBuilder,
+    TagSet, UnknownTag, DEFAULT_TAG_FILES, MAX_TAGS,
+};
+
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

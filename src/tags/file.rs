@@ -1,0 +1,125 @@
+//! The `.tags` text format: one tag per line.
+//!
+//! ```text
+//! # A full-line comment describes the file and is ignored.
+//! Combat.DamageType.Stab   # a trailing comment is kept as the tag's developer comment
+//!
+//! Status.Dead
+//! ```
+//!
+//! A name is one or more dot-separated segments of `[A-Za-z0-9_]`. Blank
+//! lines are ignored. The same tag may appear on several lines; the lines are
+//! merged and the first comment wins. Parents (`Combat`, `Combat.DamageType`)
+//! exist implicitly and need no line of their own.
+
+use crate::diagnostics::{Diagnostic, LoadErrors};
+
+/// One declared tag, as read from a line of a `.tags` file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct DeclaredTag {
+    pub name: String,
+    pub comment: Option<String>,
+    pub line: u32,
+}
+
+/// Parses a `.tags` file held as raw bytes (a non-UTF-8 file is one error
+/// located at the first bad byte).
+pub(crate) fn parse_bytes(file: &str, bytes: &[u8]) -> (Vec<DeclaredTag>, LoadErrors) {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => parse(file, text),
+        Err(error) => {
+            let valid = &bytes[..error.valid_up_to()];
+            // The valid prefix is UTF-8 by definition, so this cannot fail.
+            let prefix = std::str::from_utf8(valid).unwrap_or_default();
+            let (line, column) = crate::diagnostics::line_column(prefix, prefix.len());
+            let bad = bytes[error.valid_up_to()];
+            let lossy = String::from_utf8_lossy(bytes);
+            let diagnostic = Diagnostic::error(
+                file,
+                format!("file is not valid UTF-8 (byte 0x{bad:02X} cannot start or continue a character)"),
+            )
+            .at(&lossy, line, column, 1);
+            (Vec::new(), diagnostic.into())
+        }
+    }
+}
+
+/// Parses the text of a `.tags` file.
+pub(crate) fn parse(file: &str, text: &str) -> (Vec<DeclaredTag>, LoadErrors) {
+    let mut tags = Vec::new();
+    let mut errors = LoadErrors::default();
+    for (index, raw) in text.lines().enumerate() {
+        let line = (index + 1) as u32;
+        let (body, comment) = match raw.find('#') {
+            Some(at) => (&raw[..at], Some(raw[at + 1..].trim())),
+            None => (raw, None),
+        };
+        let name = body.trim();
+        if name.is_empty() {
+            continue;
+        }
+        let start = body.len() - body.trim_start().len();
+        let column_of = |byte: usize| raw[..start + byte].chars().count() as u32 + 1;
+        match validate_name(name) {
+            Ok(()) => tags.push(DeclaredTag {
+                name: name.to_owned(),
+                comment: comment.filter(|c| !c.is_empty()).map(str::to_owned),
+                line,
+            }),
+            Err(problem) => errors.push(
+                Diagnostic::error(
+                    file,
+                    format!("invalid tag name `{name}`: {}", problem.reason),
+                )
+                .at(text, line, column_of(problem.at), problem.width),
+            ),
+        }
+    }
+    (tags, errors)
+}
+
+/// What is wrong with a name, and where (byte offset within the name).
+pub(crate) struct NameProblem {
+    pub reason: String,
+    pub at: usize,
+    pub width: u32,
+}
+
+/// Checks the shape of a dotted tag name.
+pub(crate) fn validate_name(name: &str) -> Result<(), NameProblem> {
+    let problem = |reason: &str, at: usize, width: u32| NameProblem {
+        reason: reason.to_owned(),
+        at,
+        width,
+    };
+    if name.is_empty() {
+        return Err(problem("the name is empty", 0, 1));
+    }
+    if let Some(at) = name.find(char::is_whitespace) {
+        return Err(problem("tag names cannot contain spaces", at, 1));
+    }
+    if name.starts_with('.') {
+        return Err(problem("a tag name cannot start with a dot", 0, 1));
+    }
+    if name.ends_with('.') {
+        return Err(problem(
+            "a tag name cannot end with a dot",
+            name.len() - 1,
+            1,
+        ));
+    }
+    if let Some(at) = name.find("..") {
+        return Err(problem("empty segment between two dots", at, 2));
+    }
+    if let Some((at, c)) = name
+        .char_indices()
+        .find(|&(_, c)| c != '.' && !(c.is_ascii_alphanumeric() || c == '_'))
+    {
+        return Err(NameProblem {
+            reason: format!("character `{c}` is not allowed (use A-Z, a-z, 0-9 and _)"),
+            at,
+            width: 1,
+        });
+    }
+    Ok(())
+}

@@ -1,0 +1,24 @@
+//! Hierarchical gameplay tags: the registry, tags, sets, queries and counted
+//! owned tags.
+//!
+//! A tag is a dotted name (`Combat.DamageType.Slash`) interned once into a
+//! [`TagRegistry`]. Matching is hierarchical, as in Unreal's GAS: a set
+//! holding `Action.Modal.Banking` [`has`](TagSet::has) `Action.Modal`.
+//! Taxonomies live in `tags/*.tags` files (see [`TagRegistryBuilder`] for the
+//! format); the shipped CRADL taxonomy is embedded in the binary.
+
+mod counts;
+mod file;
+pub mod native;
+mod query;
+mod registry;
+mod set;
+mod tag;
+
+pub use counts::{NotHeld, TagCounts};
+pub use query::{TagQuery, TagQueryDef};
+pub use registry::{
+    TagOrigin, TagRegistry, TagRegistryBuilder, UnknownTag, DEFAULT_TAG_FILES, MAX_TAGS,
+};
+pub use set::TagSet;
+pub use tag::Tag;

@@ -1,0 +1,138 @@
+//! Native tags: the tags gaskit's own code relies on, as typed constants.
+//!
+//! Each constant is an index into a table the [`TagRegistry`] fills when it
+//! is built; building fails, naming every missing tag, if a taxonomy lacks
+//! any of them. At run time `registry[STATUS_DEAD]` is an array read, never a
+//! name lookup.
+//!
+//! ```
+//! use gaskit::{native, TagRegistry};
+//!
+//! let registry = TagRegistry::with_defaults();
+//! let dead = registry[native::STATUS_DEAD];
+//! assert_eq!(registry.name(dead), "Status.Dead");
+//! ```
+//!
+//! [`TagRegistry`]: crate::TagRegistry
+
+/// A tag the library itself relies on, resolved when a registry is built.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct NativeTag {
+    index: u16,
+    name: &'static str,
+}
+
+impl NativeTag {
+    /// Position in [`ALL`].
+    pub const fn index(self) -> usize {
+        self.index as usize
+    }
+
+    /// The dotted name, e.g. `"Status.Dead"`.
+    pub const fn name(self) -> &'static str {
+        self.name
+    }
+}
+
+macro_rules! native_tags {
+    ($($(#[$doc:meta])* $konst:ident => $name:literal,)*) => {
+        #[allow(non_camel_case_types, clippy::upper_case_acronyms)]
+        #[repr(u16)]
+        enum Slot { $($konst,)* }
+
+        $(
+            $(#[$doc])*
+            pub const $konst: NativeTag = NativeTag { index: Slot::$konst as u16, name: $name };
+        )*
+
+        /// Every native tag, in index order.
+        pub const ALL: &[NativeTag] = &[$($konst,)*];
+    };
+}
+
+native_tags! {
+    /// `Combat.DamageType`: parent of the five damage types.
+    COMBAT_DAMAGE_TYPE => "Combat.DamageType",
+    /// `Combat.DamageType.Stab`.
+    COMBAT_DAMAGE_TYPE_STAB => "Combat.DamageType.Stab",
+    /// `Combat.DamageType.Slash`.
+    COMBAT_DAMAGE_TYPE_SLASH => "Combat.DamageType.Slash",
+    /// `Combat.DamageType.Crush`.
+    COMBAT_DAMAGE_TYPE_CRUSH => "Combat.DamageType.Crush",
+    /// `Combat.DamageType.Ranged`.
+    COMBAT_DAMAGE_TYPE_RANGED => "Combat.DamageType.Ranged",
+    /// `Combat.DamageType.Magic`.
+    COMBAT_DAMAGE_TYPE_MAGIC => "Combat.DamageType.Magic",
+    /// `Combat.Style`: parent of the three styles.
+    COMBAT_STYLE => "Combat.Style",
+    /// `Combat.Style.Aggressive`: the default style.
+    COMBAT_STYLE_AGGRESSIVE => "Combat.Style.Aggressive",
+    /// `Combat.Style.Defensive`.
+    COMBAT_STYLE_DEFENSIVE => "Combat.Style.Defensive",
+    /// `Combat.Style.Controlled`.
+    COMBAT_STYLE_CONTROLLED => "Combat.Style.Controlled",
+    /// `Combat.Event.EnterCombat`: once per clean entry into combat.
+    COMBAT_EVENT_ENTER_COMBAT => "Combat.Event.EnterCombat",
+    /// `Combat.Event.Death`: health reached zero.
+    COMBAT_EVENT_DEATH => "Combat.Event.Death",
+    /// `Combat.Event.Hit`: an attack landed.
+    COMBAT_EVENT_HIT => "Combat.Event.Hit",
+    /// `Combat.Event.Miss`: an attack missed.
+    COMBAT_EVENT_MISS => "Combat.Event.Miss",
+    /// `GameplayCue.Combat.Hit.Stab`.
+    CUE_HIT_STAB => "GameplayCue.Combat.Hit.Stab",
+    /// `GameplayCue.Combat.Hit.Slash`.
+    CUE_HIT_SLASH => "GameplayCue.Combat.Hit.Slash",
+    /// `GameplayCue.Combat.Hit.Crush`.
+    CUE_HIT_CRUSH => "GameplayCue.Combat.Hit.Crush",
+    /// `GameplayCue.Combat.Hit.Ranged`.
+    CUE_HIT_RANGED => "GameplayCue.Combat.Hit.Ranged",
+    /// `GameplayCue.Combat.Hit.Magic`.
+    CUE_HIT_MAGIC => "GameplayCue.Combat.Hit.Magic",
+    /// `GameplayCue.Combat.Death`.
+    CUE_DEATH => "GameplayCue.Combat.Death",
+    /// `Action.Trigger.Combat.Engage`: starts auto-attack.
+    TRIGGER_ENGAGE => "Action.Trigger.Combat.Engage",
+    /// `Action.Trigger.Combat.Cast`: a manual cast, or a weave while engaged.
+    TRIGGER_CAST => "Action.Trigger.Combat.Cast",
+    /// `Action.Trigger.Combat.AutocastSet`: set or clear the autocast spell.
+    TRIGGER_AUTOCAST_SET => "Action.Trigger.Combat.AutocastSet",
+    /// `Action.Trigger.Combat.Disengage`: ends auto-attack.
+    TRIGGER_DISENGAGE => "Action.Trigger.Combat.Disengage",
+    /// `Action.Trigger.Combat.SetStyle`: switch style.
+    TRIGGER_SET_STYLE => "Action.Trigger.Combat.SetStyle",
+    /// `Action.Combat.AutoAttack`: ability tag and owned tag of auto-attack.
+    ACTION_COMBAT_AUTO_ATTACK => "Action.Combat.AutoAttack",
+    /// `Action.Combat.CastSpell`: owned while a manual cast resolves.
+    ACTION_COMBAT_CAST_SPELL => "Action.Combat.CastSpell",
+    /// `Action.Combat.Death`: owned while the death flow runs.
+    ACTION_COMBAT_DEATH => "Action.Combat.Death",
+    /// `Action.Modal`: parent of every modal; any of them cancels combat.
+    ACTION_MODAL => "Action.Modal",
+    /// `Cooldown.Combat.Attack`: the shared attack tick.
+    COOLDOWN_COMBAT_ATTACK => "Cooldown.Combat.Attack",
+    /// `Cooldown.Combat.Cast`: the free-action anti-spam gate.
+    COOLDOWN_COMBAT_CAST => "Cooldown.Combat.Cast",
+    /// `Status.Dead`.
+    STATUS_DEAD => "Status.Dead",
+    /// `Status.Stunned`.
+    STATUS_STUNNED => "Status.Stunned",
+    /// `Status.InCombat`.
+    STATUS_IN_COMBAT => "Status.InCombat",
+    /// `State.Moving`: deliberately never a combat cancel tag.
+    STATE_MOVING => "State.Moving",
+    /// `Item.Slot.Weapon`.
+    ITEM_SLOT_WEAPON => "Item.Slot.Weapon",
+    /// `Item.Slot.Ammo`.
+    ITEM_SLOT_AMMO => "Item.Slot.Ammo",
+    /// `Skill.Combat.Melee`.
+    SKILL_MELEE => "Skill.Combat.Melee",
+    /// `Skill.Combat.Ranged`.
+    SKILL_RANGED => "Skill.Combat.Ranged",
+    /// `Skill.Combat.Magic`.
+    SKILL_MAGIC => "Skill.Combat.Magic",
+    /// `Skill.Combat.Defense`.
+    SKILL_DEFENSE => "Skill.Combat.Defense",
+    /// `Skill.Combat.Hitpoints`.
+    SKILL_HITPOINTS => "Skill.Combat.Hitpoints",
+}

@@ -1,0 +1,59 @@
+//! [`Tag`]: one interned gameplay tag.
+
+use serde::{Deserialize, Serialize};
+
+/// One gameplay tag, such as `Combat.DamageType.Slash`.
+///
+/// A tag is four bytes: its id in the [`TagRegistry`](crate::TagRegistry) and
+/// the id one past the end of its subtree. The registry numbers tags in
+/// depth-first order, so every descendant of a tag has an id inside
+/// `id..end`. That makes the hierarchy test ([`Tag::matches`]) two integer
+/// comparisons with no registry lookup, and a parent-aware membership test on
+/// a [`TagSet`](crate::TagSet) a bit-range test.
+///
+/// Tags are only meaningful with the registry that produced them. Names are
+/// resolved to tags once, at load; nothing at run time compares strings.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Tag {
+    id: u16,
+    end: u16,
+}
+
+impl Tag {
+    /// Builds a tag from registry numbering. Only the registry calls this.
+    pub(crate) const fn from_parts(id: u16, end: u16) -> Self {
+        Self { id, end }
+    }
+
+    /// The tag's dense index in its registry, usable to index arrays.
+    #[inline]
+    pub const fn index(self) -> usize {
+        self.id as usize
+    }
+
+    /// One past the index of the last descendant of this tag.
+    #[inline]
+    pub const fn subtree_end(self) -> usize {
+        self.end as usize
+    }
+
+    /// True when `self` is `other` or a descendant of it, the way GAS
+    /// `MatchesTag` works: `Action.Modal.Banking` matches `Action.Modal`, but
+    /// `Action.Modal` does not match `Action.Modal.Banking`. O(1).
+    #[inline]
+    pub const fn matches(self, other: Tag) -> bool {
+        other.id <= self.id && self.id < other.end
+    }
+
+    /// True when `self` is exactly `other`. O(1).
+    #[inline]
+    pub const fn matches_exact(self, other: Tag) -> bool {
+        self.id == other.id
+    }
+
+    /// True when no other tag descends from this one.
+    #[inline]
+    pub const fn is_leaf(self) -> bool {
+        self.end == self.id + 1
+    }
+}
