@@ -523,7 +523,11 @@ fn has_agrees_with_member_matching_for_random_sets() {
     };
     for round in 0..200 {
         let density = 1 + round % 50;
-        let owned: TagSet = all.iter().copied().filter(|_| next() % 100 < density as u64).collect();
+        let owned: TagSet = all
+            .iter()
+            .copied()
+            .filter(|_| next() % 100 < density as u64)
+            .collect();
         for &probe in &all {
             let naive = owned.iter().any(|member| member.matches(probe));
             assert_eq!(owned.has(probe), naive, "round {round}, {}", r.name(probe));

@@ -125,7 +125,10 @@ impl TagCounts {
         if !self.present.has_exact(tag) {
             return None;
         }
-        Some(self.counts.partition_point(|(t, _)| t.index() < tag.index()))
+        Some(
+            self.counts
+                .partition_point(|(t, _)| t.index() < tag.index()),
+        )
     }
 }
 
