@@ -97,6 +97,22 @@ impl Diagnostic {
         }
     }
 
+    /// Like [`Diagnostic::at_text`], but searching only after the first
+    /// appearance of `anchor` (for example the name of the definition that
+    /// holds the offending text), so a name that also appears earlier in the
+    /// file is found where it is actually wrong.
+    pub fn at_text_after(self, source: &str, anchor: &str, needle: &str) -> Self {
+        let start = locate_offset(source, anchor, 0).unwrap_or(0);
+        match locate_offset(&source[start..], needle, 0) {
+            Some(offset) => {
+                let (line, column) = line_column(source, start + offset);
+                let width = needle.chars().count() as u32;
+                self.at(source, line, column, width)
+            }
+            None => self.at_text(source, anchor),
+        }
+    }
+
     /// Adds a "did you mean" suggestion.
     pub fn suggest(mut self, suggestion: Option<String>) -> Self {
         self.suggestion = suggestion;
@@ -136,6 +152,37 @@ impl fmt::Display for Diagnostic {
 }
 
 impl std::error::Error for Diagnostic {}
+
+/// The text of one loaded file, kept so later passes can locate findings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SourceFile {
+    /// The name diagnostics use (a path, or an embedded name like `abilities/core.ron`).
+    pub name: String,
+    /// The whole text.
+    pub text: String,
+}
+
+impl SourceFile {
+    /// An error located at the first appearance of `needle`.
+    pub fn error_at(&self, needle: &str, message: impl Into<String>) -> Diagnostic {
+        Diagnostic::error(&self.name, message).at_text(&self.text, needle)
+    }
+
+    /// A warning located at the first appearance of `needle`.
+    pub fn warning_at(&self, needle: &str, message: impl Into<String>) -> Diagnostic {
+        Diagnostic::warning(&self.name, message).at_text(&self.text, needle)
+    }
+
+    /// An error located at `needle` after the first appearance of `anchor`.
+    pub fn error_after(
+        &self,
+        anchor: &str,
+        needle: &str,
+        message: impl Into<String>,
+    ) -> Diagnostic {
+        Diagnostic::error(&self.name, message).at_text_after(&self.text, anchor, needle)
+    }
+}
 
 /// All diagnostics from one load. Loading failed if any of them is an error.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -204,14 +251,18 @@ impl std::error::Error for LoadErrors {}
 /// `source`. The quoted form `"needle"` is preferred because RON data writes
 /// names as strings; the bare form is the fallback. Columns count characters.
 pub fn locate(source: &str, needle: &str, occurrence: usize) -> Option<(u32, u32)> {
+    locate_offset(source, needle, occurrence).map(|offset| line_column(source, offset))
+}
+
+/// Byte offset form of [`locate`].
+fn locate_offset(source: &str, needle: &str, occurrence: usize) -> Option<usize> {
     if needle.is_empty() {
         return None;
     }
     let quoted = format!("\"{needle}\"");
-    let offset = nth_match(source, &quoted, occurrence)
+    nth_match(source, &quoted, occurrence)
         .map(|at| at + 1)
-        .or_else(|| nth_match(source, needle, occurrence))?;
-    Some(line_column(source, offset))
+        .or_else(|| nth_match(source, needle, occurrence))
 }
 
 fn nth_match(source: &str, needle: &str, occurrence: usize) -> Option<usize> {

@@ -54,11 +54,11 @@
 //! | `tags` | registry, [`Tag`], [`TagSet`], [`TagQuery`], [`TagCounts`], native tags | built |
 //! | `time` | simulated time, the timer queue | planned (#3) |
 //! | `trace` | the structured record of what happened, renderers | planned (#4, #7) |
-//! | `attributes` | attribute sets, the modifier pipeline, derived attributes, breakdown | planned (#2) |
+//! | `attributes` | [`AttributeSchema`], per-entity [`Attributes`], the modifier pipeline, derived attributes, [`Breakdown`] | built |
 //! | `effects` | effect definitions and specs, active effects, stacking, meta damage | planned (#3) |
 //! | `abilities` | the per-entity ability system, gameplay events, activation | planned (#4) |
 //! | `combat` | the CRADL rules: engagement loop, cooldown, weave, chase, math, death | planned (#5, #6) |
-//! | `catalog` | loading and validating `abilities/` and `tags/` | planned (#2–#6) |
+//! | `catalog` | [`Catalog`]: loading and validating `abilities/*.ron` and `tags/*.tags` | attributes; grows with each layer |
 //!
 //! ### Tags
 //!
@@ -73,17 +73,49 @@
 //! price is that ids depend on the whole taxonomy, so the tags gaskit relies
 //! on are [`native`] constants resolved (and checked to exist) when the
 //! registry is built, and saved games store tag names, not ids.
+//!
+//! ### Attributes
+//!
+//! Each entity's [`Attributes`] hold base values, current values and one
+//! list of active modifiers kept in a *canonical* order (attribute, then
+//! operation, then value). A current value is recomputed from base and
+//! modifiers whenever a source changes, summing in that canonical order, so
+//! it depends only on which modifiers are active, bit for bit; never on
+//! arrival order or history. Dependencies between attributes (bounds such as
+//! `Health ≤ MaxHealth`, and derived rules) are compiled once per derived
+//! profile into a per-attribute list of dependents in topological order, so
+//! a change walks a fixed list: no graph search, lookup or allocation per
+//! entity. Derived rules write their target's *base*, so buffs still layer
+//! on top of a derived value.
+//!
+//! ### Catalog
+//!
+//! Content files are parsed (RON, with located syntax errors) into data
+//! forms that hold names, then compiled layer by layer: tags first, then
+//! attributes, and so on, each resolving names to ids exactly once. Every
+//! problem in every file is collected before the build fails, each located
+//! at its file, line and column.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod attributes;
+mod catalog;
 mod diagnostics;
 mod fs_util;
+mod names;
 mod ron_format;
 mod tags;
 
 pub mod prelude;
 
-pub use diagnostics::{locate, nearest, Diagnostic, LoadErrors, Severity};
+pub use attributes::{
+    AttributeChange, AttributeChanges, AttributeData, AttributeDef, AttributeError, AttributeId,
+    AttributeMode, AttributeSchema, Attributes, Bound, BoundData, Breakdown, Contribution,
+    DerivedProfileData, DerivedRuleData, ModOp, ProfileId, SourceId, MAX_ATTRIBUTES,
+    MAX_DERIVED_RULES, MAX_DERIVED_TERMS,
+};
+pub use catalog::{Catalog, CatalogBuilder, ContentFile, DEFAULT_CONTENT_FILES};
+pub use diagnostics::{locate, nearest, Diagnostic, LoadErrors, Severity, SourceFile};
 pub use tags::native;
 pub use tags::{
     NotHeld, Tag, TagCounts, TagOrigin, TagQuery, TagQueryDef, TagRegistry, TagRegistryBuilder,

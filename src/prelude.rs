@@ -2,6 +2,7 @@
 
 pub use crate::native;
 pub use crate::{
-    Diagnostic, LoadErrors, Tag, TagCounts, TagQuery, TagQueryDef, TagRegistry, TagRegistryBuilder,
+    AttributeId, AttributeSchema, Attributes, Catalog, CatalogBuilder, Diagnostic, LoadErrors,
+    ModOp, SourceId, Tag, TagCounts, TagQuery, TagQueryDef, TagRegistry, TagRegistryBuilder,
     TagSet,
 };

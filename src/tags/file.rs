@@ -22,28 +22,6 @@ pub(crate) struct DeclaredTag {
     pub line: u32,
 }
 
-/// Parses a `.tags` file held as raw bytes (a non-UTF-8 file is one error
-/// located at the first bad byte).
-pub(crate) fn parse_bytes(file: &str, bytes: &[u8]) -> (Vec<DeclaredTag>, LoadErrors) {
-    match std::str::from_utf8(bytes) {
-        Ok(text) => parse(file, text),
-        Err(error) => {
-            let valid = &bytes[..error.valid_up_to()];
-            // The valid prefix is UTF-8 by definition, so this cannot fail.
-            let prefix = std::str::from_utf8(valid).unwrap_or_default();
-            let (line, column) = crate::diagnostics::line_column(prefix, prefix.len());
-            let bad = bytes[error.valid_up_to()];
-            let lossy = String::from_utf8_lossy(bytes);
-            let diagnostic = Diagnostic::error(
-                file,
-                format!("file is not valid UTF-8 (byte 0x{bad:02X} cannot start or continue a character)"),
-            )
-            .at(&lossy, line, column, 1);
-            (Vec::new(), diagnostic.into())
-        }
-    }
-}
-
 /// Parses the text of a `.tags` file.
 pub(crate) fn parse(file: &str, text: &str) -> (Vec<DeclaredTag>, LoadErrors) {
     let mut tags = Vec::new();
@@ -122,4 +100,21 @@ pub(crate) fn validate_name(name: &str) -> Result<(), NameProblem> {
         });
     }
     Ok(())
+}
+
+/// Checks a single identifier segment (no dots), as used for attribute and
+/// definition names.
+pub(crate) fn validate_segment(name: &str) -> Result<(), String> {
+    if name.is_empty() {
+        return Err("the name is empty".to_owned());
+    }
+    match name
+        .chars()
+        .find(|&c| !(c.is_ascii_alphanumeric() || c == '_'))
+    {
+        Some(c) => Err(format!(
+            "character `{c}` is not allowed (use A-Z, a-z, 0-9 and _)"
+        )),
+        None => Ok(()),
+    }
 }

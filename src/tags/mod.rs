@@ -16,6 +16,7 @@ mod set;
 mod tag;
 
 pub use counts::{NotHeld, TagCounts};
+pub(crate) use file::validate_segment;
 pub use query::{TagQuery, TagQueryDef};
 pub use registry::{
     TagOrigin, TagRegistry, TagRegistryBuilder, UnknownTag, DEFAULT_TAG_FILES, MAX_TAGS,

@@ -8,6 +8,7 @@ use super::file::{self, DeclaredTag};
 use super::native::{self, NativeTag};
 use super::{Tag, TagSet};
 use crate::diagnostics::{nearest, Diagnostic, LoadErrors};
+use crate::fs_util::SourceLoader;
 
 /// The shipped CRADL taxonomy, embedded so a default registry needs no files.
 pub const DEFAULT_TAG_FILES: &[(&str, &str)] = &[
@@ -246,42 +247,21 @@ impl TagRegistryBuilder {
         self.declare(file, tags, errors)
     }
 
-    /// Adds the tags declared in raw `bytes` (reports non-UTF-8 input as an error).
+    /// Adds the tags declared in raw `bytes` (non-UTF-8 input is an error).
     pub fn add_bytes(&mut self, file: &str, bytes: &[u8]) -> &mut Self {
-        let (tags, errors) = file::parse_bytes(file, bytes);
-        self.declare(file, tags, errors)
+        self.load_bytes(file, bytes);
+        self
     }
 
     /// Reads and adds one `.tags` file.
     pub fn add_file(&mut self, path: impl AsRef<Path>) -> &mut Self {
-        let path = path.as_ref();
-        let name = path.display().to_string();
-        match std::fs::read(path) {
-            Ok(bytes) => self.add_bytes(&name, &bytes),
-            Err(error) => {
-                self.errors.push(Diagnostic::error(
-                    name,
-                    format!("cannot read tag file: {error}"),
-                ));
-                self
-            }
-        }
+        self.load_file(path.as_ref());
+        self
     }
 
     /// Adds every `*.tags` file directly inside `dir`, in file-name order.
     pub fn add_dir(&mut self, dir: impl AsRef<Path>) -> &mut Self {
-        let dir = dir.as_ref();
-        match crate::fs_util::files_with_extension(dir, "tags") {
-            Ok(paths) => {
-                for path in paths {
-                    self.add_file(path);
-                }
-            }
-            Err(error) => self.errors.push(Diagnostic::error(
-                dir.display().to_string(),
-                format!("cannot list tag directory: {error}"),
-            )),
-        }
+        self.load_dir(dir.as_ref());
         self
     }
 
@@ -409,4 +389,17 @@ fn subtree_ends(names: &[&str]) -> Vec<usize> {
         open.push(i);
     }
     ends
+}
+
+impl SourceLoader for TagRegistryBuilder {
+    const EXTENSION: &'static str = "tags";
+    const KIND: &'static str = "tag";
+
+    fn load_text(&mut self, file: &str, text: &str) {
+        self.add_source(file, text);
+    }
+
+    fn record(&mut self, error: Diagnostic) {
+        self.errors.push(error);
+    }
 }

@@ -1,0 +1,52 @@
+//! The stat formula: base and accumulators to an effective value.
+
+use super::modifiers::Accumulated;
+use super::schema::{AttributeDef, AttributeMode, Bound};
+
+/// The points actually applied: the sum clamped once to `[0, cap]`.
+#[inline]
+pub(crate) fn clamp_points(def: &AttributeDef, points: f64) -> f64 {
+    points.min(def.points_cap()).max(0.0)
+}
+
+/// The value before bounds: the override if any, else
+/// Direct `(base + flat) × (1 + points) × mult` or
+/// Interval `(base + flat) × (1 − points) ÷ mult`.
+#[inline]
+pub(crate) fn unbounded(def: &AttributeDef, base: f64, acc: &Accumulated) -> f64 {
+    if let Some(value) = acc.override_value {
+        return value;
+    }
+    let points = clamp_points(def, acc.points);
+    match def.mode {
+        AttributeMode::Direct => (base + acc.flat) * (1.0 + points) * acc.mult,
+        AttributeMode::Interval => (base + acc.flat) * (1.0 - points) / acc.mult,
+    }
+}
+
+/// The `[lo, hi]` range of an attribute given the current values of others.
+/// Missing bounds are infinite.
+#[inline]
+pub(crate) fn bounds(def: &AttributeDef, current: &[f64]) -> (f64, f64) {
+    let read = |bound: Option<Bound>, missing: f64| match bound {
+        None => missing,
+        Some(Bound::Value(v)) => v,
+        Some(Bound::Attribute(id)) => current[id.index()],
+    };
+    (
+        read(def.min, f64::NEG_INFINITY),
+        read(def.max, f64::INFINITY),
+    )
+}
+
+/// `value` inside `[lo, hi]`; when the bounds conflict the lower one wins.
+/// (Unlike `f64::clamp`, never panics on crossed or NaN bounds.)
+#[inline]
+pub(crate) fn clamp(value: f64, (lo, hi): (f64, f64)) -> f64 {
+    let capped = if value > hi { hi } else { value };
+    if capped < lo {
+        lo
+    } else {
+        capped
+    }
+}

@@ -1,0 +1,144 @@
+//! Active modifiers of one entity, kept in a canonical order.
+
+use std::cmp::Ordering;
+
+use serde::{Deserialize, Serialize};
+use smallvec::SmallVec;
+
+use super::schema::AttributeId;
+
+/// How a modifier combines with the others on its attribute.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum ModOp {
+    /// Absolute units, summed: `+14.40` damage.
+    Flat,
+    /// Percentage points as a fraction (`0.15` = +15 pp), summed, then
+    /// clamped once to `[0, cap]`.
+    Points,
+    /// A factor, multiplied: `×1.30`.
+    Mult,
+    /// Replaces the result; the most recently applied override wins.
+    Override,
+}
+
+/// Who applied a modifier: an active effect, or any label the caller picks.
+/// Opaque to the attribute layer; the breakdown reports it back.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct SourceId(pub u64);
+
+/// One active modifier.
+#[derive(Copy, Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct ModEntry {
+    pub attribute: AttributeId,
+    pub op: ModOp,
+    pub value: f64,
+    pub source: SourceId,
+    /// Application order, for "newest override wins".
+    pub seq: u64,
+}
+
+impl ModEntry {
+    /// The canonical order: by attribute, then operation, then value (total
+    /// order), then source. Sums and products are taken in this order, so a
+    /// result never depends on the order modifiers were applied in.
+    /// Overrides order by application instead, newest last.
+    fn canonical_cmp(&self, other: &Self) -> Ordering {
+        self.attribute
+            .cmp(&other.attribute)
+            .then(self.op.cmp(&other.op))
+            .then_with(|| {
+                if self.op == ModOp::Override {
+                    self.seq.cmp(&other.seq)
+                } else {
+                    self.value
+                        .total_cmp(&other.value)
+                        .then(self.source.cmp(&other.source))
+                        .then(self.seq.cmp(&other.seq))
+                }
+            })
+    }
+}
+
+/// The three accumulators and the override of one attribute.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub(crate) struct Accumulated {
+    pub flat: f64,
+    /// Unclamped sum of percentage points.
+    pub points: f64,
+    pub mult: f64,
+    pub override_value: Option<f64>,
+}
+
+/// Every active modifier of an entity, sorted canonically so that each
+/// attribute's modifiers are one contiguous run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Modifiers {
+    entries: SmallVec<[ModEntry; 8]>,
+    next_seq: u64,
+}
+
+impl Modifiers {
+    pub fn insert(&mut self, attribute: AttributeId, op: ModOp, value: f64, source: SourceId) {
+        let entry = ModEntry {
+            attribute,
+            op,
+            value,
+            source,
+            seq: self.next_seq,
+        };
+        self.next_seq += 1;
+        let at = self
+            .entries
+            .partition_point(|e| e.canonical_cmp(&entry) == Ordering::Less);
+        self.entries.insert(at, entry);
+    }
+
+    /// Removes every modifier from `source`; calls `touched` once per
+    /// affected attribute (in attribute order).
+    pub fn remove_source(&mut self, source: SourceId, mut touched: impl FnMut(AttributeId)) {
+        let mut last: Option<AttributeId> = None;
+        self.entries.retain(|e| {
+            if e.source != source {
+                return true;
+            }
+            if last != Some(e.attribute) {
+                touched(e.attribute);
+                last = Some(e.attribute);
+            }
+            false
+        });
+    }
+
+    /// The run of modifiers on `attribute`.
+    #[inline]
+    pub fn of(&self, attribute: AttributeId) -> &[ModEntry] {
+        let start = self.entries.partition_point(|e| e.attribute < attribute);
+        let len = self.entries[start..].partition_point(|e| e.attribute == attribute);
+        &self.entries[start..start + len]
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+}
+
+/// Sums the accumulators of one attribute's run, in canonical order.
+#[inline]
+pub(crate) fn accumulate(run: &[ModEntry]) -> Accumulated {
+    let mut acc = Accumulated {
+        flat: 0.0,
+        points: 0.0,
+        mult: 1.0,
+        override_value: None,
+    };
+    for entry in run {
+        match entry.op {
+            ModOp::Flat => acc.flat += entry.value,
+            ModOp::Points => acc.points += entry.value,
+            ModOp::Mult => acc.mult *= entry.value,
+            // Overrides sort oldest first, so the last one seen is the newest.
+            ModOp::Override => acc.override_value = Some(entry.value),
+        }
+    }
+    acc
+}

@@ -1,0 +1,348 @@
+//! [`AttributeSchema`]: the compiled attribute definitions every entity shares.
+
+use serde::{Deserialize, Serialize};
+
+use super::data::{AttributeData, BoundData, DerivedProfileData};
+use super::derived::{self, DerivedProfile, ProfileId};
+use crate::diagnostics::{LoadErrors, SourceFile};
+use crate::names::NameTable;
+
+/// Dense index of an attribute in its [`AttributeSchema`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct AttributeId(u16);
+
+impl AttributeId {
+    pub(crate) const fn new(index: usize) -> Self {
+        Self(index as u16)
+    }
+
+    /// The dense index, usable to index per-attribute arrays.
+    #[inline]
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// How the three modifier accumulators combine with the base value. The mode
+/// is a property of the attribute, never of a modifier.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum AttributeMode {
+    /// The value grows with bonuses: `(base + flat) × (1 + points) × mult`.
+    #[default]
+    Direct,
+    /// The value is a span of time that shrinks with bonuses:
+    /// `(base + flat) × (1 − points) ÷ mult`. A cooldown reduction is
+    /// `Points`; "attack speed ×1.25" is `Mult 1.25`.
+    Interval,
+}
+
+/// One end of an attribute's allowed range.
+#[derive(Copy, Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Bound {
+    /// A constant.
+    Value(f64),
+    /// The current value of another attribute (`Health ≤ MaxHealth`).
+    Attribute(AttributeId),
+}
+
+/// One compiled attribute definition.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AttributeDef {
+    /// The attribute's name, e.g. `"MaxHealth"`.
+    pub name: String,
+    /// Base value of a fresh entity.
+    pub base: f64,
+    /// How modifiers combine.
+    pub mode: AttributeMode,
+    /// Upper clamp of the summed percentage points (`0.60` = 60 pp). The lower
+    /// clamp is always 0: points are bonuses, a penalty is a `Mult` below 1.
+    /// Interval attributes default to a cap of `1.0` (a span cannot shrink
+    /// below zero); Direct attributes default to no cap.
+    pub cap: Option<f64>,
+    /// Lower bound of the current value, applied after the formula.
+    pub min: Option<Bound>,
+    /// Upper bound of the current value, applied after the formula.
+    pub max: Option<Bound>,
+    /// A meta attribute (like `Damage`) carries a value into the
+    /// post-execute step and holds no state of its own.
+    pub meta: bool,
+    /// Keep the *base* value inside the bounds too. `Health` sets this so a
+    /// lowered `MaxHealth` really lowers health, instead of hiding it until
+    /// the debuff ends. This makes the base deliberately stateful: what it
+    /// was clamped to depends on history, as health should.
+    pub clamp_base: bool,
+}
+
+impl AttributeDef {
+    /// The effective points cap: the authored one, or the mode's default.
+    pub fn points_cap(&self) -> f64 {
+        match (self.cap, self.mode) {
+            (Some(cap), _) => cap,
+            (None, AttributeMode::Interval) => 1.0,
+            (None, AttributeMode::Direct) => f64::INFINITY,
+        }
+    }
+}
+
+/// Every attribute definition and derived-attribute profile, compiled once
+/// at load. Entities hold only values; the schema is shared.
+#[derive(Clone, Debug)]
+pub struct AttributeSchema {
+    defs: Vec<AttributeDef>,
+    names: NameTable,
+    profiles: Vec<DerivedProfile>,
+    profile_names: NameTable,
+}
+
+impl Default for AttributeSchema {
+    fn default() -> Self {
+        Self::from_defs(Vec::new(), &[], &mut LoadErrors::default())
+    }
+}
+
+/// The most attributes one schema holds (ids are `u16`).
+pub const MAX_ATTRIBUTES: usize = u16::MAX as usize;
+
+impl AttributeSchema {
+    /// Compiles attribute and profile data. Problems are pushed to `errors`
+    /// (located in their files); the schema is built from what is valid.
+    pub fn build(
+        attributes: &[(&SourceFile, &AttributeData)],
+        profiles: &[(&SourceFile, &DerivedProfileData)],
+        errors: &mut LoadErrors,
+    ) -> AttributeSchema {
+        let mut names = NameTable::new("attribute");
+        let mut kept: Vec<(&SourceFile, &AttributeData)> = Vec::new();
+        for &(file, data) in attributes {
+            if let Err(problem) = crate::tags::validate_segment(&data.name) {
+                errors.push(file.error_at(
+                    &data.name,
+                    format!("invalid attribute name `{}`: {problem}", data.name),
+                ));
+                continue;
+            }
+            match names.insert(&data.name) {
+                Ok(_) => kept.push((file, data)),
+                Err(first) => {
+                    let (first_file, _) = kept[first];
+                    errors.push(file.error_at(
+                        &data.name,
+                        format!(
+                            "attribute `{}` is already defined in {}",
+                            data.name, first_file.name
+                        ),
+                    ));
+                }
+            }
+        }
+        if kept.len() > MAX_ATTRIBUTES {
+            errors.push(crate::Diagnostic::error(
+                "attribute schema",
+                format!(
+                    "{} attributes defined; a schema holds at most {MAX_ATTRIBUTES}",
+                    kept.len()
+                ),
+            ));
+            kept.truncate(MAX_ATTRIBUTES);
+        }
+
+        let mut defs = Vec::with_capacity(kept.len());
+        for &(file, data) in &kept {
+            defs.push(compile_attribute(file, data, &names, errors));
+        }
+        let schema_bounds_ok = derived::check_bound_cycles(&defs, &kept, errors);
+        if !schema_bounds_ok {
+            // A bound cycle would make evaluation order meaningless; drop the
+            // attribute bounds so the rest of the schema can still be checked.
+            for def in &mut defs {
+                for bound in [&mut def.min, &mut def.max] {
+                    if matches!(bound, Some(Bound::Attribute(_))) {
+                        *bound = None;
+                    }
+                }
+            }
+        }
+        Self::from_defs_with_names(defs, names, profiles, errors)
+    }
+
+    fn from_defs(
+        defs: Vec<AttributeDef>,
+        profiles: &[(&SourceFile, &DerivedProfileData)],
+        errors: &mut LoadErrors,
+    ) -> Self {
+        let mut names = NameTable::new("attribute");
+        for def in &defs {
+            let _ = names.insert(&def.name);
+        }
+        Self::from_defs_with_names(defs, names, profiles, errors)
+    }
+
+    fn from_defs_with_names(
+        defs: Vec<AttributeDef>,
+        names: NameTable,
+        profiles: &[(&SourceFile, &DerivedProfileData)],
+        errors: &mut LoadErrors,
+    ) -> Self {
+        let mut profile_names = NameTable::new("derived profile");
+        let _ = profile_names.insert(derived::NO_PROFILE_NAME);
+        let mut compiled = vec![DerivedProfile::none(&defs)];
+        for &(file, data) in profiles {
+            if profile_names.get(&data.name).is_some() {
+                errors.push(file.error_at(
+                    &data.name,
+                    format!("derived profile `{}` is defined twice", data.name),
+                ));
+                continue;
+            }
+            if let Some(profile) = DerivedProfile::compile(file, data, &defs, &names, errors) {
+                let _ = profile_names.insert(&data.name);
+                compiled.push(profile);
+            }
+        }
+        AttributeSchema {
+            defs,
+            names,
+            profiles: compiled,
+            profile_names,
+        }
+    }
+
+    /// Number of attributes.
+    pub fn len(&self) -> usize {
+        self.defs.len()
+    }
+
+    /// True when no attribute is defined.
+    pub fn is_empty(&self) -> bool {
+        self.defs.is_empty()
+    }
+
+    /// Every attribute id, in definition order.
+    pub fn ids(&self) -> impl ExactSizeIterator<Item = AttributeId> {
+        (0..self.defs.len()).map(AttributeId::new)
+    }
+
+    /// The definition of `id`.
+    pub fn def(&self, id: AttributeId) -> &AttributeDef {
+        &self.defs[id.index()]
+    }
+
+    /// The name of `id`.
+    pub fn name(&self, id: AttributeId) -> &str {
+        &self.defs[id.index()].name
+    }
+
+    /// The attribute called `name` (a hash lookup: load time only).
+    pub fn get(&self, name: &str) -> Option<AttributeId> {
+        self.names.get(name).map(AttributeId::new)
+    }
+
+    /// Like [`get`](Self::get), with a located error and suggestion.
+    pub fn resolve_in(
+        &self,
+        name: &str,
+        file: &SourceFile,
+    ) -> Result<AttributeId, crate::Diagnostic> {
+        self.names
+            .resolve_in(name, &file.name, &file.text)
+            .map(AttributeId::new)
+    }
+
+    /// The derived profile called `name`.
+    pub fn profile(&self, name: &str) -> Option<ProfileId> {
+        self.profile_names.get(name).map(ProfileId::new)
+    }
+
+    pub(crate) fn derived(&self, id: ProfileId) -> &DerivedProfile {
+        &self.profiles[id.index()]
+    }
+
+    /// The rules of a profile in evaluation order, as `(target, base, terms)`.
+    pub fn profile_rules(
+        &self,
+        id: ProfileId,
+    ) -> impl Iterator<Item = (AttributeId, f64, &[(AttributeId, f64)])> {
+        self.profiles[id.index()].rules()
+    }
+}
+
+fn compile_attribute(
+    file: &SourceFile,
+    data: &AttributeData,
+    names: &NameTable,
+    errors: &mut LoadErrors,
+) -> AttributeDef {
+    let name = &data.name;
+    let mut finite = |what: &str, value: f64| -> f64 {
+        if value.is_finite() {
+            value
+        } else {
+            errors.push(file.error_after(
+                name,
+                what,
+                format!("attribute `{name}`: {what} must be a finite number, found {value}"),
+            ));
+            0.0
+        }
+    };
+    let base = finite("base", data.base);
+    let cap = data.cap.map(|cap| finite("cap", cap));
+    if let Some(cap) = cap {
+        if cap < 0.0 {
+            errors.push(file.error_after(
+                name,
+                "cap",
+                format!("attribute `{name}`: cap must not be negative, found {cap}"),
+            ));
+        }
+    }
+    let bound = |which: &str, data: &Option<BoundData>, errors: &mut LoadErrors| -> Option<Bound> {
+        match data.as_ref()? {
+            BoundData::Value(value) if value.is_finite() => Some(Bound::Value(*value)),
+            BoundData::Value(value) => {
+                errors.push(file.error_after(
+                    name,
+                    which,
+                    format!("attribute `{name}`: {which} bound must be finite, found {value}"),
+                ));
+                None
+            }
+            BoundData::Attribute(other) if other == name => {
+                errors.push(file.error_after(
+                    name,
+                    which,
+                    format!("attribute `{name}` cannot bound itself"),
+                ));
+                None
+            }
+            BoundData::Attribute(other) => match names.resolve_in(other, &file.name, &file.text) {
+                Ok(index) => Some(Bound::Attribute(AttributeId::new(index))),
+                Err(error) => {
+                    errors.push(error);
+                    None
+                }
+            },
+        }
+    };
+    let min = bound("min", &data.min, errors);
+    let max = bound("max", &data.max, errors);
+    if let (Some(Bound::Value(lo)), Some(Bound::Value(hi))) = (min, max) {
+        if lo > hi {
+            errors.push(file.error_after(
+                name,
+                "min",
+                format!("attribute `{name}`: min {lo} is above max {hi}"),
+            ));
+        }
+    }
+    AttributeDef {
+        name: name.clone(),
+        base,
+        mode: data.mode,
+        cap,
+        min,
+        max,
+        meta: data.meta,
+        clamp_base: data.clamp_base,
+    }
+}

@@ -1,0 +1,173 @@
+//! [`CatalogBuilder`] and [`Catalog`].
+
+use std::path::Path;
+
+use super::content::ContentFile;
+use crate::attributes::AttributeSchema;
+use crate::diagnostics::{Diagnostic, LoadErrors, SourceFile};
+use crate::fs_util::SourceLoader;
+use crate::tags::{TagRegistry, TagRegistryBuilder};
+
+/// The shipped content, embedded so a default catalog needs no files.
+pub const DEFAULT_CONTENT_FILES: &[(&str, &str)] = &[(
+    "abilities/attributes.ron",
+    include_str!("../../abilities/attributes.ron"),
+)];
+
+/// Every definition a simulation uses, compiled and immutable.
+///
+/// Build one with [`CatalogBuilder`]. Share it (it is cheap to wrap in an
+/// `Arc`); entities refer to its definitions by id.
+#[derive(Clone, Debug)]
+pub struct Catalog {
+    tags: TagRegistry,
+    attributes: AttributeSchema,
+    warnings: Vec<Diagnostic>,
+}
+
+impl Catalog {
+    /// The shipped taxonomy and content.
+    pub fn with_defaults() -> Catalog {
+        CatalogBuilder::with_defaults()
+            .build()
+            .expect("the embedded content is valid; tests/catalog.rs loads it")
+    }
+
+    /// The tag registry.
+    pub fn tags(&self) -> &TagRegistry {
+        &self.tags
+    }
+
+    /// The attribute schema.
+    pub fn attributes(&self) -> &AttributeSchema {
+        &self.attributes
+    }
+
+    /// Warnings found while loading (the load succeeded despite them).
+    pub fn warnings(&self) -> &[Diagnostic] {
+        &self.warnings
+    }
+}
+
+/// Collects tag files and content files, then validates and compiles them.
+///
+/// Every problem in every file is collected; [`build`](Self::build) reports
+/// them together.
+///
+/// ```
+/// use gaskit::CatalogBuilder;
+///
+/// let mut builder = CatalogBuilder::with_defaults();
+/// builder.add_source("game.ron", r#"(attributes: [(name: "Mana", base: 100, min: 0)])"#);
+/// let catalog = builder.build().unwrap();
+/// assert!(catalog.attributes().get("Mana").is_some());
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct CatalogBuilder {
+    tags: TagRegistryBuilder,
+    files: Vec<(SourceFile, ContentFile)>,
+    errors: LoadErrors,
+}
+
+impl CatalogBuilder {
+    /// No tags and no content. The native tags must still come from some
+    /// tag source.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The shipped taxonomy and content.
+    pub fn with_defaults() -> Self {
+        let mut builder = CatalogBuilder {
+            tags: TagRegistryBuilder::with_defaults(),
+            ..Self::default()
+        };
+        for (file, text) in DEFAULT_CONTENT_FILES {
+            builder.add_source(file, text);
+        }
+        builder
+    }
+
+    /// The tag registry under construction, to add tag files.
+    pub fn tags(&mut self) -> &mut TagRegistryBuilder {
+        &mut self.tags
+    }
+
+    /// Adds a content file's text; `file` names it in diagnostics.
+    pub fn add_source(&mut self, file: &str, text: &str) -> &mut Self {
+        match crate::ron_format::from_str::<ContentFile>(text, file) {
+            Ok(content) => self.files.push((
+                SourceFile {
+                    name: file.to_owned(),
+                    text: text.to_owned(),
+                },
+                content,
+            )),
+            Err(error) => self.errors.push(error),
+        }
+        self
+    }
+
+    /// Adds a content file held as raw `bytes` (non-UTF-8 input is an error).
+    pub fn add_bytes(&mut self, file: &str, bytes: &[u8]) -> &mut Self {
+        self.load_bytes(file, bytes);
+        self
+    }
+
+    /// Reads and adds one content file.
+    pub fn add_file(&mut self, path: impl AsRef<Path>) -> &mut Self {
+        self.load_file(path.as_ref());
+        self
+    }
+
+    /// Adds every `*.ron` file directly inside `dir`, in file-name order.
+    pub fn add_dir(&mut self, dir: impl AsRef<Path>) -> &mut Self {
+        self.load_dir(dir.as_ref());
+        self
+    }
+
+    /// Validates and compiles everything. Fails with every error found;
+    /// warnings are kept on the catalog.
+    pub fn build(self) -> Result<Catalog, LoadErrors> {
+        let CatalogBuilder {
+            tags,
+            files,
+            mut errors,
+        } = self;
+        let tags = match tags.build() {
+            Ok(tags) => tags,
+            Err(tag_errors) => {
+                errors.extend(tag_errors);
+                return Err(errors);
+            }
+        };
+        let attributes: Vec<_> = files
+            .iter()
+            .flat_map(|(source, content)| content.attributes.iter().map(move |a| (source, a)))
+            .collect();
+        let profiles: Vec<_> = files
+            .iter()
+            .flat_map(|(source, content)| content.derived.iter().map(move |p| (source, p)))
+            .collect();
+        let attributes = AttributeSchema::build(&attributes, &profiles, &mut errors);
+        let warnings = errors.warnings().cloned().collect();
+        errors.into_result(Catalog {
+            tags,
+            attributes,
+            warnings,
+        })
+    }
+}
+
+impl SourceLoader for CatalogBuilder {
+    const EXTENSION: &'static str = "ron";
+    const KIND: &'static str = "content";
+
+    fn load_text(&mut self, file: &str, text: &str) {
+        self.add_source(file, text);
+    }
+
+    fn record(&mut self, error: Diagnostic) {
+        self.errors.push(error);
+    }
+}

@@ -1,0 +1,23 @@
+//! [`ContentFile`]: the shape of one `abilities/*.ron` file.
+
+use serde::{Deserialize, Serialize};
+
+use crate::attributes::{AttributeData, DerivedProfileData};
+
+/// One content file. Every section is optional, so content can be split
+/// across files however a team likes; names are global across files.
+///
+/// ```ron
+/// (
+///     attributes: [(name: "Mana", base: 100, min: 0)],
+///     derived: [],
+/// )
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ContentFile {
+    /// Attribute definitions.
+    pub attributes: Vec<AttributeData>,
+    /// Derived-attribute profiles.
+    pub derived: Vec<DerivedProfileData>,
+}

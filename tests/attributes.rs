@@ -1,0 +1,565 @@
+//! Attributes: the modifier pipeline, bounds, derived attributes, breakdown,
+//! and the worked examples of seeds 001 and 003.
+
+use gaskit::{AttributeId, Attributes, Catalog, CatalogBuilder, LoadErrors, ModOp, SourceId};
+use rand_chacha::rand_core::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// The seed-001 stat table (subset) and seed-003 profile, as content data.
+const STATS: &str = r#"(
+    attributes: [
+        (name: "Damage10", base: 10),
+        (name: "HealthRegen", base: 0),
+        (name: "UltimateCooldown", base: 60, mode: Interval, cap: 0.60),
+        (name: "Vitality", base: 3),
+        (name: "Strength", base: 10),
+        (name: "AttackPower", base: 20),
+        (name: "HeroMaxHealth", base: 1),
+        (name: "Armor", base: 0, min: 0, max: 50),
+        (name: "CombatPower", base: 0),
+    ],
+    derived: [
+        (name: "Hero", rules: [
+            (target: "CombatPower", terms: [("AttackPower", 1), ("Armor", 0.25)]),
+            (target: "HeroMaxHealth", base: 100, terms: [("Vitality", 10)]),
+            (target: "Armor", base: 5, terms: [("Strength", 0.5)]),
+        ]),
+    ],
+)"#;
+
+fn catalog() -> Catalog {
+    let mut builder = CatalogBuilder::with_defaults();
+    builder.add_source("stats.ron", STATS);
+    builder.build().unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn id(catalog: &Catalog, name: &str) -> AttributeId {
+    catalog.attributes().get(name).unwrap()
+}
+
+fn close(actual: f64, expected: f64) -> bool {
+    (actual - expected).abs() < 1e-9
+}
+
+const WORKSHOP: SourceId = SourceId(1);
+const CARD: SourceId = SourceId(2);
+const BERSERKER: SourceId = SourceId(3);
+const UPGRADE: SourceId = SourceId(4);
+
+// ------------------------------------------------------------- seed 001
+
+#[test]
+fn seed_001_damage_flat_then_mult() {
+    let c = catalog();
+    let (schema, damage) = (c.attributes(), id(&c, "Damage10"));
+    let mut a = Attributes::new(schema);
+    a.add_modifier(schema, damage, ModOp::Flat, 14.40, WORKSHOP)
+        .unwrap();
+    a.add_modifier(schema, damage, ModOp::Mult, 2.40, CARD)
+        .unwrap();
+    a.add_modifier(schema, damage, ModOp::Mult, 1.30, BERSERKER)
+        .unwrap();
+    assert!(close(a.current(damage), 24.40 * 3.12));
+    assert_eq!(format!("{:.2}", a.current(damage)), "76.13");
+    // +15 points apply before the multipliers.
+    a.add_modifier(schema, damage, ModOp::Points, 0.15, UPGRADE)
+        .unwrap();
+    assert!(close(a.current(damage), 24.40 * 1.15 * 3.12));
+    assert_eq!(format!("{:.2}", a.current(damage)), "87.55");
+}
+
+#[test]
+fn seed_001_flat_accumulator_makes_zero_bases_reachable() {
+    let c = catalog();
+    let (schema, regen) = (c.attributes(), id(&c, "HealthRegen"));
+    let mut a = Attributes::new(schema);
+    a.add_modifier(schema, regen, ModOp::Mult, 1.60, CARD)
+        .unwrap();
+    assert_eq!(
+        a.current(regen),
+        0.0,
+        "a factor on a zero base does nothing"
+    );
+    a.add_modifier(schema, regen, ModOp::Flat, 4.00, WORKSHOP)
+        .unwrap();
+    assert_eq!(format!("{:.2}", a.current(regen)), "6.40");
+}
+
+#[test]
+fn seed_001_interval_cooldown_and_the_cap() {
+    let c = catalog();
+    let (schema, ult) = (c.attributes(), id(&c, "UltimateCooldown"));
+    let mut a = Attributes::new(schema);
+    a.add_modifier(schema, ult, ModOp::Points, 0.08, WORKSHOP)
+        .unwrap();
+    a.add_modifier(schema, ult, ModOp::Points, 0.30, CARD)
+        .unwrap();
+    assert_eq!(format!("{:.1}", a.current(ult)), "37.2");
+    a.add_modifier(schema, ult, ModOp::Points, 0.30, BERSERKER)
+        .unwrap();
+    assert_eq!(format!("{:.1}", a.current(ult)), "24.0");
+
+    let breakdown = a.breakdown(schema, ult);
+    assert!(close(breakdown.points_sum, 0.68));
+    assert!(close(breakdown.points_applied, 0.60));
+    assert!(close(breakdown.points_lost, 0.08), "8 points lost");
+    assert!(breakdown.cap_ate_points());
+    // A fourth source would do nothing at all.
+    a.add_modifier(schema, ult, ModOp::Points, 0.30, UPGRADE)
+        .unwrap();
+    assert_eq!(format!("{:.1}", a.current(ult)), "24.0");
+}
+
+// ------------------------------------------------------------- pipeline
+
+#[test]
+fn newest_override_wins_and_removal_restores_the_formula() {
+    let c = catalog();
+    let (schema, damage) = (c.attributes(), id(&c, "Damage10"));
+    let mut a = Attributes::new(schema);
+    a.add_modifier(schema, damage, ModOp::Flat, 5.0, WORKSHOP)
+        .unwrap();
+    a.add_modifier(schema, damage, ModOp::Override, 99.0, CARD)
+        .unwrap();
+    a.add_modifier(schema, damage, ModOp::Override, 7.0, BERSERKER)
+        .unwrap();
+    assert_eq!(a.current(damage), 7.0);
+    a.remove_modifiers(schema, BERSERKER);
+    assert_eq!(a.current(damage), 99.0);
+    a.remove_modifiers(schema, CARD);
+    assert_eq!(a.current(damage), 15.0);
+}
+
+#[test]
+fn bounds_apply_last_and_can_follow_another_attribute() {
+    let c = catalog();
+    let schema = c.attributes();
+    let (health, max_health) = (id(&c, "Health"), id(&c, "MaxHealth"));
+    let mut a = Attributes::new(schema);
+    assert_eq!((a.current(health), a.current(max_health)), (40.0, 40.0));
+    a.add_modifier(schema, health, ModOp::Flat, 100.0, CARD)
+        .unwrap();
+    assert_eq!(a.current(health), 40.0, "Health ≤ MaxHealth");
+    a.remove_modifiers(schema, CARD);
+
+    // A MaxHealth buff does not heal; a MaxHealth drop clamps Health, and
+    // because Health clamps its base, the loss stays after the drop ends.
+    let changes = a
+        .add_modifier(schema, max_health, ModOp::Flat, 20.0, CARD)
+        .unwrap();
+    assert_eq!((a.current(max_health), a.current(health)), (60.0, 40.0));
+    assert_eq!(changes.len(), 1, "only MaxHealth changed");
+    a.remove_modifiers(schema, CARD);
+    let changes = a
+        .add_modifier(schema, max_health, ModOp::Mult, 0.5, CARD)
+        .unwrap();
+    assert_eq!((a.current(max_health), a.current(health)), (20.0, 20.0));
+    assert_eq!(
+        changes.iter().map(|c| c.attribute).collect::<Vec<_>>(),
+        [max_health, health]
+    );
+    a.remove_modifiers(schema, CARD);
+    assert_eq!((a.current(max_health), a.current(health)), (40.0, 20.0));
+    assert_eq!(a.base(health), 20.0);
+}
+
+#[test]
+fn non_finite_writes_are_rejected_and_change_nothing() {
+    let c = catalog();
+    let (schema, damage) = (c.attributes(), id(&c, "Damage10"));
+    let mut a = Attributes::new(schema);
+    let before = a.clone();
+    for value in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+        assert!(a
+            .add_modifier(schema, damage, ModOp::Mult, value, CARD)
+            .is_err());
+        assert!(a.set_base(schema, damage, value).is_err());
+    }
+    assert_eq!(a, before);
+}
+
+#[test]
+fn negative_points_are_ignored_and_shown() {
+    let c = catalog();
+    let (schema, damage) = (c.attributes(), id(&c, "Damage10"));
+    let mut a = Attributes::new(schema);
+    a.add_modifier(schema, damage, ModOp::Points, -0.20, CARD)
+        .unwrap();
+    assert_eq!(a.current(damage), 10.0);
+    let breakdown = a.breakdown(schema, damage);
+    assert!(close(breakdown.points_lost, -0.20));
+    assert!(breakdown
+        .to_string()
+        .contains("use Mult below 1 for a penalty"));
+}
+
+// ------------------------------------------------------------- history
+
+/// Applies random modifiers in random orders, with random detours of
+/// apply/remove, and checks every order yields bit-identical values.
+#[test]
+fn results_are_independent_of_application_order_and_history() {
+    let c = catalog();
+    let schema = c.attributes();
+    // Not Health: `clamp_base` makes its base deliberately stateful.
+    let targets = [
+        "Damage10",
+        "UltimateCooldown",
+        "HealthRegen",
+        "MaxHealth",
+        "Armor",
+        "Strength",
+    ]
+    .map(|n| id(&c, n));
+    let ops = [ModOp::Flat, ModOp::Points, ModOp::Mult];
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    for round in 0..300 {
+        let count = 1 + (rng.next_u32() % 24) as usize;
+        let mods: Vec<(AttributeId, ModOp, f64, SourceId)> = (0..count)
+            .map(|i| {
+                let attribute = targets[(rng.next_u32() % targets.len() as u32) as usize];
+                let op = ops[(rng.next_u32() % 3) as usize];
+                let raw = (rng.next_u32() % 10_000) as f64 / 997.0;
+                let value = match op {
+                    ModOp::Mult => 0.5 + raw / 10.0,
+                    ModOp::Points => raw / 50.0 - 0.05,
+                    _ => raw - 3.0,
+                };
+                (attribute, op, value, SourceId(i as u64 % 5))
+            })
+            .collect();
+
+        let apply_all = |order: &[usize], detours: bool, rng: &mut ChaCha8Rng| {
+            let mut a = Attributes::with_profile(schema, schema.profile("Hero").unwrap());
+            for &i in order {
+                let (attribute, op, value, source) = mods[i];
+                if detours && rng.next_u32() % 3 == 0 {
+                    // Apply and remove an unrelated buff around this one.
+                    let noise = SourceId(1_000 + i as u64);
+                    a.add_modifier(schema, attribute, ModOp::Mult, 1.0 + value.abs(), noise)
+                        .unwrap();
+                    a.remove_modifiers(schema, noise);
+                }
+                a.add_modifier(schema, attribute, op, value, source)
+                    .unwrap();
+            }
+            a
+        };
+        let forward: Vec<usize> = (0..count).collect();
+        let reference = apply_all(&forward, false, &mut rng);
+        let mut shuffled = forward.clone();
+        for i in (1..shuffled.len()).rev() {
+            shuffled.swap(i, (rng.next_u32() as usize) % (i + 1));
+        }
+        let other = apply_all(&shuffled, true, &mut rng);
+        for attribute in schema.ids().filter(|&a| !schema.def(a).clamp_base) {
+            assert_eq!(
+                reference.current(attribute).to_bits(),
+                other.current(attribute).to_bits(),
+                "round {round}: {} differs",
+                schema.name(attribute)
+            );
+        }
+    }
+}
+
+#[test]
+fn a_million_apply_remove_cycles_leave_values_bit_identical() {
+    let c = catalog();
+    let schema = c.attributes();
+    let (damage, ult) = (id(&c, "Damage10"), id(&c, "UltimateCooldown"));
+    let mut a = Attributes::new(schema);
+    a.add_modifier(schema, damage, ModOp::Flat, 0.1, WORKSHOP)
+        .unwrap();
+    a.add_modifier(schema, ult, ModOp::Points, 0.3, WORKSHOP)
+        .unwrap();
+    let start = a.clone();
+    for _ in 0..1_000_000 {
+        a.add_modifier(schema, damage, ModOp::Mult, 1.1, CARD)
+            .unwrap();
+        a.add_modifier(schema, ult, ModOp::Points, 0.07, CARD)
+            .unwrap();
+        a.remove_modifiers(schema, CARD);
+    }
+    assert_eq!(a.current(damage).to_bits(), start.current(damage).to_bits());
+    assert_eq!(a.current(ult).to_bits(), start.current(ult).to_bits());
+    assert_eq!(a.modifier_count(), start.modifier_count());
+}
+
+// ------------------------------------------------------------- seed 003
+
+#[test]
+fn seed_003_rules_chain_in_dependency_order() {
+    let c = catalog();
+    let schema = c.attributes();
+    let hero = schema.profile("Hero").unwrap();
+    let mut a = Attributes::with_profile(schema, hero);
+    let [vitality, strength, max_health, armor, combat_power, attack_power] = [
+        "Vitality",
+        "Strength",
+        "HeroMaxHealth",
+        "Armor",
+        "CombatPower",
+        "AttackPower",
+    ]
+    .map(|n| id(&c, n));
+    assert_eq!(a.current(max_health), 100.0 + 3.0 * 10.0);
+    assert_eq!(a.current(armor), 5.0 + 10.0 * 0.5);
+    assert_eq!(
+        a.current(combat_power),
+        20.0 + 10.0 * 0.25,
+        "reads Armor after Armor's own rule"
+    );
+
+    // Authored first, CombatPower still runs after Armor, its source.
+    let order: Vec<&str> = schema
+        .profile_rules(hero)
+        .map(|(t, _, _)| schema.name(t))
+        .collect();
+    assert_eq!(order, ["HeroMaxHealth", "Armor", "CombatPower"]);
+
+    // A source change flows through the chain; modifiers layer on the rule's base.
+    a.set_base(schema, strength, 30.0).unwrap();
+    assert_eq!((a.current(armor), a.current(combat_power)), (20.0, 25.0));
+    a.add_modifier(schema, armor, ModOp::Flat, 4.0, CARD)
+        .unwrap();
+    assert_eq!((a.current(armor), a.current(combat_power)), (24.0, 26.0));
+    // Target bounds apply after the rule: Armor ≤ 50.
+    a.set_base(schema, strength, 1000.0).unwrap();
+    assert_eq!(a.current(armor), 50.0);
+    a.add_modifier(schema, vitality, ModOp::Mult, 2.0, CARD)
+        .unwrap();
+    assert_eq!(a.current(max_health), 160.0);
+    a.set_base(schema, attack_power, 0.0).unwrap();
+    assert_eq!(a.current(combat_power), 12.5);
+}
+
+#[test]
+fn seed_003_non_finite_result_leaves_the_target_unchanged() {
+    let mut builder = CatalogBuilder::with_defaults();
+    builder.add_source(
+        "huge.ron",
+        r#"(attributes: [(name: "Big"), (name: "Out")],
+            derived: [(name: "P", rules: [(target: "Out", base: 1, terms: [("Big", 1e300)])])])"#,
+    );
+    let c = builder.build().unwrap();
+    let schema = c.attributes();
+    let (big, out) = (id(&c, "Big"), id(&c, "Out"));
+    let mut a = Attributes::with_profile(schema, schema.profile("P").unwrap());
+    a.set_base(schema, big, 2.0).unwrap();
+    assert_eq!(a.current(out), 1.0 + 2e300);
+    a.set_base(schema, big, 1e300).unwrap();
+    assert_eq!(a.current(out), 1.0 + 2e300, "1e600 overflows: unchanged");
+}
+
+fn profile_errors(profile: &str) -> LoadErrors {
+    let text = format!(
+        "(attributes: [(name: \"A\"), (name: \"B\"), (name: \"C\")],\n derived: [\n{profile}\n])"
+    );
+    let mut builder = CatalogBuilder::with_defaults();
+    builder.add_source("profile.ron", &text);
+    builder.build().expect_err("the profile is invalid")
+}
+
+#[test]
+fn seed_003_rejections_name_the_rule() {
+    let cases: &[(&str, &str)] = &[
+        (
+            r#"(name: "P", rules: [(target: "A", terms: [("B", 1)]), (target: "A", terms: [("C", 1)])])"#,
+            "rule 2 (target `A`): attribute `A` is already the target of rule 1",
+        ),
+        (
+            r#"(name: "P", rules: [(target: "Nope")])"#,
+            "rule 1 (target `Nope`): unknown attribute `Nope`",
+        ),
+        (
+            r#"(name: "P", rules: [(target: "A", terms: [("Bee", 1)])])"#,
+            "unknown attribute `Bee`",
+        ),
+        (
+            r#"(name: "P", rules: [(target: "A", base: inf)])"#,
+            "base must be finite, found inf",
+        ),
+        (
+            r#"(name: "P", rules: [(target: "A", terms: [("B", NaN)])])"#,
+            "coefficient of `B` must be finite",
+        ),
+        (r#"(name: "P", rules: [])"#, "has no rules"),
+        (
+            r#"(name: "P", rules: [(target: "A"), (target: "B"), (target: "C"), (target: "A"), (target: "B"), (target: "C"), (target: "A"), (target: "B"), (target: "C")])"#,
+            "has 9 rules; at most 8 are allowed",
+        ),
+        (
+            r#"(name: "P", rules: [(target: "A", terms: [("B", 1), ("B", 1), ("B", 1), ("B", 1), ("B", 1), ("B", 1), ("B", 1), ("B", 1), ("C", 1)])])"#,
+            "rule 1 (target `A`): 9 terms; at most 8 are allowed",
+        ),
+    ];
+    for (profile, expected) in cases {
+        let errors = profile_errors(profile);
+        let text = errors.to_string();
+        assert!(text.contains(expected), "expected `{expected}` in:\n{text}");
+        assert!(
+            errors
+                .0
+                .iter()
+                .all(|d| d.file == "profile.ron" && d.line >= 1),
+            "{text}"
+        );
+    }
+    let unknown = profile_errors(r#"(name: "P", rules: [(target: "A", terms: [("Bee", 1)])])"#);
+    assert_eq!(unknown.0[0].suggestion.as_deref(), Some("B"));
+}
+
+#[test]
+fn seed_003_cycles_are_reported_with_their_whole_path() {
+    let errors = profile_errors(
+        r#"(name: "P", rules: [
+            (target: "A", terms: [("C", 1)]),
+            (target: "B", terms: [("A", 1)]),
+            (target: "C", terms: [("B", 0.5)]),
+        ])"#,
+    );
+    let text = errors.to_string();
+    assert!(text.contains("rules form a cycle A → B → C → A"), "{text}");
+    assert!(
+        text.contains("rule 1 `A`, rule 2 `B`, rule 3 `C`"),
+        "{text}"
+    );
+
+    let two = profile_errors(
+        r#"(name: "P", rules: [(target: "B", terms: [("A", 1)]), (target: "A", terms: [("B", 1)])])"#,
+    );
+    assert!(two.to_string().contains("cycle A → B → A"), "{two}");
+}
+
+// ------------------------------------------------------------- data errors
+
+fn content_errors(attributes: &str) -> LoadErrors {
+    let mut builder = CatalogBuilder::with_defaults();
+    builder.add_source("attrs.ron", &format!("(attributes: [\n{attributes}\n])"));
+    builder.build().expect_err("the content is invalid")
+}
+
+#[test]
+fn bad_attribute_definitions_are_located_errors() {
+    let cases: &[(&str, &str, u32)] = &[
+        (
+            r#"(name: "Mana", max: "MaxMana")"#,
+            "unknown attribute `MaxMana`",
+            2,
+        ),
+        (
+            r#"(name: "Health")"#,
+            "attribute `Health` is already defined in abilities/attributes.ron",
+            2,
+        ),
+        (
+            r#"(name: "Bad Name")"#,
+            "invalid attribute name `Bad Name`",
+            2,
+        ),
+        (
+            r#"(name: "Mana", base: NaN)"#,
+            "base must be a finite number",
+            2,
+        ),
+        (
+            r#"(name: "Mana", min: 5, max: 1)"#,
+            "min 5 is above max 1",
+            2,
+        ),
+        (r#"(name: "Mana", max: "Mana")"#, "cannot bound itself", 2),
+        (
+            r#"(name: "Mana", cap: -0.5)"#,
+            "cap must not be negative",
+            2,
+        ),
+        (r#"(name: "Mana", colour: 3)"#, "colour", 2),
+        (
+            "(name: \"X\", max: \"Y\"),\n(name: \"Y\", max: \"X\")",
+            "attribute bounds form a cycle X → Y → X",
+            2,
+        ),
+    ];
+    for (text, expected, line) in cases {
+        let errors = content_errors(text);
+        let rendered = errors.to_string();
+        assert!(
+            rendered.contains(expected),
+            "expected `{expected}` in:\n{rendered}"
+        );
+        assert_eq!(errors.0[0].line, *line, "{rendered}");
+    }
+}
+
+#[test]
+fn the_shipped_attribute_set_has_what_combat_needs() {
+    let c = Catalog::with_defaults();
+    let schema = c.attributes();
+    for name in ["Health", "MaxHealth", "Damage", "AttackSpeed"] {
+        assert!(schema.get(name).is_some(), "{name}");
+    }
+    let a = Attributes::new(schema);
+    assert_eq!(a.current(schema.get("AttackSpeed").unwrap()), 1.0);
+    assert!(schema.def(schema.get("Damage").unwrap()).meta);
+}
+
+#[test]
+fn breakdown_lists_every_source_per_accumulator() {
+    let c = catalog();
+    let (schema, damage) = (c.attributes(), id(&c, "Damage10"));
+    let mut a = Attributes::new(schema);
+    a.add_modifier(schema, damage, ModOp::Flat, 14.40, WORKSHOP)
+        .unwrap();
+    a.add_modifier(schema, damage, ModOp::Mult, 1.30, BERSERKER)
+        .unwrap();
+    a.add_modifier(schema, damage, ModOp::Mult, 2.40, CARD)
+        .unwrap();
+    let b = a.breakdown(schema, damage);
+    assert_eq!(b.base, 10.0);
+    assert_eq!(
+        b.flat
+            .iter()
+            .map(|c| (c.source, c.value))
+            .collect::<Vec<_>>(),
+        [(WORKSHOP, 14.40)]
+    );
+    assert_eq!(
+        b.mult
+            .iter()
+            .map(|c| (c.source, c.value))
+            .collect::<Vec<_>>(),
+        [(BERSERKER, 1.30), (CARD, 2.40)]
+    );
+    assert_eq!(b.value.to_bits(), a.current(damage).to_bits());
+    let names = |s: SourceId| match s {
+        WORKSHOP => "Workshop Lv 12".to_owned(),
+        CARD => "Card Damage Lv 3".to_owned(),
+        _ => "Card Berserker Lv 5".to_owned(),
+    };
+    assert_eq!(
+        b.render(names),
+        "Damage10 (Direct) = 76.13
+  base           10.00
+  flat          +14.40  Workshop Lv 12
+  mult         ×1.3000  Card Berserker Lv 5
+               ×2.4000  Card Damage Lv 3
+  formula   (10.00 + 14.40) × (1 + 0.0000) × 3.1200 = 76.1280
+"
+    );
+
+    let ult = id(&c, "UltimateCooldown");
+    for (source, value) in [(WORKSHOP, 0.08), (CARD, 0.30), (BERSERKER, 0.30)] {
+        a.add_modifier(schema, ult, ModOp::Points, value, source)
+            .unwrap();
+    }
+    let text = a.breakdown(schema, ult).to_string();
+    assert!(
+        text.contains("points sum 68.00 pp, cap 60.00 pp, applied 60.00 pp"),
+        "{text}"
+    );
+    assert!(
+        text.contains("WARNING: 8.00 pp of bonus are lost to the cap and do nothing"),
+        "{text}"
+    );
+}
