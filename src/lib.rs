@@ -98,16 +98,22 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod abilities;
 mod attributes;
 mod catalog;
 mod diagnostics;
+mod effects;
 mod fs_util;
+mod gas;
 mod names;
 mod ron_format;
 mod tags;
+mod time;
+mod trace;
 
 pub mod prelude;
 
+pub use abilities::AbilitySystem;
 pub use attributes::{
     AttributeChange, AttributeChanges, AttributeData, AttributeDef, AttributeError, AttributeId,
     AttributeMode, AttributeSchema, Attributes, Bound, BoundData, Breakdown, Contribution,
@@ -116,11 +122,21 @@ pub use attributes::{
 };
 pub use catalog::{Catalog, CatalogBuilder, ContentFile, DEFAULT_CONTENT_FILES};
 pub use diagnostics::{locate, nearest, Diagnostic, LoadErrors, Severity, SourceFile};
+pub use effects::{
+    ApplyOutcome, AttributeCapture, AttributeMagnitudeData, CaptureFrom, Cue, CueData, CueEvent,
+    DurationData, DurationOnReapply, DurationPolicy, EffectData, EffectDef, EffectDefs,
+    EffectError, EffectHost, EffectId, EffectKey, EffectSpec, EffectTimer, Execution, Magnitude,
+    MagnitudeData, MetaOutcome, ModifierData, ModifierDef, Period, PeriodData, PeriodOnReapply,
+    SetByCallerError, StackBy, StackExpiry, Stacking, StackingData,
+};
+pub use gas::{EffectHook, Gas};
 pub use tags::native;
 pub use tags::{
     NotHeld, Tag, TagCounts, TagOrigin, TagQuery, TagQueryDef, TagRegistry, TagRegistryBuilder,
     TagSet, UnknownTag, DEFAULT_TAG_FILES, MAX_TAGS,
 };
+pub use time::{InvalidDuration, SimDuration, SimTime, TimerKey, TimerQueue, MICROS_PER_SECOND};
+pub use trace::{BlockReason, RemovalReason, Trace, TraceCategory, TraceEvent, TraceKind};
 
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]

@@ -2,7 +2,7 @@
 
 pub use crate::native;
 pub use crate::{
-    AttributeId, AttributeSchema, Attributes, Catalog, CatalogBuilder, Diagnostic, LoadErrors,
-    ModOp, SourceId, Tag, TagCounts, TagQuery, TagQueryDef, TagRegistry, TagRegistryBuilder,
-    TagSet,
+    AbilitySystem, ApplyOutcome, AttributeId, AttributeSchema, Attributes, Catalog, CatalogBuilder,
+    Diagnostic, EffectSpec, Gas, LoadErrors, ModOp, SimDuration, SimTime, SourceId, Tag, TagCounts,
+    TagQuery, TagQueryDef, TagRegistry, TagRegistryBuilder, TagSet,
 };

@@ -5,7 +5,7 @@
 //! attributes: [
 //!     (name: "MaxHealth", base: 40, min: 1),
 //!     (name: "Health", base: 40, min: 0, max: "MaxHealth", clamp_base: true),
-//!     (name: "Damage", meta: true),
+//!     (name: "Damage", meta: true, drains: "Health"),
 //!     (name: "AttackSpeed", base: 1.0, min: 0.1),
 //!     (name: "UltimateCooldown", base: 60, mode: Interval, cap: 0.60),
 //! ],
@@ -46,6 +46,10 @@ pub struct AttributeData {
     /// A meta attribute (`Damage`): carries a value into post-execute only.
     #[serde(default)]
     pub meta: bool,
+    /// For a meta attribute: the attribute its value is subtracted from in
+    /// the post-execute step (`Damage` drains into `Health`).
+    #[serde(default)]
+    pub drains: Option<String>,
     /// Keep the base inside the bounds too (`Health`).
     #[serde(default)]
     pub clamp_base: bool,

@@ -66,6 +66,9 @@ pub struct AttributeDef {
     /// A meta attribute (like `Damage`) carries a value into the
     /// post-execute step and holds no state of its own.
     pub meta: bool,
+    /// For a meta attribute, the attribute it is subtracted from when an
+    /// execution consumes it (`Damage` → `Health`; negative damage heals).
+    pub drains: Option<AttributeId>,
     /// Keep the *base* value inside the bounds too. `Health` sets this so a
     /// lowered `MaxHealth` really lowers health, instead of hiding it until
     /// the debuff ends. This makes the base deliberately stateful: what it
@@ -335,6 +338,38 @@ fn compile_attribute(
             ));
         }
     }
+    let drains = data.drains.as_ref().and_then(|target| {
+        if !data.meta {
+            errors.push(file.error_after(
+                name,
+                "drains",
+                format!("attribute `{name}`: only a meta attribute can drain into another"),
+            ));
+            return None;
+        }
+        match names.resolve_in(target, &file.name, &file.text) {
+            Ok(index) if index == names.get(name).unwrap_or(usize::MAX) => {
+                errors.push(file.error_after(
+                    name,
+                    "drains",
+                    format!("attribute `{name}` cannot drain into itself"),
+                ));
+                None
+            }
+            Ok(index) => Some(AttributeId::new(index)),
+            Err(error) => {
+                errors.push(error);
+                None
+            }
+        }
+    });
+    if data.meta && data.base != 0.0 {
+        errors.push(file.error_after(
+            name,
+            "base",
+            format!("meta attribute `{name}` holds no state; its base must be 0"),
+        ));
+    }
     AttributeDef {
         name: name.clone(),
         base,
@@ -343,6 +378,7 @@ fn compile_attribute(
         min,
         max,
         meta: data.meta,
+        drains,
         clamp_base: data.clamp_base,
     }
 }

@@ -116,6 +116,11 @@ impl Attributes {
         self.base[id.index()]
     }
 
+    /// Every current value, indexed by attribute.
+    pub(crate) fn ids_values(&self, schema: &AttributeSchema) -> Vec<f64> {
+        schema.ids().map(|id| self.current(id)).collect()
+    }
+
     /// Number of active modifiers over all attributes.
     pub fn modifier_count(&self) -> usize {
         self.modifiers.len()

@@ -5,14 +5,21 @@ use std::path::Path;
 use super::content::ContentFile;
 use crate::attributes::AttributeSchema;
 use crate::diagnostics::{Diagnostic, LoadErrors, SourceFile};
+use crate::effects::EffectDefs;
 use crate::fs_util::SourceLoader;
 use crate::tags::{TagRegistry, TagRegistryBuilder};
 
 /// The shipped content, embedded so a default catalog needs no files.
-pub const DEFAULT_CONTENT_FILES: &[(&str, &str)] = &[(
-    "abilities/attributes.ron",
-    include_str!("../../abilities/attributes.ron"),
-)];
+pub const DEFAULT_CONTENT_FILES: &[(&str, &str)] = &[
+    (
+        "abilities/attributes.ron",
+        include_str!("../../abilities/attributes.ron"),
+    ),
+    (
+        "abilities/effects.ron",
+        include_str!("../../abilities/effects.ron"),
+    ),
+];
 
 /// Every definition a simulation uses, compiled and immutable.
 ///
@@ -22,6 +29,7 @@ pub const DEFAULT_CONTENT_FILES: &[(&str, &str)] = &[(
 pub struct Catalog {
     tags: TagRegistry,
     attributes: AttributeSchema,
+    effects: EffectDefs,
     warnings: Vec<Diagnostic>,
 }
 
@@ -41,6 +49,11 @@ impl Catalog {
     /// The attribute schema.
     pub fn attributes(&self) -> &AttributeSchema {
         &self.attributes
+    }
+
+    /// The gameplay effect definitions.
+    pub fn effects(&self) -> &EffectDefs {
+        &self.effects
     }
 
     /// Warnings found while loading (the load succeeded despite them).
@@ -141,19 +154,16 @@ impl CatalogBuilder {
                 return Err(errors);
             }
         };
-        let attributes: Vec<_> = files
-            .iter()
-            .flat_map(|(source, content)| content.attributes.iter().map(move |a| (source, a)))
-            .collect();
-        let profiles: Vec<_> = files
-            .iter()
-            .flat_map(|(source, content)| content.derived.iter().map(move |p| (source, p)))
-            .collect();
+        let attributes = section(&files, |c| &c.attributes);
+        let profiles = section(&files, |c| &c.derived);
         let attributes = AttributeSchema::build(&attributes, &profiles, &mut errors);
+        let effects = section(&files, |c| &c.effects);
+        let effects = EffectDefs::build(&effects, &tags, &attributes, &mut errors);
         let warnings = errors.warnings().cloned().collect();
         errors.into_result(Catalog {
             tags,
             attributes,
+            effects,
             warnings,
         })
     }
@@ -170,4 +180,15 @@ impl SourceLoader for CatalogBuilder {
     fn record(&mut self, error: Diagnostic) {
         self.errors.push(error);
     }
+}
+
+/// One section of every file, each item paired with its file, in load order.
+fn section<'a, T>(
+    files: &'a [(SourceFile, ContentFile)],
+    pick: impl Fn(&'a ContentFile) -> &'a Vec<T>,
+) -> Vec<(&'a SourceFile, &'a T)> {
+    files
+        .iter()
+        .flat_map(|(source, content)| pick(content).iter().map(move |item| (source, item)))
+        .collect()
 }

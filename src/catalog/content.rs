@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::attributes::{AttributeData, DerivedProfileData};
+use crate::effects::EffectData;
 
 /// One content file. Every section is optional, so content can be split
 /// across files however a team likes; names are global across files.
@@ -20,4 +21,6 @@ pub struct ContentFile {
     pub attributes: Vec<AttributeData>,
     /// Derived-attribute profiles.
     pub derived: Vec<DerivedProfileData>,
+    /// Gameplay effects.
+    pub effects: Vec<EffectData>,
 }

@@ -1,0 +1,67 @@
+//! One active (duration or infinite) effect on an entity.
+
+use serde::{Deserialize, Serialize};
+use slotmap::{new_key_type, Key};
+use smallvec::SmallVec;
+
+use super::def::EffectId;
+use super::spec::EffectSpec;
+use crate::attributes::{AttributeId, SourceId};
+use crate::time::{SimDuration, SimTime, TimerKey};
+
+new_key_type! {
+    /// An active effect on one entity. Generation-checked: the key of a
+    /// removed effect never matches a later one.
+    pub struct EffectKey;
+}
+
+impl EffectKey {
+    /// The modifier source id this effect's modifiers carry.
+    pub(crate) fn source_id(self) -> SourceId {
+        SourceId(self.data().as_ffi())
+    }
+}
+
+/// Values read from the source entity when the spec was applied, for
+/// attribute-based magnitudes with `from: Source`.
+pub(crate) type SourceCaptures = SmallVec<[(AttributeId, f64); 2]>;
+
+/// An active duration or infinite effect.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct ActiveEffect {
+    pub def: EffectId,
+    pub spec: EffectSpec,
+    pub stacks: u32,
+    /// Start of the current duration window (application or last refresh).
+    pub started: SimTime,
+    /// Length of the current window; `None` when infinite.
+    pub duration: Option<SimDuration>,
+    pub expiry_timer: Option<TimerKey>,
+    pub period_timer: Option<TimerKey>,
+    /// When the next periodic execution is due (meaningful with a period).
+    pub next_period: SimTime,
+    /// Granting nothing and modifying nothing while the ongoing requirements fail.
+    pub inhibited: bool,
+    /// Evaluated magnitude of each modifier, for one stack.
+    pub magnitudes: SmallVec<[f64; 2]>,
+    /// Source attribute values captured at application.
+    pub captures: SourceCaptures,
+}
+
+impl ActiveEffect {
+    /// When the current window ends ([`SimTime::MAX`] if infinite).
+    pub fn expires_at(&self) -> SimTime {
+        match self.duration {
+            Some(duration) => self.started + duration,
+            None => SimTime::MAX,
+        }
+    }
+
+    /// Time left at `now` ([`SimDuration::MAX`] if infinite).
+    pub fn remaining(&self, now: SimTime) -> SimDuration {
+        match self.duration {
+            Some(_) => self.expires_at().saturating_since(now),
+            None => SimDuration::MAX,
+        }
+    }
+}

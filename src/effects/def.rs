@@ -1,0 +1,466 @@
+//! Compiled effect definitions and their validation.
+
+use serde::{Deserialize, Serialize};
+use smallvec::SmallVec;
+
+use super::data::{
+    CaptureFrom, CueData, CueEvent, DurationData, DurationOnReapply, EffectData, MagnitudeData,
+    PeriodOnReapply, StackBy, StackExpiry,
+};
+use crate::attributes::{AttributeId, AttributeSchema, ModOp};
+use crate::diagnostics::{Diagnostic, LoadErrors, SourceFile};
+use crate::names::NameTable;
+use crate::tags::{Tag, TagQuery, TagRegistry, TagSet};
+use crate::time::SimDuration;
+
+/// Dense index of an effect definition in the catalog.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct EffectId(u16);
+
+impl EffectId {
+    pub(crate) const fn new(index: usize) -> Self {
+        Self(index as u16)
+    }
+
+    /// The dense index.
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// A compiled magnitude.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Magnitude {
+    /// A fixed number.
+    Constant(f64),
+    /// By level; level 1 is the first entry, later levels clamp to the last.
+    Scaled(Box<[f64]>),
+    /// The spec's value under this tag (or exactly one descendant).
+    SetByCaller(Tag),
+    /// `coefficient × (attribute + pre_add) + post_add`.
+    Attribute(AttributeCapture),
+}
+
+/// An attribute-based magnitude.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct AttributeCapture {
+    /// The attribute read.
+    pub attribute: AttributeId,
+    /// Source or target.
+    pub from: CaptureFrom,
+    /// Follow changes while active (otherwise snapshot at application).
+    pub live: bool,
+    /// Multiplier.
+    pub coefficient: f64,
+    /// Added before multiplying.
+    pub pre_add: f64,
+    /// Added after multiplying.
+    pub post_add: f64,
+}
+
+impl AttributeCapture {
+    /// The magnitude for an attribute value.
+    #[inline]
+    pub fn apply(&self, value: f64) -> f64 {
+        self.coefficient * (value + self.pre_add) + self.post_add
+    }
+}
+
+/// How long an effect lasts.
+#[derive(Clone, Debug, PartialEq)]
+pub enum DurationPolicy {
+    /// Executes once on base values.
+    Instant,
+    /// Lasts the magnitude's seconds.
+    Duration(Magnitude),
+    /// Lasts until removed.
+    Infinite,
+}
+
+/// Periodic execution.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Period {
+    /// Time between executions.
+    pub interval: SimDuration,
+    /// Also execute on application.
+    pub execute_on_application: bool,
+}
+
+/// One compiled modifier.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModifierDef {
+    /// Attribute modified.
+    pub attribute: AttributeId,
+    /// Operation.
+    pub op: ModOp,
+    /// Magnitude.
+    pub magnitude: Magnitude,
+}
+
+/// Compiled stacking policy.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Stacking {
+    /// Per target, or per (target, source).
+    pub by: StackBy,
+    /// Most stacks.
+    pub limit: u32,
+    /// Duration on re-application.
+    pub duration: DurationOnReapply,
+    /// Period phase on re-application.
+    pub period: PeriodOnReapply,
+    /// What expiry does.
+    pub on_expiry: StackExpiry,
+}
+
+/// A compiled gameplay cue.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Cue {
+    /// A tag under `GameplayCue.*`.
+    pub tag: Tag,
+    /// When it fires.
+    pub on: CueEvent,
+}
+
+/// One compiled gameplay effect.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EffectDef {
+    /// Unique name.
+    pub name: String,
+    /// Instant, duration or infinite.
+    pub duration: DurationPolicy,
+    /// Periodic execution.
+    pub period: Option<Period>,
+    /// Attribute modifiers.
+    pub modifiers: SmallVec<[ModifierDef; 2]>,
+    /// Tags describing the effect.
+    pub asset_tags: TagSet,
+    /// Tags granted to the target while active and not inhibited.
+    pub granted_tags: TagSet,
+    /// Required of the target to apply.
+    pub application_requirements: TagQuery,
+    /// Required of the target to stay uninhibited.
+    pub ongoing_requirements: TagQuery,
+    /// Applying removes the target's effects tagged with any of these.
+    pub remove_effects_with_tags: TagSet,
+    /// While active, blocks incoming effects matching this.
+    pub immunity: Option<TagQuery>,
+    /// Stacking policy.
+    pub stacking: Option<Stacking>,
+    /// Cues.
+    pub cues: SmallVec<[Cue; 1]>,
+    /// True when any modifier reads an attribute live.
+    pub has_live_capture: bool,
+}
+
+impl EffectDef {
+    /// True for `Instant` effects.
+    pub fn is_instant(&self) -> bool {
+        matches!(self.duration, DurationPolicy::Instant)
+    }
+
+    /// Cues fired at `event`.
+    pub(crate) fn cues_on(&self, event: CueEvent) -> impl Iterator<Item = Tag> + '_ {
+        self.cues
+            .iter()
+            .filter(move |c| c.on == event)
+            .map(|c| c.tag)
+    }
+}
+
+/// Every effect definition, by id and by name.
+#[derive(Clone, Debug, Default)]
+pub struct EffectDefs {
+    defs: Vec<EffectDef>,
+    names: NameTable,
+}
+
+impl EffectDefs {
+    /// Compiles effect data. Problems are pushed to `errors`.
+    pub(crate) fn build(
+        data: &[(&SourceFile, &EffectData)],
+        tags: &TagRegistry,
+        attributes: &AttributeSchema,
+        errors: &mut LoadErrors,
+    ) -> EffectDefs {
+        let mut names = NameTable::new("effect");
+        let mut defs = Vec::with_capacity(data.len());
+        let mut files: Vec<&SourceFile> = Vec::new();
+        for &(file, effect) in data {
+            if let Err(problem) = crate::tags::validate_segment(&effect.name) {
+                errors.push(file.error_at(
+                    &effect.name,
+                    format!("invalid effect name `{}`: {problem}", effect.name),
+                ));
+                continue;
+            }
+            if let Err(first) = names.insert(&effect.name) {
+                errors.push(file.error_at(
+                    &effect.name,
+                    format!(
+                        "effect `{}` is already defined in {}",
+                        effect.name, files[first].name
+                    ),
+                ));
+                continue;
+            }
+            files.push(file);
+            defs.push(compile(file, effect, tags, attributes, errors));
+        }
+        EffectDefs { defs, names }
+    }
+
+    /// Number of effects.
+    pub fn len(&self) -> usize {
+        self.defs.len()
+    }
+
+    /// True when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.defs.is_empty()
+    }
+
+    /// The definition of `id`.
+    #[inline]
+    pub fn def(&self, id: EffectId) -> &EffectDef {
+        &self.defs[id.index()]
+    }
+
+    /// The definition of `id`, if it exists in this catalog.
+    pub fn try_def(&self, id: EffectId) -> Option<&EffectDef> {
+        self.defs.get(id.index())
+    }
+
+    /// The effect called `name` (load time only).
+    pub fn get(&self, name: &str) -> Option<EffectId> {
+        self.names.get(name).map(EffectId::new)
+    }
+
+    /// Like [`get`](Self::get), with a located error and suggestion.
+    pub fn resolve_in(&self, name: &str, file: &SourceFile) -> Result<EffectId, Diagnostic> {
+        self.names
+            .resolve_in(name, &file.name, &file.text)
+            .map(EffectId::new)
+    }
+}
+
+/// Compiles one effect, pushing every problem found.
+fn compile(
+    file: &SourceFile,
+    data: &EffectData,
+    tags: &TagRegistry,
+    attributes: &AttributeSchema,
+    errors: &mut LoadErrors,
+) -> EffectDef {
+    let name = data.name.as_str();
+    let err = |needle: &str, message: String| {
+        file.error_after(name, needle, format!("effect `{name}`: {message}"))
+    };
+    let tag = |text: &str, errors: &mut LoadErrors| match tags.get(text) {
+        Some(tag) => Some(tag),
+        None => {
+            let unknown = tags.resolve(text).expect_err("the tag is unknown");
+            let mut d = unknown
+                .locate(&file.name, &file.text)
+                .at_text_after(&file.text, name, text);
+            d.message = format!("effect `{name}`: unknown tag `{text}`");
+            errors.push(d);
+            None
+        }
+    };
+    let tag_set = |texts: &[String], errors: &mut LoadErrors| -> TagSet {
+        texts.iter().filter_map(|t| tag(t, errors)).collect()
+    };
+    let query = |def: &crate::tags::TagQueryDef, errors: &mut LoadErrors| {
+        def.resolve(tags, &file.name, &file.text, errors)
+    };
+
+    let magnitude = |what: &str, data: &MagnitudeData, errors: &mut LoadErrors| -> Magnitude {
+        let finite = |value: f64, errors: &mut LoadErrors| {
+            if !value.is_finite() {
+                errors.push(err(
+                    what,
+                    format!("{what} magnitude must be finite, found {value}"),
+                ));
+            }
+        };
+        match data {
+            MagnitudeData::Constant(value) => {
+                finite(*value, errors);
+                Magnitude::Constant(*value)
+            }
+            MagnitudeData::Scaled(values) => {
+                if values.is_empty() {
+                    errors.push(err(
+                        what,
+                        format!("{what} magnitude `Scaled` needs at least one value"),
+                    ));
+                }
+                values.iter().for_each(|v| finite(*v, errors));
+                Magnitude::Scaled(values.clone().into_boxed_slice())
+            }
+            MagnitudeData::SetByCaller(key) => match tag(key, errors) {
+                Some(key) => Magnitude::SetByCaller(key),
+                None => Magnitude::Constant(0.0),
+            },
+            MagnitudeData::Attribute(capture) => {
+                for value in [capture.coefficient, capture.pre_add, capture.post_add] {
+                    finite(value, errors);
+                }
+                match attributes.resolve_in(&capture.attribute, file) {
+                    Ok(attribute) => Magnitude::Attribute(AttributeCapture {
+                        attribute,
+                        from: capture.from,
+                        live: capture.live,
+                        coefficient: capture.coefficient,
+                        pre_add: capture.pre_add,
+                        post_add: capture.post_add,
+                    }),
+                    Err(e) => {
+                        errors.push(e.at_text_after(&file.text, name, &capture.attribute));
+                        Magnitude::Constant(0.0)
+                    }
+                }
+            }
+        }
+    };
+
+    let duration = match &data.duration {
+        DurationData::Instant => DurationPolicy::Instant,
+        DurationData::Infinite => DurationPolicy::Infinite,
+        DurationData::Duration(m) => {
+            let m = magnitude("duration", m, errors);
+            if let Magnitude::Constant(secs) = m {
+                if SimDuration::from_secs_f64(secs).is_err() {
+                    errors.push(err(
+                        "Duration",
+                        format!("duration must be a number of seconds ≥ 0, found {secs}"),
+                    ));
+                }
+            }
+            DurationPolicy::Duration(m)
+        }
+    };
+    let instant = matches!(duration, DurationPolicy::Instant);
+
+    let period = data.period.as_ref().and_then(|p| {
+        if instant {
+            errors.push(err(
+                "period",
+                "an instant effect cannot be periodic (give it a duration)".into(),
+            ));
+            return None;
+        }
+        match SimDuration::from_secs_f64(p.seconds) {
+            Ok(interval) if !interval.is_zero() => Some(Period {
+                interval,
+                execute_on_application: p.execute_on_application,
+            }),
+            _ => {
+                errors.push(err(
+                    "period",
+                    format!(
+                        "period must be a positive number of seconds, found {}",
+                        p.seconds
+                    ),
+                ));
+                None
+            }
+        }
+    });
+
+    let mut modifiers = SmallVec::new();
+    for m in &data.modifiers {
+        let Ok(attribute) = attributes.resolve_in(&m.attribute, file) else {
+            let e = attributes
+                .resolve_in(&m.attribute, file)
+                .expect_err("unknown attribute");
+            errors.push(e.at_text_after(&file.text, name, &m.attribute));
+            continue;
+        };
+        if attributes.def(attribute).meta && !instant && period.is_none() {
+            errors.push(err(
+                &m.attribute,
+                format!(
+                    "meta attribute `{}` can only be modified by instant or periodic executions",
+                    m.attribute
+                ),
+            ));
+        }
+        modifiers.push(ModifierDef {
+            attribute,
+            op: m.op,
+            magnitude: magnitude("modifier", &m.magnitude, errors),
+        });
+    }
+
+    let cues = data
+        .cues
+        .iter()
+        .filter_map(|c: &CueData| {
+            let cue = tag(&c.tag, errors)?;
+            if !tags.name(cue).starts_with("GameplayCue.") {
+                errors.push(err(
+                    &c.tag,
+                    format!("cue tag `{}` must live under GameplayCue.*", c.tag),
+                ));
+            }
+            if instant && c.on != CueEvent::Execute {
+                errors.push(err(
+                    &c.tag,
+                    "an instant effect only fires cues on Execute".into(),
+                ));
+            }
+            Some(Cue { tag: cue, on: c.on })
+        })
+        .collect();
+
+    let granted_tags = tag_set(&data.granted_tags, errors);
+    let ongoing_requirements = query(&data.ongoing_requirements, errors);
+    let stacking = data.stacking.as_ref().map(|s| {
+        if s.limit == 0 {
+            errors.push(err("limit", "stack limit must be at least 1".into()));
+        }
+        Stacking {
+            by: s.by,
+            limit: s.limit.max(1),
+            duration: s.duration,
+            period: s.period,
+            on_expiry: s.on_expiry,
+        }
+    });
+    if instant {
+        let pointless = [
+            (!granted_tags.is_empty(), "granted_tags"),
+            (!ongoing_requirements.is_empty(), "ongoing_requirements"),
+            (stacking.is_some(), "stacking"),
+            (data.immunity.is_some(), "immunity"),
+        ];
+        for (present, field) in pointless {
+            if present {
+                errors.push(err(
+                    field,
+                    format!("an instant effect has no lifetime, so `{field}` means nothing"),
+                ));
+            }
+        }
+    }
+
+    let has_live_capture = modifiers
+        .iter()
+        .any(|m: &ModifierDef| matches!(m.magnitude, Magnitude::Attribute(c) if c.live));
+    EffectDef {
+        name: data.name.clone(),
+        period,
+        modifiers,
+        asset_tags: tag_set(&data.asset_tags, errors),
+        granted_tags,
+        application_requirements: query(&data.application_requirements, errors),
+        ongoing_requirements,
+        remove_effects_with_tags: tag_set(&data.remove_effects_with_tags, errors),
+        immunity: data.immunity.as_ref().map(|q| query(q, errors)),
+        stacking,
+        cues,
+        has_live_capture,
+        duration,
+    }
+}

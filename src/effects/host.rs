@@ -1,0 +1,929 @@
+//! [`EffectHost`]: the part of an entity that effects act on (attributes,
+//! owned tags, active effects), and the rules that run on it: application,
+//! stacking, execution, periods, expiry, inhibition and removal.
+
+use hecs::Entity;
+use serde::{Deserialize, Serialize};
+use slotmap::SlotMap;
+use smallvec::SmallVec;
+
+use super::active::{ActiveEffect, EffectKey, SourceCaptures};
+use super::data::{
+    CaptureFrom, CueEvent, DurationOnReapply, PeriodOnReapply, StackBy, StackExpiry,
+};
+use super::def::{DurationPolicy, EffectDef, EffectDefs, EffectId, Magnitude};
+use super::error::EffectError;
+use super::spec::{EffectSpec, SetByCallerError};
+use crate::attributes::{
+    AttributeChanges, AttributeId, AttributeMode, AttributeSchema, Attributes, ModOp,
+};
+use crate::tags::{NotHeld, Tag, TagCounts, TagSet};
+use crate::time::{SimDuration, SimTime, TimerQueue};
+use crate::trace::{BlockReason, RemovalReason, Trace, TraceCategory, TraceKind};
+
+/// A timer the effects layer schedules.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum EffectTimer {
+    /// The effect's duration runs out.
+    Expire {
+        /// Whose effect.
+        entity: Entity,
+        /// Which effect.
+        key: EffectKey,
+    },
+    /// The effect's next periodic execution is due.
+    Period {
+        /// Whose effect.
+        entity: Entity,
+        /// Which effect.
+        key: EffectKey,
+    },
+}
+
+/// What an application did.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ApplyOutcome {
+    /// An instant effect executed.
+    Executed(Execution),
+    /// A new active effect.
+    Added(EffectKey),
+    /// An existing stack was re-applied; it now has `stacks` stacks.
+    Stacked {
+        /// The stack.
+        key: EffectKey,
+        /// Stacks after re-application.
+        stacks: u32,
+    },
+    /// Refused; nothing changed.
+    Blocked(BlockReason),
+}
+
+/// One meta attribute consumed by an execution (`Damage` into `Health`).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct MetaOutcome {
+    /// The meta attribute (e.g. `Damage`).
+    pub meta: AttributeId,
+    /// The attribute it drained into (e.g. `Health`).
+    pub drained: AttributeId,
+    /// The amount carried: positive damages, negative heals.
+    pub amount: f64,
+    /// Current value of the drained attribute before.
+    pub before: f64,
+    /// Current value after (clamped by its bounds).
+    pub after: f64,
+}
+
+impl MetaOutcome {
+    /// A positive amount: damage (even if it changed nothing, at 0 health).
+    pub fn is_hit(&self) -> bool {
+        self.amount > 0.0
+    }
+
+    /// A negative amount: healing.
+    pub fn is_heal(&self) -> bool {
+        self.amount < 0.0
+    }
+
+    /// This execution brought the drained attribute down to zero.
+    pub fn reached_zero(&self) -> bool {
+        self.before > 0.0 && self.after <= 0.0
+    }
+
+    /// How much the drained attribute actually fell (negative when it rose).
+    pub fn applied(&self) -> f64 {
+        self.before - self.after
+    }
+}
+
+/// What one instant or periodic execution did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Execution {
+    /// The effect executed.
+    pub effect: EffectId,
+    /// Its spec.
+    pub spec: EffectSpec,
+    /// Meta attributes consumed, in attribute order.
+    pub meta: SmallVec<[MetaOutcome; 1]>,
+}
+
+/// The shared state effect operations need besides the host itself.
+pub(crate) struct EffectCx<'a, P> {
+    pub defs: &'a EffectDefs,
+    pub schema: &'a AttributeSchema,
+    pub now: SimTime,
+    pub timers: &'a mut TimerQueue<P>,
+    pub trace: &'a mut Trace,
+    /// The entity the host belongs to.
+    pub entity: Entity,
+}
+
+/// The part of an entity that gameplay effects act on.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct EffectHost {
+    pub(crate) attributes: Attributes,
+    pub(crate) tags: TagCounts,
+    pub(crate) effects: SlotMap<EffectKey, ActiveEffect>,
+    /// Tags that became present / absent since the last reconcile.
+    pub(crate) appeared: TagSet,
+    pub(crate) vanished: TagSet,
+    /// Attribute values changed since the last reconcile.
+    pub(crate) attributes_changed: bool,
+}
+
+impl EffectHost {
+    pub(crate) fn new(attributes: Attributes) -> Self {
+        Self {
+            attributes,
+            tags: TagCounts::new(),
+            effects: SlotMap::with_key(),
+            appeared: TagSet::new(),
+            vanished: TagSet::new(),
+            attributes_changed: false,
+        }
+    }
+
+    /// The entity's attribute values.
+    pub fn attributes(&self) -> &Attributes {
+        &self.attributes
+    }
+
+    /// The entity's owned tags (effect-granted, loose and ability-owned).
+    pub fn tags(&self) -> &TagCounts {
+        &self.tags
+    }
+
+    /// Number of active effects.
+    pub fn effect_count(&self) -> usize {
+        self.effects.len()
+    }
+
+    /// The definition and stack count of an active effect.
+    pub fn effect(&self, key: EffectKey) -> Option<(EffectId, u32)> {
+        self.effects.get(key).map(|e| (e.def, e.stacks))
+    }
+
+    /// Every active effect, in a deterministic order.
+    pub fn effects(&self) -> impl Iterator<Item = (EffectKey, EffectId)> + '_ {
+        self.effects.iter().map(|(k, e)| (k, e.def))
+    }
+
+    /// True when the active effect is inhibited by its ongoing requirements.
+    pub fn is_inhibited(&self, key: EffectKey) -> Option<bool> {
+        self.effects.get(key).map(|e| e.inhibited)
+    }
+
+    /// Remaining and total duration of the active effect.
+    pub fn remaining(
+        &self,
+        key: EffectKey,
+        now: SimTime,
+    ) -> Option<(SimDuration, Option<SimDuration>)> {
+        self.effects
+            .get(key)
+            .map(|e| (e.remaining(now), e.duration))
+    }
+
+    /// The time remaining as a *level*: the maximum remaining time over the
+    /// active, uninhibited effects granting `tag` (parent-aware), with that
+    /// effect's total duration. `None` when no effect grants it;
+    /// [`SimDuration::MAX`] remaining for an infinite one.
+    pub fn time_remaining(
+        &self,
+        defs: &EffectDefs,
+        now: SimTime,
+        tag: Tag,
+    ) -> Option<(SimDuration, SimDuration)> {
+        let mut best: Option<(SimDuration, SimDuration)> = None;
+        for effect in self.effects.values() {
+            if effect.inhibited || !defs.def(effect.def).granted_tags.has(tag) {
+                continue;
+            }
+            let remaining = effect.remaining(now);
+            if best.is_none_or(|(r, _)| remaining > r) {
+                best = Some((remaining, effect.duration.unwrap_or(SimDuration::MAX)));
+            }
+        }
+        best
+    }
+
+    // ------------------------------------------------------------ tags
+
+    /// Adds one reference to each tag, recording presence changes.
+    pub(crate) fn grant_tags(&mut self, tags: &TagSet) {
+        let appeared = self.tags.add_all(tags);
+        self.appeared.extend_from(&appeared);
+    }
+
+    /// Releases one reference to each tag, recording presence changes.
+    pub(crate) fn release_tags(&mut self, tags: &TagSet) -> Result<(), NotHeld> {
+        let vanished = self.tags.remove_all(tags)?;
+        self.vanished.extend_from(&vanished);
+        Ok(())
+    }
+
+    pub(crate) fn note_changes(
+        &mut self,
+        changes: &AttributeChanges,
+        now: SimTime,
+        trace: &mut Trace,
+        entity: Entity,
+    ) {
+        if changes.is_empty() {
+            return;
+        }
+        self.attributes_changed = true;
+        if trace.wants(TraceCategory::Attributes) {
+            for change in changes {
+                trace.record(
+                    now,
+                    TraceKind::AttributeChanged {
+                        entity,
+                        attribute: change.attribute,
+                        old: change.old,
+                        new: change.new,
+                    },
+                );
+            }
+        }
+    }
+
+    // ------------------------------------------------------------ apply
+
+    /// Applies `spec`. Every check runs before any change, so a refused or
+    /// failed application changes nothing.
+    pub(crate) fn apply<P: From<EffectTimer>>(
+        &mut self,
+        cx: &mut EffectCx<P>,
+        spec: EffectSpec,
+        captures: SourceCaptures,
+    ) -> Result<ApplyOutcome, EffectError> {
+        let defs = cx.defs;
+        let def = defs
+            .try_def(spec.effect)
+            .ok_or(EffectError::UnknownEffect(spec.effect))?;
+        if !def.application_requirements.matches(self.tags.tags()) {
+            return Ok(self.blocked(cx, &spec, BlockReason::Requirements));
+        }
+        if let Some(by) = self.immunity_against(cx.defs, def, &spec) {
+            return Ok(self.blocked(cx, &spec, BlockReason::Immune { by }));
+        }
+        // Evaluate every magnitude first: a missing SetByCaller key fails
+        // the whole application before anything is touched.
+        let magnitudes = self.evaluate_modifiers(def, &spec, &captures)?;
+        let duration = match &def.duration {
+            DurationPolicy::Instant => {
+                let effect = spec.effect;
+                let execution = self.execute(cx, def, spec, &magnitudes, 1);
+                self.remove_tagged_by(cx, effect, None);
+                return Ok(ApplyOutcome::Executed(execution));
+            }
+            DurationPolicy::Infinite => None,
+            DurationPolicy::Duration(m) => {
+                let secs = self.evaluate(m, &spec, &captures)?;
+                Some(
+                    SimDuration::from_secs_f64(secs).map_err(|_| EffectError::BadDuration {
+                        effect: spec.effect,
+                        seconds: secs,
+                    })?,
+                )
+            }
+        };
+        if let Some(key) = self.existing_stack(def, &spec) {
+            let stacks = self.reapply(cx, key, &spec, duration);
+            self.remove_tagged_by(cx, spec.effect, Some(key));
+            return Ok(ApplyOutcome::Stacked { key, stacks });
+        }
+        let effect = spec.effect;
+        let key = self.add_active(cx, def, spec, duration, magnitudes, captures);
+        self.remove_tagged_by(cx, effect, Some(key));
+        Ok(ApplyOutcome::Added(key))
+    }
+
+    fn blocked<P>(
+        &self,
+        cx: &mut EffectCx<P>,
+        spec: &EffectSpec,
+        reason: BlockReason,
+    ) -> ApplyOutcome {
+        cx.trace.record(
+            cx.now,
+            TraceKind::EffectBlocked {
+                target: cx.entity,
+                effect: spec.effect,
+                reason,
+            },
+        );
+        ApplyOutcome::Blocked(reason)
+    }
+
+    /// An active, uninhibited effect whose immunity query matches the
+    /// incoming effect's asset tags plus the spec's tags.
+    fn immunity_against(
+        &self,
+        defs: &EffectDefs,
+        incoming: &EffectDef,
+        spec: &EffectSpec,
+    ) -> Option<EffectId> {
+        let mut described: Option<TagSet> = None;
+        for effect in self.effects.values() {
+            if effect.inhibited {
+                continue;
+            }
+            let Some(immunity) = &defs.def(effect.def).immunity else {
+                continue;
+            };
+            let tags = described.get_or_insert_with(|| {
+                let mut tags = incoming.asset_tags.clone();
+                tags.extend_from(&spec.tags);
+                tags
+            });
+            if immunity.matches(tags) {
+                return Some(effect.def);
+            }
+        }
+        None
+    }
+
+    fn evaluate_modifiers(
+        &self,
+        def: &EffectDef,
+        spec: &EffectSpec,
+        captures: &SourceCaptures,
+    ) -> Result<SmallVec<[f64; 2]>, EffectError> {
+        def.modifiers
+            .iter()
+            .map(|m| self.evaluate(&m.magnitude, spec, captures))
+            .collect()
+    }
+
+    /// One magnitude for one stack.
+    fn evaluate(
+        &self,
+        magnitude: &Magnitude,
+        spec: &EffectSpec,
+        captures: &SourceCaptures,
+    ) -> Result<f64, EffectError> {
+        let value = match magnitude {
+            Magnitude::Constant(value) => *value,
+            Magnitude::Scaled(table) => {
+                let level = spec.level.max(1) as usize;
+                table[level.min(table.len()) - 1]
+            }
+            Magnitude::SetByCaller(key) => {
+                spec.set_by_caller(*key).map_err(|error| match error {
+                    SetByCallerError::Missing(key) => EffectError::MissingSetByCaller {
+                        effect: spec.effect,
+                        key,
+                    },
+                    SetByCallerError::Ambiguous(key) => EffectError::AmbiguousSetByCaller {
+                        effect: spec.effect,
+                        key,
+                    },
+                })?
+            }
+            Magnitude::Attribute(capture) => {
+                let value = match capture.from {
+                    CaptureFrom::Target => self.attributes.current(capture.attribute),
+                    CaptureFrom::Source => captures
+                        .iter()
+                        .find(|(a, _)| *a == capture.attribute)
+                        .map(|(_, v)| *v)
+                        .ok_or(EffectError::SourceUnavailable {
+                            effect: spec.effect,
+                        })?,
+                };
+                capture.apply(value)
+            }
+        };
+        if value.is_finite() {
+            Ok(value)
+        } else {
+            Err(EffectError::NotFinite {
+                effect: spec.effect,
+                value,
+            })
+        }
+    }
+
+    // ------------------------------------------------------------ execute
+
+    /// Runs an instant or periodic execution: base values change, then
+    /// every meta attribute touched is drained into its target.
+    fn execute<P>(
+        &mut self,
+        cx: &mut EffectCx<P>,
+        def: &EffectDef,
+        spec: EffectSpec,
+        magnitudes: &[f64],
+        stacks: u32,
+    ) -> Execution {
+        let mut touched_meta: SmallVec<[AttributeId; 1]> = SmallVec::new();
+        for (modifier, &magnitude) in def.modifiers.iter().zip(magnitudes) {
+            let id = modifier.attribute;
+            let attribute = cx.schema.def(id);
+            let value = magnitude * f64::from(stacks);
+            let base = self.attributes.base(id);
+            let next = match modifier.op {
+                ModOp::Flat => base + value,
+                ModOp::Mult => base * value,
+                ModOp::Points => match attribute.mode {
+                    AttributeMode::Direct => base * (1.0 + value),
+                    AttributeMode::Interval => base * (1.0 - value),
+                },
+                ModOp::Override => value,
+            };
+            if let Ok(changes) = self.attributes.set_base(cx.schema, id, next) {
+                self.note_changes(&changes, cx.now, cx.trace, cx.entity);
+            }
+            if attribute.meta && !touched_meta.contains(&id) {
+                touched_meta.push(id);
+            }
+        }
+        touched_meta.sort();
+        let mut meta = SmallVec::new();
+        for id in touched_meta {
+            let amount = self.attributes.base(id);
+            // Zeroing the meta attribute always succeeds (0 is finite).
+            let _ = self.attributes.set_base(cx.schema, id, 0.0);
+            let Some(drained) = cx.schema.def(id).drains else {
+                continue;
+            };
+            let before = self.attributes.current(drained);
+            let target_base = self.attributes.base(drained) - amount;
+            if let Ok(changes) = self.attributes.set_base(cx.schema, drained, target_base) {
+                self.note_changes(&changes, cx.now, cx.trace, cx.entity);
+            }
+            meta.push(MetaOutcome {
+                meta: id,
+                drained,
+                amount,
+                before,
+                after: self.attributes.current(drained),
+            });
+        }
+        cx.trace.record(
+            cx.now,
+            TraceKind::EffectExecuted {
+                target: cx.entity,
+                source: spec.source,
+                effect: spec.effect,
+            },
+        );
+        self.fire_cues(cx, def, CueEvent::Execute, spec.source);
+        Execution {
+            effect: spec.effect,
+            spec,
+            meta,
+        }
+    }
+
+    fn fire_cues<P>(
+        &self,
+        cx: &mut EffectCx<P>,
+        def: &EffectDef,
+        event: CueEvent,
+        source: Option<Entity>,
+    ) {
+        if !cx.trace.wants(TraceCategory::Cues) {
+            return;
+        }
+        for cue in def.cues_on(event) {
+            cx.trace.record(
+                cx.now,
+                TraceKind::Cue {
+                    target: cx.entity,
+                    source,
+                    cue,
+                    event,
+                },
+            );
+        }
+    }
+
+    // ------------------------------------------------------------ add / stack
+
+    fn existing_stack(&self, def: &EffectDef, spec: &EffectSpec) -> Option<EffectKey> {
+        let stacking = def.stacking?;
+        self.effects
+            .iter()
+            .find(|(_, e)| {
+                e.def == spec.effect
+                    && (stacking.by == StackBy::Target || e.spec.source == spec.source)
+            })
+            .map(|(k, _)| k)
+    }
+
+    fn add_active<P: From<EffectTimer>>(
+        &mut self,
+        cx: &mut EffectCx<P>,
+        def: &EffectDef,
+        spec: EffectSpec,
+        duration: Option<SimDuration>,
+        magnitudes: SmallVec<[f64; 2]>,
+        captures: SourceCaptures,
+    ) -> EffectKey {
+        let source = spec.source;
+        let effect_id = spec.effect;
+        let key = self.effects.insert(ActiveEffect {
+            def: effect_id,
+            spec,
+            stacks: 1,
+            started: cx.now,
+            duration,
+            expiry_timer: None,
+            period_timer: None,
+            next_period: SimTime::MAX,
+            inhibited: true,
+            magnitudes,
+            captures,
+        });
+        let entity = cx.entity;
+        let effect = &mut self.effects[key];
+        if let Some(duration) = duration {
+            effect.expiry_timer = Some(cx.timers.schedule(
+                cx.now + duration,
+                EffectTimer::Expire { entity, key }.into(),
+            ));
+        }
+        if let Some(period) = def.period {
+            effect.next_period = cx.now + period.interval;
+            effect.period_timer = Some(cx.timers.schedule(
+                effect.next_period,
+                EffectTimer::Period { entity, key }.into(),
+            ));
+        }
+        cx.trace.record(
+            cx.now,
+            TraceKind::EffectApplied {
+                target: entity,
+                source,
+                effect: effect_id,
+                stacks: 1,
+                duration,
+            },
+        );
+        if def.ongoing_requirements.matches(self.tags.tags()) {
+            self.set_inhibited(cx, key, false);
+        }
+        self.fire_cues(cx, def, CueEvent::Add, source);
+        if def.period.is_some_and(|p| p.execute_on_application) {
+            self.execute_period(cx, key);
+        }
+        key
+    }
+
+    /// Re-application of an existing stack; returns the new stack count.
+    fn reapply<P: From<EffectTimer>>(
+        &mut self,
+        cx: &mut EffectCx<P>,
+        key: EffectKey,
+        spec: &EffectSpec,
+        duration: Option<SimDuration>,
+    ) -> u32 {
+        let def = cx.defs.def(spec.effect);
+        let stacking = def.stacking.expect("only stacking effects are re-applied");
+        let entity = cx.entity;
+        let effect = &mut self.effects[key];
+        let before = effect.stacks;
+        effect.stacks = (effect.stacks + 1).min(stacking.limit);
+        let stacks = effect.stacks;
+        if stacking.duration == DurationOnReapply::Refresh {
+            effect.started = cx.now;
+            effect.duration = duration;
+            if let Some(timer) = effect.expiry_timer.take() {
+                cx.timers.cancel(timer);
+            }
+            if let Some(duration) = duration {
+                effect.expiry_timer = Some(cx.timers.schedule(
+                    cx.now + duration,
+                    EffectTimer::Expire { entity, key }.into(),
+                ));
+            }
+        }
+        if let (Some(period), PeriodOnReapply::Reset) = (def.period, stacking.period) {
+            if let Some(timer) = effect.period_timer.take() {
+                cx.timers.cancel(timer);
+            }
+            effect.next_period = cx.now + period.interval;
+            effect.period_timer = Some(cx.timers.schedule(
+                effect.next_period,
+                EffectTimer::Period { entity, key }.into(),
+            ));
+        }
+        let duration = effect.duration;
+        if stacks != before {
+            self.restack(cx, key);
+        }
+        cx.trace.record(
+            cx.now,
+            TraceKind::EffectApplied {
+                target: entity,
+                source: spec.source,
+                effect: spec.effect,
+                stacks,
+                duration,
+            },
+        );
+        stacks
+    }
+
+    /// Re-adds an active effect's modifiers after its stack count changed.
+    fn restack<P>(&mut self, cx: &mut EffectCx<P>, key: EffectKey) {
+        if self.effects[key].inhibited {
+            return;
+        }
+        let changes = self.attributes.remove_modifiers(cx.schema, key.source_id());
+        self.note_changes(&changes, cx.now, cx.trace, cx.entity);
+        self.add_modifiers(cx, key);
+    }
+
+    fn add_modifiers<P>(&mut self, cx: &mut EffectCx<P>, key: EffectKey) {
+        let effect = &self.effects[key];
+        let def = cx.defs.def(effect.def);
+        let stacks = f64::from(effect.stacks);
+        let mut all = AttributeChanges::new();
+        for (modifier, &magnitude) in def.modifiers.iter().zip(&effect.magnitudes) {
+            if let Ok(changes) = self.attributes.add_modifier(
+                cx.schema,
+                modifier.attribute,
+                modifier.op,
+                magnitude * stacks,
+                key.source_id(),
+            ) {
+                all.extend(changes);
+            }
+        }
+        self.note_changes(&all, cx.now, cx.trace, cx.entity);
+    }
+
+    /// Starts or stops an effect's modifiers and granted tags.
+    pub(crate) fn set_inhibited<P>(
+        &mut self,
+        cx: &mut EffectCx<P>,
+        key: EffectKey,
+        inhibited: bool,
+    ) {
+        let effect = &mut self.effects[key];
+        if effect.inhibited == inhibited {
+            return;
+        }
+        effect.inhibited = inhibited;
+        let def_id = effect.def;
+        let def = cx.defs.def(def_id);
+        if inhibited {
+            let changes = self.attributes.remove_modifiers(cx.schema, key.source_id());
+            self.note_changes(&changes, cx.now, cx.trace, cx.entity);
+            // The tags were granted when the effect became uninhibited.
+            let _ = self.release_tags(&def.granted_tags);
+        } else {
+            self.add_modifiers(cx, key);
+            self.grant_tags(&def.granted_tags);
+        }
+    }
+
+    // ------------------------------------------------------------ time
+
+    /// The expiry timer fired.
+    pub(crate) fn on_expire<P: From<EffectTimer>>(&mut self, cx: &mut EffectCx<P>, key: EffectKey) {
+        let Some(effect) = self.effects.get_mut(key) else {
+            return;
+        };
+        effect.expiry_timer = None;
+        // A tick due at the very instant of expiry still executes.
+        if effect.period_timer.is_some() && effect.next_period <= cx.now {
+            self.execute_period(cx, key);
+        }
+        let effect = &mut self.effects[key];
+        let def = cx.defs.def(effect.def);
+        let remove_one = def
+            .stacking
+            .is_some_and(|s| s.on_expiry == StackExpiry::RemoveOneAndRefresh);
+        if remove_one && effect.stacks > 1 {
+            effect.stacks -= 1;
+            effect.started = cx.now;
+            if let Some(duration) = effect.duration {
+                let entity = cx.entity;
+                effect.expiry_timer = Some(cx.timers.schedule(
+                    cx.now + duration,
+                    EffectTimer::Expire { entity, key }.into(),
+                ));
+            }
+            self.restack(cx, key);
+            return;
+        }
+        self.remove(cx, key, RemovalReason::Expired);
+    }
+
+    /// The period timer fired: execute (unless inhibited) and reschedule.
+    pub(crate) fn on_period<P: From<EffectTimer>>(
+        &mut self,
+        cx: &mut EffectCx<P>,
+        key: EffectKey,
+    ) -> Option<Execution> {
+        let period = {
+            let effect = self.effects.get_mut(key)?;
+            effect.period_timer = None;
+            cx.defs.def(effect.def).period?
+        };
+        let execution = self.execute_period(cx, key);
+        let effect = &mut self.effects[key];
+        effect.next_period = cx.now + period.interval;
+        // A tick after expiry never happens: stop rescheduling past it.
+        if effect.next_period <= effect.expires_at() {
+            let entity = cx.entity;
+            effect.period_timer = Some(cx.timers.schedule(
+                effect.next_period,
+                EffectTimer::Period { entity, key }.into(),
+            ));
+        }
+        execution
+    }
+
+    fn execute_period<P>(&mut self, cx: &mut EffectCx<P>, key: EffectKey) -> Option<Execution> {
+        let effect = &self.effects[key];
+        if effect.inhibited {
+            return None;
+        }
+        let def = cx.defs.def(effect.def);
+        let spec = effect.spec.clone();
+        let magnitudes = effect.magnitudes.clone();
+        let stacks = effect.stacks;
+        Some(self.execute(cx, def, spec, &magnitudes, stacks))
+    }
+
+    // ------------------------------------------------------------ removal
+
+    /// Removes an active effect; returns `false` if it was not active.
+    pub(crate) fn remove<P>(
+        &mut self,
+        cx: &mut EffectCx<P>,
+        key: EffectKey,
+        reason: RemovalReason,
+    ) -> bool {
+        let Some(effect) = self.effects.get(key) else {
+            return false;
+        };
+        if !effect.inhibited {
+            self.set_inhibited(cx, key, true);
+        }
+        let effect = self.effects.remove(key).expect("checked above");
+        for timer in [effect.expiry_timer, effect.period_timer]
+            .into_iter()
+            .flatten()
+        {
+            cx.timers.cancel(timer);
+        }
+        cx.trace.record(
+            cx.now,
+            TraceKind::EffectRemoved {
+                target: cx.entity,
+                effect: effect.def,
+                reason,
+            },
+        );
+        let def = cx.defs.def(effect.def);
+        self.fire_cues(cx, def, CueEvent::Remove, effect.spec.source);
+        true
+    }
+
+    /// Removes every active effect `select` picks; returns how many.
+    pub(crate) fn remove_where<P>(
+        &mut self,
+        cx: &mut EffectCx<P>,
+        reason: RemovalReason,
+        mut select: impl FnMut(&EffectDef, &ActiveEffect) -> bool,
+    ) -> usize {
+        let doomed: SmallVec<[EffectKey; 4]> = self
+            .effects
+            .iter()
+            .filter(|(_, e)| select(cx.defs.def(e.def), e))
+            .map(|(k, _)| k)
+            .collect();
+        doomed
+            .iter()
+            .filter(|&&key| self.remove(cx, key, reason))
+            .count()
+    }
+
+    /// Applies `effect`'s `remove_effects_with_tags` to the other active effects.
+    fn remove_tagged_by<P>(
+        &mut self,
+        cx: &mut EffectCx<P>,
+        effect: EffectId,
+        keep: Option<EffectKey>,
+    ) {
+        let doomed_tags = &cx.defs.def(effect).remove_effects_with_tags;
+        if doomed_tags.is_empty() {
+            return;
+        }
+        let doomed_tags = doomed_tags.clone();
+        let mut keys: SmallVec<[EffectKey; 4]> = SmallVec::new();
+        for (key, active) in &self.effects {
+            let def = cx.defs.def(active.def);
+            if Some(key) != keep
+                && (def.asset_tags.has_any(&doomed_tags) || def.granted_tags.has_any(&doomed_tags))
+            {
+                keys.push(key);
+            }
+        }
+        for key in keys {
+            self.remove(cx, key, RemovalReason::RemovedBy(effect));
+        }
+    }
+
+    // ------------------------------------------------------------ reconcile
+
+    /// Brings every effect's inhibition in line with its ongoing
+    /// requirements, repeating until nothing changes (inhibiting one effect
+    /// can release tags another depends on).
+    pub(crate) fn reconcile_inhibition<P>(&mut self, cx: &mut EffectCx<P>) {
+        for _ in 0..=self.effects.len() {
+            let mut flip: Option<(EffectKey, bool)> = None;
+            for (key, effect) in &self.effects {
+                let def = cx.defs.def(effect.def);
+                if def.ongoing_requirements.is_empty() {
+                    continue;
+                }
+                let should_inhibit = !def.ongoing_requirements.matches(self.tags.tags());
+                if should_inhibit != effect.inhibited {
+                    flip = Some((key, should_inhibit));
+                    break;
+                }
+            }
+            let Some((key, inhibit)) = flip else {
+                return;
+            };
+            let def = self.effects[key].def;
+            self.set_inhibited(cx, key, inhibit);
+            cx.trace.record(
+                cx.now,
+                TraceKind::EffectInhibited {
+                    target: cx.entity,
+                    effect: def,
+                    inhibited: inhibit,
+                },
+            );
+        }
+    }
+
+    /// Re-reads live attribute captures and updates the modifiers of the
+    /// effects whose magnitude moved. `source_value` reads another entity.
+    pub(crate) fn refresh_live<P>(
+        &mut self,
+        cx: &mut EffectCx<P>,
+        source_value: impl Fn(Entity, AttributeId) -> Option<f64>,
+    ) {
+        let keys: SmallVec<[EffectKey; 4]> = self
+            .effects
+            .iter()
+            .filter(|(_, e)| cx.defs.def(e.def).has_live_capture)
+            .map(|(k, _)| k)
+            .collect();
+        for key in keys {
+            let effect = &self.effects[key];
+            let def = cx.defs.def(effect.def);
+            let mut magnitudes = effect.magnitudes.clone();
+            for (slot, modifier) in magnitudes.iter_mut().zip(&def.modifiers) {
+                let Magnitude::Attribute(capture) = modifier.magnitude else {
+                    continue;
+                };
+                if !capture.live {
+                    continue;
+                }
+                let value = match capture.from {
+                    CaptureFrom::Target => Some(self.attributes.current(capture.attribute)),
+                    CaptureFrom::Source => effect
+                        .spec
+                        .source
+                        .and_then(|s| source_value(s, capture.attribute)),
+                };
+                // A vanished source keeps the last value it gave.
+                if let Some(value) = value.map(|v| capture.apply(v)).filter(|v| v.is_finite()) {
+                    *slot = value;
+                }
+            }
+            if magnitudes != effect.magnitudes {
+                self.effects[key].magnitudes = magnitudes;
+                self.restack(cx, key);
+            }
+        }
+    }
+
+    /// The entities whose attributes this host's live effects read.
+    pub(crate) fn live_sources(&self, defs: &EffectDefs) -> SmallVec<[Entity; 2]> {
+        let mut sources = SmallVec::new();
+        for effect in self.effects.values() {
+            let def = defs.def(effect.def);
+            let reads_source = def
+                .modifiers
+                .iter()
+                .any(|m| matches!(m.magnitude, Magnitude::Attribute(c) if c.live && c.from == CaptureFrom::Source));
+            if let (true, Some(source)) = (reads_source, effect.spec.source) {
+                if !sources.contains(&source) {
+                    sources.push(source);
+                }
+            }
+        }
+        sources
+    }
+}

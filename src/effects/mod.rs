@@ -1,0 +1,39 @@
+//! Gameplay effects: every change of state goes through one.
+//!
+//! An effect definition (data) says how long it lasts, what it modifies,
+//! which tags it grants and how re-applications stack. An [`EffectSpec`]
+//! adds what is decided at the moment of use: level, source and SetByCaller
+//! magnitudes. Applying a spec to a target either executes it (instant and
+//! periodic effects change *base* values) or makes it active (duration and
+//! infinite effects add modifiers to the aggregator and grant tags until
+//! they end).
+//!
+//! A meta attribute (like `Damage`) modified by an execution is consumed in
+//! one post-execute step: its value is subtracted from the attribute it
+//! drains into (`Health`), bounds clamp the result, the meta attribute
+//! returns to zero, and the outcome (hit, heal, reached zero) is reported
+//! to the context's hooks. Healing is negative damage through the same path.
+
+mod active;
+mod data;
+mod def;
+mod error;
+mod host;
+mod spec;
+
+pub use active::EffectKey;
+pub use data::{
+    AttributeMagnitudeData, CaptureFrom, CueData, CueEvent, DurationData, DurationOnReapply,
+    EffectData, MagnitudeData, ModifierData, PeriodData, PeriodOnReapply, StackBy, StackExpiry,
+    StackingData,
+};
+pub use def::{
+    AttributeCapture, Cue, DurationPolicy, EffectDef, EffectDefs, EffectId, Magnitude, ModifierDef,
+    Period, Stacking,
+};
+pub use error::EffectError;
+pub use host::{ApplyOutcome, EffectHost, EffectTimer, Execution, MetaOutcome};
+pub use spec::{EffectSpec, SetByCallerError};
+
+pub(crate) use active::SourceCaptures;
+pub(crate) use host::EffectCx;

@@ -1,0 +1,136 @@
+//! [`EffectSpec`]: an effect ready to apply, with its level, source and
+//! SetByCaller magnitudes.
+
+use std::fmt;
+
+use hecs::Entity;
+use serde::{Deserialize, Serialize};
+use smallvec::SmallVec;
+
+use super::def::EffectId;
+use crate::tags::{Tag, TagSet};
+
+/// An effect definition plus everything decided at the moment of use (the
+/// role of `FGameplayEffectSpec`).
+///
+/// SetByCaller values live inline: a spec with up to two keys never
+/// allocates.
+///
+/// ```
+/// use gaskit::{Catalog, EffectSpec, native};
+///
+/// let catalog = Catalog::with_defaults();
+/// let cooldown = catalog.effects().get("GE_Attack_Cooldown").unwrap();
+/// let attack = catalog.tags()[native::COOLDOWN_COMBAT_ATTACK];
+/// let spec = EffectSpec::new(cooldown).with_set_by_caller(attack, 2.4);
+/// assert_eq!(spec.set_by_caller(attack), Ok(2.4));
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EffectSpec {
+    /// The definition.
+    pub effect: EffectId,
+    /// Level, for `Scaled` magnitudes (1-based; 0 reads as 1).
+    pub level: u32,
+    /// Who applies it (the instigator), if anyone.
+    pub source: Option<Entity>,
+    /// Tags the caller attaches to this application (matched by immunity,
+    /// reported to hooks): a damage type, "weaved", ...
+    pub tags: TagSet,
+    set_by_caller: SmallVec<[(Tag, f64); 2]>,
+}
+
+/// Why a SetByCaller magnitude could not be read.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum SetByCallerError {
+    /// The spec carries no value under the key (or a descendant of it).
+    Missing(Tag),
+    /// The spec carries values under two different descendants of the key.
+    Ambiguous(Tag),
+}
+
+impl EffectSpec {
+    /// A level-1 spec with no source and no SetByCaller values.
+    pub fn new(effect: EffectId) -> Self {
+        Self {
+            effect,
+            level: 1,
+            source: None,
+            tags: TagSet::new(),
+            set_by_caller: SmallVec::new(),
+        }
+    }
+
+    /// Sets the level.
+    pub fn with_level(mut self, level: u32) -> Self {
+        self.level = level;
+        self
+    }
+
+    /// Sets the source entity.
+    pub fn with_source(mut self, source: Entity) -> Self {
+        self.source = Some(source);
+        self
+    }
+
+    /// Attaches a tag to this application.
+    pub fn with_tag(mut self, tag: Tag) -> Self {
+        self.tags.insert(tag);
+        self
+    }
+
+    /// Sets a SetByCaller value, replacing an earlier one under the same key.
+    pub fn with_set_by_caller(mut self, key: Tag, value: f64) -> Self {
+        self.set(key, value);
+        self
+    }
+
+    /// Sets a SetByCaller value in place.
+    pub fn set(&mut self, key: Tag, value: f64) {
+        match self.set_by_caller.iter_mut().find(|(k, _)| *k == key) {
+            Some(entry) => entry.1 = value,
+            None => self.set_by_caller.push((key, value)),
+        }
+    }
+
+    /// The value under `key`: an entry keyed by `key` itself or by exactly
+    /// one descendant of it (a damage effect asking for
+    /// `Combat.DamageType` reads the one `Combat.DamageType.*` entry).
+    pub fn set_by_caller(&self, key: Tag) -> Result<f64, SetByCallerError> {
+        let mut found = None;
+        for &(k, value) in &self.set_by_caller {
+            if k.matches(key) {
+                if found.is_some() {
+                    return Err(SetByCallerError::Ambiguous(key));
+                }
+                found = Some(value);
+            }
+        }
+        found.ok_or(SetByCallerError::Missing(key))
+    }
+
+    /// The key actually stored under `key` (the leaf a parent key resolved to).
+    pub fn set_by_caller_key(&self, key: Tag) -> Option<Tag> {
+        self.set_by_caller
+            .iter()
+            .map(|(k, _)| *k)
+            .find(|k| k.matches(key))
+    }
+
+    /// Every SetByCaller entry.
+    pub fn set_by_caller_entries(&self) -> &[(Tag, f64)] {
+        &self.set_by_caller
+    }
+}
+
+impl fmt::Display for SetByCallerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SetByCallerError::Missing(tag) => {
+                write!(f, "no SetByCaller value under tag #{}", tag.index())
+            }
+            SetByCallerError::Ambiguous(tag) => {
+                write!(f, "several SetByCaller values under tag #{}", tag.index())
+            }
+        }
+    }
+}

@@ -1,0 +1,318 @@
+//! The effect operations of the context: apply, remove, query, and the
+//! effect timers.
+
+use hecs::{Entity, World};
+use smallvec::SmallVec;
+
+use super::Gas;
+use crate::abilities::AbilitySystem;
+use crate::effects::{
+    ApplyOutcome, CaptureFrom, EffectCx, EffectDef, EffectError, EffectId, EffectKey, EffectSpec,
+    EffectTimer, Execution, Magnitude, SourceCaptures,
+};
+use crate::tags::{Tag, TagQuery};
+use crate::time::SimDuration;
+use crate::trace::RemovalReason;
+
+impl Gas {
+    /// Applies `spec` to `target` now.
+    ///
+    /// Instant effects execute at once (base values change, meta attributes
+    /// drain, hooks run). Duration and infinite effects become active, or
+    /// stack onto an existing instance. Application requirements and
+    /// immunity are checked first and a refusal is `Ok(Blocked(..))`; a
+    /// spec that cannot be evaluated (a missing SetByCaller key, say) is an
+    /// error. Either way a refused application changes nothing.
+    pub fn apply_effect(
+        &mut self,
+        world: &mut World,
+        target: Entity,
+        spec: EffectSpec,
+    ) -> Result<ApplyOutcome, EffectError> {
+        let outcome = self.apply_effect_inner(world, target, spec)?;
+        if let ApplyOutcome::Executed(execution) = &outcome {
+            self.run_hooks(world, target, execution);
+        }
+        self.reconcile(world);
+        Ok(outcome)
+    }
+
+    fn apply_effect_inner(
+        &mut self,
+        world: &mut World,
+        target: Entity,
+        spec: EffectSpec,
+    ) -> Result<ApplyOutcome, EffectError> {
+        let Gas {
+            catalog,
+            now,
+            timers,
+            trace,
+            ..
+        } = self;
+        let def = catalog
+            .effects()
+            .try_def(spec.effect)
+            .ok_or(EffectError::UnknownEffect(spec.effect))?;
+        let captures = source_captures(world, def, &spec, target)?;
+        let mut system = world
+            .get::<&mut AbilitySystem>(target)
+            .map_err(|_| EffectError::NoSuchTarget(target))?;
+        let mut cx = EffectCx {
+            defs: catalog.effects(),
+            schema: catalog.attributes(),
+            now: *now,
+            timers,
+            trace,
+            entity: target,
+        };
+        let outcome = system.host.apply(&mut cx, spec, captures)?;
+        let live = def.has_live_capture && matches!(outcome, ApplyOutcome::Added(_));
+        self.note_touched(target, &mut system);
+        drop(system);
+        if live && !self.live_holders.contains(&target) {
+            self.live_holders.push(target);
+        }
+        Ok(outcome)
+    }
+
+    /// Removes one active effect; `false` if it is not active.
+    pub fn remove_effect(&mut self, world: &mut World, target: Entity, key: EffectKey) -> bool {
+        self.with_host(world, target, |host, cx| {
+            host.remove(cx, key, RemovalReason::Removed)
+        })
+        .unwrap_or(false)
+    }
+
+    /// Removes every active effect whose granted or asset tags match `tag`
+    /// (parent-aware); returns how many.
+    pub fn remove_effects_with_tag(
+        &mut self,
+        world: &mut World,
+        target: Entity,
+        tag: Tag,
+    ) -> usize {
+        self.with_host(world, target, |host, cx| {
+            host.remove_where(cx, RemovalReason::Removed, |def, _| {
+                def.granted_tags.has(tag) || def.asset_tags.has(tag)
+            })
+        })
+        .unwrap_or(0)
+    }
+
+    /// Removes every active instance of `effect`; returns how many.
+    pub fn remove_effects_of(
+        &mut self,
+        world: &mut World,
+        target: Entity,
+        effect: EffectId,
+    ) -> usize {
+        self.with_host(world, target, |host, cx| {
+            host.remove_where(cx, RemovalReason::Removed, |_, active| active.def == effect)
+        })
+        .unwrap_or(0)
+    }
+
+    /// Removes every active effect `source` applied; returns how many.
+    pub fn remove_effects_from(
+        &mut self,
+        world: &mut World,
+        target: Entity,
+        source: Entity,
+    ) -> usize {
+        self.with_host(world, target, |host, cx| {
+            host.remove_where(cx, RemovalReason::Removed, |_, active| {
+                active.spec.source == Some(source)
+            })
+        })
+        .unwrap_or(0)
+    }
+
+    /// The time remaining *as a level*: the maximum remaining time over the
+    /// target's active effects granting `tag` (parent-aware); zero when none
+    /// does or the target is gone; [`SimDuration::MAX`] for an infinite one.
+    ///
+    /// This is how a long-running loop reads a cooldown: compare with an
+    /// epsilon, never wait for the tag's removal.
+    pub fn time_remaining(&self, world: &World, target: Entity, tag: Tag) -> SimDuration {
+        self.time_remaining_and_duration(world, target, tag)
+            .map_or(SimDuration::ZERO, |(remaining, _)| remaining)
+    }
+
+    /// Remaining and total duration of the longest-remaining effect granting
+    /// `tag`, for HUD cooldown sweeps.
+    pub fn time_remaining_and_duration(
+        &self,
+        world: &World,
+        target: Entity,
+        tag: Tag,
+    ) -> Option<(SimDuration, SimDuration)> {
+        let system = world.get::<&AbilitySystem>(target).ok()?;
+        system
+            .host
+            .time_remaining(self.catalog.effects(), self.now, tag)
+    }
+
+    /// The target's active effects whose granted or asset tags match `query`.
+    pub fn effects_matching(
+        &self,
+        world: &World,
+        target: Entity,
+        query: &TagQuery,
+    ) -> SmallVec<[EffectKey; 4]> {
+        let Ok(system) = world.get::<&AbilitySystem>(target) else {
+            return SmallVec::new();
+        };
+        let defs = self.catalog.effects();
+        system
+            .host
+            .effects()
+            .filter(|&(_, id)| {
+                let def = defs.def(id);
+                query.matches(&def.granted_tags) || query.matches(&def.asset_tags)
+            })
+            .map(|(key, _)| key)
+            .collect()
+    }
+
+    /// Names the effect and tag in an error, for messages and logs.
+    pub fn describe_error(&self, error: &EffectError) -> String {
+        let effect = |id: EffectId| {
+            self.catalog
+                .effects()
+                .try_def(id)
+                .map_or_else(|| format!("#{}", id.index()), |d| d.name.clone())
+        };
+        let tag = |tag: Tag| self.catalog.tags().name(tag).to_owned();
+        match *error {
+            EffectError::MissingSetByCaller { effect: e, key } => format!(
+                "effect `{}` needs a SetByCaller value under `{}` and the spec has none",
+                effect(e),
+                tag(key)
+            ),
+            EffectError::AmbiguousSetByCaller { effect: e, key } => format!(
+                "effect `{}` found several SetByCaller values under `{}`",
+                effect(e),
+                tag(key)
+            ),
+            EffectError::SourceUnavailable { effect: e } => {
+                format!(
+                    "effect `{}` reads a source attribute but has no usable source",
+                    effect(e)
+                )
+            }
+            EffectError::NotFinite { effect: e, value } => {
+                format!(
+                    "effect `{}` computed a non-finite magnitude {value}",
+                    effect(e)
+                )
+            }
+            EffectError::BadDuration { effect: e, seconds } => {
+                format!(
+                    "effect `{}` computed an invalid duration of {seconds} s",
+                    effect(e)
+                )
+            }
+            EffectError::UnknownEffect(_) | EffectError::NoSuchTarget(_) => error.to_string(),
+        }
+    }
+
+    pub(super) fn on_effect_timer(&mut self, world: &mut World, timer: EffectTimer) {
+        let execution = match timer {
+            EffectTimer::Expire { entity, key } => {
+                self.with_host(world, entity, |host, cx| host.on_expire(cx, key));
+                None
+            }
+            EffectTimer::Period { entity, key } => self
+                .with_host(world, entity, |host, cx| host.on_period(cx, key))
+                .flatten()
+                .map(|execution| (entity, execution)),
+        };
+        if let Some((entity, execution)) = execution {
+            self.run_hooks(world, entity, &execution);
+        }
+    }
+
+    /// Runs `f` on `target`'s effect host with an effect context, then
+    /// queues the target for reconciling. `None` if the target is gone.
+    pub(crate) fn with_host<R>(
+        &mut self,
+        world: &mut World,
+        target: Entity,
+        f: impl FnOnce(&mut crate::effects::EffectHost, &mut EffectCx<super::Timer>) -> R,
+    ) -> Option<R> {
+        let Gas {
+            catalog,
+            now,
+            timers,
+            trace,
+            ..
+        } = self;
+        let mut system = world.get::<&mut AbilitySystem>(target).ok()?;
+        let mut cx = EffectCx {
+            defs: catalog.effects(),
+            schema: catalog.attributes(),
+            now: *now,
+            timers,
+            trace,
+            entity: target,
+        };
+        let result = f(&mut system.host, &mut cx);
+        self.note_touched(target, &mut system);
+        Some(result)
+    }
+
+    pub(crate) fn run_hooks(&mut self, world: &mut World, target: Entity, execution: &Execution) {
+        if self.hooks.is_empty() {
+            return;
+        }
+        let hooks = self.hooks.clone();
+        for hook in hooks.iter() {
+            hook.post_execute(world, self, target, execution);
+        }
+    }
+}
+
+/// Reads the source attribute values `def` needs, before the target is
+/// borrowed (the two may share a column).
+fn source_captures(
+    world: &World,
+    def: &EffectDef,
+    spec: &EffectSpec,
+    target: Entity,
+) -> Result<SourceCaptures, EffectError> {
+    let mut captures = SourceCaptures::new();
+    let needs = def.modifiers.iter().filter_map(|m| match m.magnitude {
+        Magnitude::Attribute(c) if c.from == CaptureFrom::Source => Some(c.attribute),
+        _ => None,
+    });
+    let needs = needs.chain(match &def.duration {
+        crate::effects::DurationPolicy::Duration(Magnitude::Attribute(c))
+            if c.from == CaptureFrom::Source =>
+        {
+            Some(c.attribute)
+        }
+        _ => None,
+    });
+    for attribute in needs {
+        let source = spec.source.ok_or(EffectError::SourceUnavailable {
+            effect: spec.effect,
+        })?;
+        let value = if source == target {
+            world
+                .get::<&AbilitySystem>(target)
+                .ok()
+                .map(|s| s.current(attribute))
+        } else {
+            world
+                .get::<&AbilitySystem>(source)
+                .ok()
+                .map(|s| s.current(attribute))
+        };
+        let value = value.ok_or(EffectError::SourceUnavailable {
+            effect: spec.effect,
+        })?;
+        captures.push((attribute, value));
+    }
+    Ok(captures)
+}

@@ -1,0 +1,171 @@
+//! [`Gas`]: the context that sits next to the game's `hecs::World`.
+//!
+//! It holds the catalog, the clock, the timer queue, the RNG, the trace and
+//! the hooks. Systems are plain functions over `&mut World` plus this
+//! context, the hecs idiom. Every change runs through it, and advancing the
+//! clock is the only way time passes.
+
+mod effects;
+mod hooks;
+mod reconcile;
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use hecs::{Entity, World};
+use rand_chacha::rand_core::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+pub use hooks::EffectHook;
+
+use crate::abilities::AbilitySystem;
+use crate::attributes::{Attributes, ProfileId};
+use crate::catalog::Catalog;
+use crate::effects::EffectTimer;
+use crate::time::{SimDuration, SimTime, TimerQueue};
+use crate::trace::Trace;
+
+/// Everything the context schedules.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) enum Timer {
+    /// An effect's expiry or period.
+    Effect(EffectTimer),
+}
+
+impl From<EffectTimer> for Timer {
+    fn from(timer: EffectTimer) -> Self {
+        Timer::Effect(timer)
+    }
+}
+
+/// The gaskit context: catalog, clock, timers, RNG, trace and hooks.
+///
+/// ```
+/// use gaskit::prelude::*;
+///
+/// let mut world = hecs::World::new();
+/// let mut gas = Gas::new(Catalog::with_defaults());
+/// let hero = world.spawn((gas.new_ability_system(),));
+///
+/// let health = gas.catalog().attributes().get("Health").unwrap();
+/// let heal = gas.catalog().effects().get("GE_Damage").unwrap();
+/// let slash = gas.catalog().tags()[native::COMBAT_DAMAGE_TYPE_SLASH];
+/// gas.apply_effect(&mut world, hero, EffectSpec::new(heal).with_set_by_caller(slash, 7.0)).unwrap();
+/// assert_eq!(world.get::<&AbilitySystem>(hero).unwrap().current(health), 33.0);
+/// ```
+pub struct Gas {
+    catalog: Arc<Catalog>,
+    now: SimTime,
+    timers: TimerQueue<Timer>,
+    rng: ChaCha8Rng,
+    trace: Trace,
+    hooks: Arc<[Arc<dyn EffectHook>]>,
+    /// Entities whose tags changed since they were last reconciled, in the
+    /// order they first changed.
+    dirty: VecDeque<Entity>,
+    /// Entities holding effects that read attributes live.
+    live_holders: Vec<Entity>,
+    /// Some attribute changed since the last reconcile.
+    attributes_moved: bool,
+}
+
+impl Gas {
+    /// A context over `catalog`, at time zero, with RNG seed 0 and full tracing.
+    pub fn new(catalog: impl Into<Arc<Catalog>>) -> Self {
+        Self::with_seed(catalog, 0)
+    }
+
+    /// A context whose RNG starts from `seed`.
+    pub fn with_seed(catalog: impl Into<Arc<Catalog>>, seed: u64) -> Self {
+        Self {
+            catalog: catalog.into(),
+            now: SimTime::ZERO,
+            timers: TimerQueue::new(),
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            trace: Trace::new(),
+            hooks: Arc::new([]),
+            dirty: VecDeque::new(),
+            live_holders: Vec::new(),
+            attributes_moved: false,
+        }
+    }
+
+    /// The catalog.
+    pub fn catalog(&self) -> &Catalog {
+        &self.catalog
+    }
+
+    /// The shared catalog handle.
+    pub fn catalog_arc(&self) -> &Arc<Catalog> {
+        &self.catalog
+    }
+
+    /// The current simulated time.
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+
+    /// The trace.
+    pub fn trace(&self) -> &Trace {
+        &self.trace
+    }
+
+    /// The trace, to filter, clear or take.
+    pub fn trace_mut(&mut self) -> &mut Trace {
+        &mut self.trace
+    }
+
+    /// The context's RNG (the one deterministic stream every roll uses).
+    pub fn rng(&mut self) -> &mut ChaCha8Rng {
+        &mut self.rng
+    }
+
+    /// Number of pending timers.
+    pub fn pending_timers(&self) -> usize {
+        self.timers.len()
+    }
+
+    /// A fresh component for a new entity: default attribute values.
+    pub fn new_ability_system(&self) -> AbilitySystem {
+        AbilitySystem::new(Attributes::new(self.catalog.attributes()))
+    }
+
+    /// A fresh component using the derived-attribute profile `profile`.
+    pub fn new_ability_system_with_profile(&self, profile: ProfileId) -> AbilitySystem {
+        AbilitySystem::new(Attributes::with_profile(self.catalog.attributes(), profile))
+    }
+
+    /// Registers a post-execute hook; hooks run in registration order.
+    /// Safe to call from inside a hook: the new list applies to later
+    /// executions.
+    pub fn add_hook(&mut self, hook: impl EffectHook + 'static) {
+        let mut hooks: Vec<Arc<dyn EffectHook>> = self.hooks.iter().cloned().collect();
+        hooks.push(Arc::new(hook));
+        self.hooks = hooks.into();
+    }
+
+    /// Advances the clock to `to`, firing every timer due on the way at its
+    /// own instant, in `(time, sequence)` order. Going backwards does nothing.
+    pub fn advance_to(&mut self, world: &mut World, to: SimTime) {
+        self.reconcile(world);
+        while let Some((at, timer)) = self.timers.pop_due(to) {
+            self.now = self.now.max(at);
+            self.dispatch(world, timer);
+            self.reconcile(world);
+        }
+        self.now = self.now.max(to);
+    }
+
+    /// Advances the clock by `step`.
+    pub fn advance_by(&mut self, world: &mut World, step: SimDuration) {
+        let to = self.now + step;
+        self.advance_to(world, to);
+    }
+
+    fn dispatch(&mut self, world: &mut World, timer: Timer) {
+        match timer {
+            Timer::Effect(timer) => self.on_effect_timer(world, timer),
+        }
+    }
+}

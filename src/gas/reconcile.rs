@@ -1,0 +1,87 @@
+//! Reconciling: after every step, bring each touched entity's derived state
+//! in line with its sources (inhibition by ongoing requirements, live
+//! attribute captures). One place, run on every path.
+
+use hecs::{Entity, World};
+
+use super::Gas;
+use crate::abilities::AbilitySystem;
+
+impl Gas {
+    /// Queues `entity` for reconciling if its tags changed, and notes
+    /// attribute movement for live captures.
+    pub(crate) fn note_touched(&mut self, entity: Entity, system: &mut AbilitySystem) {
+        let host = &mut system.host;
+        if host.attributes_changed {
+            host.attributes_changed = false;
+            self.attributes_moved = true;
+        }
+        let tags_moved = !host.appeared.is_empty() || !host.vanished.is_empty();
+        if tags_moved && !system.queued {
+            system.queued = true;
+            self.dirty.push_back(entity);
+        }
+    }
+
+    /// Runs the reactions of every queued entity, in queue order, until
+    /// nothing is left; then refreshes live captures if attributes moved.
+    pub(crate) fn reconcile(&mut self, world: &mut World) {
+        while let Some(entity) = self.dirty.pop_front() {
+            if let Ok(mut system) = world.get::<&mut AbilitySystem>(entity) {
+                system.queued = false;
+                system.host.appeared.clear();
+                system.host.vanished.clear();
+            }
+            self.with_host(world, entity, |host, cx| host.reconcile_inhibition(cx));
+        }
+        if self.attributes_moved && !self.live_holders.is_empty() {
+            self.attributes_moved = false;
+            self.refresh_live(world);
+        }
+        self.attributes_moved = false;
+    }
+
+    /// Re-reads every live capture. Entities that no longer hold live
+    /// effects drop off the list.
+    fn refresh_live(&mut self, world: &mut World) {
+        let holders = std::mem::take(&mut self.live_holders);
+        let mut kept = Vec::with_capacity(holders.len());
+        for holder in holders {
+            let sources: Vec<(Entity, Vec<f64>)> = {
+                let Ok(system) = world.get::<&AbilitySystem>(holder) else {
+                    continue;
+                };
+                if !system
+                    .host
+                    .effects()
+                    .any(|(_, id)| self.catalog.effects().def(id).has_live_capture)
+                {
+                    continue;
+                }
+                system
+                    .host
+                    .live_sources(self.catalog.effects())
+                    .into_iter()
+                    .filter_map(|s| {
+                        let other = world.get::<&AbilitySystem>(s).ok()?;
+                        Some((s, other.attributes().ids_values(self.catalog.attributes())))
+                    })
+                    .collect()
+            };
+            kept.push(holder);
+            self.with_host(world, holder, |host, cx| {
+                host.refresh_live(cx, |source, attribute| {
+                    sources
+                        .iter()
+                        .find(|(s, _)| *s == source)
+                        .map(|(_, values)| values[attribute.index()])
+                })
+            });
+        }
+        self.live_holders = kept;
+        // The refresh itself may have queued reactions.
+        if !self.dirty.is_empty() {
+            self.reconcile(world);
+        }
+    }
+}

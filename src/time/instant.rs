@@ -1,0 +1,217 @@
+//! [`SimTime`] and [`SimDuration`]: integer simulated time in microseconds.
+
+use std::fmt;
+use std::ops::{Add, AddAssign, Sub};
+
+use serde::{Deserialize, Serialize};
+
+/// Microseconds per second.
+pub const MICROS_PER_SECOND: u64 = 1_000_000;
+
+/// A span of simulated time, in whole microseconds.
+///
+/// Integer time keeps ordering exact and identical on every platform: two
+/// timers 2.4 s apart are exactly 2 400 000 µs apart, however the game
+/// steps its frames. Seconds from data are converted once, at the edge, by
+/// rounding to the nearest microsecond.
+#[derive(
+    Copy, Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+pub struct SimDuration(u64);
+
+/// A point in simulated time: microseconds since the simulation started.
+#[derive(
+    Copy, Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+pub struct SimTime(u64);
+
+/// A number that is not a usable duration (negative, NaN, infinite, or
+/// beyond what `u64` microseconds hold).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct InvalidDuration(pub f64);
+
+impl fmt::Display for InvalidDuration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} is not a valid duration in seconds (must be finite and ≥ 0)",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for InvalidDuration {}
+
+impl SimDuration {
+    /// No time.
+    pub const ZERO: SimDuration = SimDuration(0);
+    /// The longest representable span.
+    pub const MAX: SimDuration = SimDuration(u64::MAX);
+
+    /// Whole microseconds.
+    pub const fn from_micros(micros: u64) -> Self {
+        Self(micros)
+    }
+
+    /// Whole milliseconds.
+    pub const fn from_millis(millis: u64) -> Self {
+        Self(millis * 1_000)
+    }
+
+    /// Whole seconds.
+    pub const fn from_secs(secs: u64) -> Self {
+        Self(secs * MICROS_PER_SECOND)
+    }
+
+    /// Seconds as written in data, rounded once to the nearest microsecond.
+    pub fn from_secs_f64(secs: f64) -> Result<Self, InvalidDuration> {
+        let micros = (secs * MICROS_PER_SECOND as f64).round();
+        if secs.is_finite() && secs >= 0.0 && micros < u64::MAX as f64 {
+            Ok(Self(micros as u64))
+        } else {
+            Err(InvalidDuration(secs))
+        }
+    }
+
+    /// The span in microseconds.
+    pub const fn as_micros(self) -> u64 {
+        self.0
+    }
+
+    /// The span in seconds (for display and math; never for ordering).
+    pub fn as_secs_f64(self) -> f64 {
+        self.0 as f64 / MICROS_PER_SECOND as f64
+    }
+
+    /// True for a zero span.
+    pub const fn is_zero(self) -> bool {
+        self.0 == 0
+    }
+
+    /// `self − other`, or zero if `other` is longer.
+    pub const fn saturating_sub(self, other: SimDuration) -> SimDuration {
+        SimDuration(self.0.saturating_sub(other.0))
+    }
+}
+
+impl SimTime {
+    /// The start of the simulation.
+    pub const ZERO: SimTime = SimTime(0);
+    /// The end of representable time ("never").
+    pub const MAX: SimTime = SimTime(u64::MAX);
+
+    /// Microseconds since the start.
+    pub const fn from_micros(micros: u64) -> Self {
+        Self(micros)
+    }
+
+    /// Seconds since the start, rounded to the nearest microsecond.
+    pub fn from_secs_f64(secs: f64) -> Result<Self, InvalidDuration> {
+        SimDuration::from_secs_f64(secs).map(|d| SimTime(d.0))
+    }
+
+    /// Microseconds since the start.
+    pub const fn as_micros(self) -> u64 {
+        self.0
+    }
+
+    /// Seconds since the start (for display).
+    pub fn as_secs_f64(self) -> f64 {
+        self.0 as f64 / MICROS_PER_SECOND as f64
+    }
+
+    /// The span from `earlier` to `self`, or zero if `earlier` is later.
+    pub const fn saturating_since(self, earlier: SimTime) -> SimDuration {
+        SimDuration(self.0.saturating_sub(earlier.0))
+    }
+}
+
+impl Add<SimDuration> for SimTime {
+    type Output = SimTime;
+
+    /// Saturates at [`SimTime::MAX`] ("never").
+    fn add(self, rhs: SimDuration) -> SimTime {
+        SimTime(self.0.saturating_add(rhs.0))
+    }
+}
+
+impl AddAssign<SimDuration> for SimTime {
+    fn add_assign(&mut self, rhs: SimDuration) {
+        *self = *self + rhs;
+    }
+}
+
+impl Sub<SimTime> for SimTime {
+    type Output = SimDuration;
+
+    /// Saturates at zero.
+    fn sub(self, rhs: SimTime) -> SimDuration {
+        self.saturating_since(rhs)
+    }
+}
+
+impl Add for SimDuration {
+    type Output = SimDuration;
+
+    fn add(self, rhs: SimDuration) -> SimDuration {
+        SimDuration(self.0.saturating_add(rhs.0))
+    }
+}
+
+impl fmt::Display for SimDuration {
+    /// Seconds with three decimals: `2.400s`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}.{:03}s",
+            self.0 / MICROS_PER_SECOND,
+            (self.0 % MICROS_PER_SECOND) / 1_000
+        )
+    }
+}
+
+impl fmt::Display for SimTime {
+    /// Seconds with three decimals: `12.600`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}.{:03}",
+            self.0 / MICROS_PER_SECOND,
+            (self.0 % MICROS_PER_SECOND) / 1_000
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seconds_round_once_to_microseconds() {
+        assert_eq!(
+            SimDuration::from_secs_f64(2.4).unwrap().as_micros(),
+            2_400_000
+        );
+        assert_eq!(
+            SimDuration::from_secs_f64(1.0 / 3.0).unwrap().as_micros(),
+            333_333
+        );
+        assert_eq!(
+            SimDuration::from_secs_f64(0.0000005).unwrap().as_micros(),
+            1
+        );
+        for bad in [-0.1, f64::NAN, f64::INFINITY, 1e30] {
+            assert!(SimDuration::from_secs_f64(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn arithmetic_saturates_and_displays_in_seconds() {
+        let t = SimTime::from_micros(12_600_000);
+        assert_eq!(t.to_string(), "12.600");
+        assert_eq!(SimDuration::from_millis(2_400).to_string(), "2.400s");
+        assert_eq!(SimTime::MAX + SimDuration::from_secs(1), SimTime::MAX);
+        assert_eq!(SimTime::ZERO - t, SimDuration::ZERO);
+        assert_eq!(t - SimTime::ZERO, SimDuration::from_millis(12_600));
+    }
+}

@@ -1,0 +1,12 @@
+//! Simulated time: [`SimTime`], [`SimDuration`] and the [`TimerQueue`].
+//!
+//! Nothing in gaskit happens "at the frame". Every timer and queued event
+//! has its own instant, and advancing the clock fires them in
+//! `(time, sequence)` order, each at its own time. Advancing 10 s in one
+//! step or in 600 steps of 1/60 s gives the identical result.
+
+mod instant;
+mod timers;
+
+pub use instant::{InvalidDuration, SimDuration, SimTime, MICROS_PER_SECOND};
+pub use timers::{TimerKey, TimerQueue};

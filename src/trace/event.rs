@@ -1,0 +1,148 @@
+//! The vocabulary of the trace.
+
+use hecs::Entity;
+
+use crate::attributes::AttributeId;
+use crate::effects::{CueEvent, EffectId};
+use crate::tags::Tag;
+use crate::time::{SimDuration, SimTime};
+
+/// One recorded event.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TraceEvent {
+    /// When it happened.
+    pub time: SimTime,
+    /// What happened.
+    pub kind: TraceKind,
+}
+
+/// Groups of events, for filtering. Combine with `|` on `as u32`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[repr(u32)]
+pub enum TraceCategory {
+    /// Effect application, stacking, execution, removal, blocking.
+    Effects = 1,
+    /// Attribute value changes.
+    Attributes = 2,
+    /// Gameplay cues.
+    Cues = 4,
+}
+
+impl TraceCategory {
+    /// Every category.
+    pub const ALL: u32 = u32::MAX;
+}
+
+/// Why an effect was not applied.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum BlockReason {
+    /// The target did not meet the effect's application requirements.
+    Requirements,
+    /// An active effect on the target grants immunity to it.
+    Immune {
+        /// The effect granting immunity.
+        by: EffectId,
+    },
+}
+
+/// Why an effect ended.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum RemovalReason {
+    /// Its duration ran out.
+    Expired,
+    /// Removed by handle, definition, tag or source on request.
+    Removed,
+    /// Removed by another effect's `remove_effects_with_tags`.
+    RemovedBy(EffectId),
+}
+
+/// What happened.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TraceKind {
+    /// A duration or infinite effect became active (or gained a stack).
+    EffectApplied {
+        /// Who received it.
+        target: Entity,
+        /// Who applied it.
+        source: Option<Entity>,
+        /// Which effect.
+        effect: EffectId,
+        /// Stack count after application.
+        stacks: u32,
+        /// Its duration, `None` when infinite.
+        duration: Option<SimDuration>,
+    },
+    /// An instant or periodic execution changed base values.
+    EffectExecuted {
+        /// Who received it.
+        target: Entity,
+        /// Who applied it.
+        source: Option<Entity>,
+        /// Which effect.
+        effect: EffectId,
+    },
+    /// An application was refused.
+    EffectBlocked {
+        /// The intended target.
+        target: Entity,
+        /// Which effect.
+        effect: EffectId,
+        /// Why.
+        reason: BlockReason,
+    },
+    /// An active effect ended.
+    EffectRemoved {
+        /// Who had it.
+        target: Entity,
+        /// Which effect.
+        effect: EffectId,
+        /// Why.
+        reason: RemovalReason,
+    },
+    /// An active effect stopped (inhibited) or resumed applying.
+    EffectInhibited {
+        /// Who has it.
+        target: Entity,
+        /// Which effect.
+        effect: EffectId,
+        /// `true` when it stopped applying.
+        inhibited: bool,
+    },
+    /// A current attribute value changed.
+    AttributeChanged {
+        /// Whose.
+        entity: Entity,
+        /// Which attribute.
+        attribute: AttributeId,
+        /// Before.
+        old: f64,
+        /// After.
+        new: f64,
+    },
+    /// A gameplay cue fired.
+    Cue {
+        /// On whom.
+        target: Entity,
+        /// Caused by whom.
+        source: Option<Entity>,
+        /// The `GameplayCue.*` tag.
+        cue: Tag,
+        /// Execute, add or remove.
+        event: CueEvent,
+    },
+}
+
+impl TraceKind {
+    /// The category the event is filtered by.
+    pub fn category(&self) -> TraceCategory {
+        match self {
+            TraceKind::EffectApplied { .. }
+            | TraceKind::EffectExecuted { .. }
+            | TraceKind::EffectBlocked { .. }
+            | TraceKind::EffectRemoved { .. }
+            | TraceKind::EffectInhibited { .. } => TraceCategory::Effects,
+            TraceKind::AttributeChanged { .. } => TraceCategory::Attributes,
+            TraceKind::Cue { .. } => TraceCategory::Cues,
+        }
+    }
+}
