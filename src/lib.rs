@@ -52,13 +52,14 @@
 //! |---|---|---|
 //! | `diagnostics` | located errors and warnings, "did you mean" | built |
 //! | `tags` | registry, [`Tag`], [`TagSet`], [`TagQuery`], [`TagCounts`], native tags | built |
-//! | `time` | simulated time, the timer queue | planned (#3) |
-//! | `trace` | the structured record of what happened, renderers | planned (#4, #7) |
+//! | `time` | [`SimTime`], [`SimDuration`], the [`TimerQueue`] | built |
+//! | `trace` | the structured record of what happened ([`Trace`]); renderers | record built; renderers planned (#7) |
 //! | `attributes` | [`AttributeSchema`], per-entity [`Attributes`], the modifier pipeline, derived attributes, [`Breakdown`] | built |
-//! | `effects` | effect definitions and specs, active effects, stacking, meta damage | planned (#3) |
-//! | `abilities` | the per-entity ability system, gameplay events, activation | planned (#4) |
+//! | `effects` | [`EffectDef`]s, [`EffectSpec`]s, active effects ([`EffectHost`]), stacking, periods, meta damage | built |
+//! | `abilities` | the per-entity [`AbilitySystem`] component; gameplay events, activation | component built; abilities planned (#4) |
 //! | `combat` | the CRADL rules: engagement loop, cooldown, weave, chase, math, death | planned (#5, #6) |
-//! | `catalog` | [`Catalog`]: loading and validating `abilities/*.ron` and `tags/*.tags` | attributes; grows with each layer |
+//! | `catalog` | [`Catalog`]: loading and validating `abilities/*.ron` and `tags/*.tags` | attributes, effects; grows with each layer |
+//! | `gas` | the [`Gas`] context: catalog, clock, timers, RNG, trace, hooks; the step loop | built |
 //!
 //! ### Tags
 //!
@@ -87,6 +88,33 @@
 //! a change walks a fixed list: no graph search, lookup or allocation per
 //! entity. Derived rules write their target's *base*, so buffs still layer
 //! on top of a derived value.
+//!
+//! ### Time, effects and the context
+//!
+//! Simulated time is integer microseconds; seconds from data are rounded
+//! once at load. Every timer lives in one [`TimerQueue`] ordered by
+//! `(time, sequence)`, and [`Gas::advance_to`] pops them one at a time, each
+//! at its own instant, so advancing in one step or in many gives identical
+//! results. Cancellation is a generation-checked slot-map removal; nothing
+//! is searched for.
+//!
+//! Effects act on an entity's [`EffectHost`] (attributes, counted owned
+//! tags, active effects). The effect rules are plain methods on the host
+//! that take an explicit context (definitions, clock, timer queue, trace);
+//! only the [`Gas`] touches the `hecs::World`, fetching components and
+//! reading a source's attributes *before* borrowing the target (both may
+//! live in one archetype column). Instant and periodic executions write base
+//! values; meta attributes (`Damage`) drain into their target (`Health`) in
+//! the same step and the outcome goes to the registered [`EffectHook`]s.
+//!
+//! After every step the context *reconciles* the entities whose tags
+//! changed: effects whose ongoing requirements flipped are inhibited or
+//! resumed, live attribute captures are re-read. Reactions live in that one
+//! place and run on every path (application, expiry, removal), instead of
+//! being patched into each event. The layering rule bends in one place: the
+//! runtime systems of every layer run through the one context type, which is
+//! defined last and knows every layer; definitions and rules never call a
+//! layer below them.
 //!
 //! ### Catalog
 //!
