@@ -141,7 +141,12 @@ mod trace;
 
 pub mod prelude;
 
-pub use abilities::AbilitySystem;
+pub use abilities::{
+    AbilityBehaviour, AbilityCx, AbilityData, AbilityDef, AbilityDefs, AbilityId, AbilitySystem,
+    Activation, ActivationFailure, Behaviour, BehaviourData, BehaviourId, ClientId, Cooldown,
+    CooldownData, EffectApplication, EffectApplicationData, EndReason, GameplayEvent, InstanceKey,
+    NetOwner, NetPolicy, Origin, Recipient, Wait, WakeReason,
+};
 pub use attributes::{
     AttributeChange, AttributeChanges, AttributeData, AttributeDef, AttributeError, AttributeId,
     AttributeMode, AttributeSchema, Attributes, Bound, BoundData, Breakdown, Contribution,
@@ -157,7 +162,7 @@ pub use effects::{
     MagnitudeData, MetaOutcome, ModifierData, ModifierDef, Period, PeriodData, PeriodOnReapply,
     SetByCallerError, StackBy, StackExpiry, Stacking, StackingData,
 };
-pub use gas::{EffectHook, Gas};
+pub use gas::{AbilityError, EffectHook, EventOutcome, Gas};
 pub use tags::native;
 pub use tags::{
     NotHeld, Tag, TagCounts, TagOrigin, TagQuery, TagQueryDef, TagRegistry, TagRegistryBuilder,

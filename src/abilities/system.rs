@@ -3,17 +3,20 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::def::AbilityId;
+use super::state::{AbilityState, InstanceKey};
 use crate::attributes::{AttributeId, Attributes};
 use crate::effects::EffectHost;
-use crate::tags::{Tag, TagCounts};
+use crate::tags::{Tag, TagCounts, TagSet};
 
-/// Everything gaskit keeps on one entity: attribute values, owned tags and
-/// active effects. Spawn it with the entity
+/// Everything gaskit keeps on one entity: attribute values, owned tags,
+/// active effects, granted abilities, active ability instances and loose tags. Spawn it with the entity
 /// ([`Gas::new_ability_system`](crate::Gas::new_ability_system)); change it
 /// only through the context ([`Gas`](crate::Gas)), which runs the rules.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct AbilitySystem {
     pub(crate) host: EffectHost,
+    pub(crate) abilities: AbilityState,
     /// Already waiting in the context's reconcile queue.
     #[serde(skip)]
     pub(crate) queued: bool,
@@ -23,6 +26,7 @@ impl AbilitySystem {
     pub(crate) fn new(attributes: Attributes) -> Self {
         Self {
             host: EffectHost::new(attributes),
+            abilities: AbilityState::default(),
             queued: false,
         }
     }
@@ -50,5 +54,40 @@ impl AbilitySystem {
     /// Active effects.
     pub fn effects(&self) -> &EffectHost {
         &self.host
+    }
+
+    /// True when `ability` is granted.
+    pub fn has_ability(&self, ability: AbilityId) -> bool {
+        self.abilities.granted(ability).is_some()
+    }
+
+    /// The granted abilities with their levels, in grant order.
+    pub fn granted_abilities(&self) -> impl Iterator<Item = (AbilityId, u32)> + '_ {
+        self.abilities.granted.iter().map(|g| (g.ability, g.level))
+    }
+
+    /// The running instance of `ability`, if active.
+    pub fn active_instance(&self, ability: AbilityId) -> Option<InstanceKey> {
+        self.abilities.instance_of(ability)
+    }
+
+    /// Every active instance with its ability, in a deterministic order.
+    pub fn active_abilities(&self) -> impl Iterator<Item = (InstanceKey, AbilityId)> + '_ {
+        self.abilities.instances.iter().map(|(k, i)| (k, i.ability))
+    }
+
+    /// What an active instance waits for.
+    pub fn waiting_for(&self, instance: InstanceKey) -> Option<super::Wait> {
+        self.abilities.instances.get(instance).map(|i| i.wait)
+    }
+
+    /// Loose tags (added directly, not by effects), with counts.
+    pub fn loose_tags(&self) -> &TagCounts {
+        &self.abilities.loose
+    }
+
+    /// The loose tags that belong in a saved game.
+    pub fn saved_loose_tags(&self) -> &TagSet {
+        &self.abilities.saved_loose
     }
 }

@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use super::content::ContentFile;
+use crate::abilities::AbilityDefs;
 use crate::attributes::AttributeSchema;
 use crate::diagnostics::{Diagnostic, LoadErrors, SourceFile};
 use crate::effects::EffectDefs;
@@ -19,6 +20,10 @@ pub const DEFAULT_CONTENT_FILES: &[(&str, &str)] = &[
         "abilities/effects.ron",
         include_str!("../../abilities/effects.ron"),
     ),
+    (
+        "abilities/samples.ron",
+        include_str!("../../abilities/samples.ron"),
+    ),
 ];
 
 /// Every definition a simulation uses, compiled and immutable.
@@ -30,6 +35,7 @@ pub struct Catalog {
     tags: TagRegistry,
     attributes: AttributeSchema,
     effects: EffectDefs,
+    abilities: AbilityDefs,
     warnings: Vec<Diagnostic>,
 }
 
@@ -54,6 +60,11 @@ impl Catalog {
     /// The gameplay effect definitions.
     pub fn effects(&self) -> &EffectDefs {
         &self.effects
+    }
+
+    /// The ability definitions.
+    pub fn abilities(&self) -> &AbilityDefs {
+        &self.abilities
     }
 
     /// Warnings found while loading (the load succeeded despite them).
@@ -159,11 +170,14 @@ impl CatalogBuilder {
         let attributes = AttributeSchema::build(&attributes, &profiles, &mut errors);
         let effects = section(&files, |c| &c.effects);
         let effects = EffectDefs::build(&effects, &tags, &attributes, &mut errors);
+        let abilities = section(&files, |c| &c.abilities);
+        let abilities = AbilityDefs::build(&abilities, &tags, &effects, &mut errors);
         let warnings = errors.warnings().cloned().collect();
         errors.into_result(Catalog {
             tags,
             attributes,
             effects,
+            abilities,
             warnings,
         })
     }

@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::abilities::AbilityData;
 use crate::attributes::{AttributeData, DerivedProfileData};
 use crate::effects::EffectData;
 
@@ -23,4 +24,6 @@ pub struct ContentFile {
     pub derived: Vec<DerivedProfileData>,
     /// Gameplay effects.
     pub effects: Vec<EffectData>,
+    /// Abilities.
+    pub abilities: Vec<AbilityData>,
 }

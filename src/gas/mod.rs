@@ -5,6 +5,7 @@
 //! context, the hecs idiom. Every change runs through it, and advancing the
 //! clock is the only way time passes.
 
+mod abilities;
 mod effects;
 mod hooks;
 mod reconcile;
@@ -17,9 +18,10 @@ use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
+pub use abilities::{AbilityError, EventOutcome};
 pub use hooks::EffectHook;
 
-use crate::abilities::AbilitySystem;
+use crate::abilities::{AbilityBehaviour, AbilitySystem, GameplayEvent, InstanceKey};
 use crate::attributes::{Attributes, ProfileId};
 use crate::catalog::Catalog;
 use crate::effects::EffectTimer;
@@ -27,10 +29,24 @@ use crate::time::{SimDuration, SimTime, TimerQueue};
 use crate::trace::Trace;
 
 /// Everything the context schedules.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) enum Timer {
     /// An effect's expiry or period.
     Effect(EffectTimer),
+    /// A queued gameplay event.
+    Event {
+        /// The receiver.
+        to: Entity,
+        /// The event.
+        event: GameplayEvent,
+    },
+    /// An ability instance's delay elapsed.
+    AbilityWake {
+        /// The owner.
+        owner: Entity,
+        /// The instance.
+        instance: InstanceKey,
+    },
 }
 
 impl From<EffectTimer> for Timer {
@@ -61,6 +77,8 @@ pub struct Gas {
     rng: ChaCha8Rng,
     trace: Trace,
     hooks: Arc<[Arc<dyn EffectHook>]>,
+    /// Registered behaviours, indexed by the catalog's behaviour names.
+    behaviours: Vec<Option<Arc<dyn AbilityBehaviour>>>,
     /// Entities whose tags changed since they were last reconciled, in the
     /// order they first changed.
     dirty: VecDeque<Entity>,
@@ -78,8 +96,10 @@ impl Gas {
 
     /// A context whose RNG starts from `seed`.
     pub fn with_seed(catalog: impl Into<Arc<Catalog>>, seed: u64) -> Self {
+        let catalog: Arc<Catalog> = catalog.into();
         Self {
-            catalog: catalog.into(),
+            behaviours: vec![None; catalog.abilities().behaviour_count()],
+            catalog,
             now: SimTime::ZERO,
             timers: TimerQueue::new(),
             rng: ChaCha8Rng::seed_from_u64(seed),
@@ -166,6 +186,10 @@ impl Gas {
     fn dispatch(&mut self, world: &mut World, timer: Timer) {
         match timer {
             Timer::Effect(timer) => self.on_effect_timer(world, timer),
+            Timer::Event { to, event } => {
+                self.handle_event(world, to, event);
+            }
+            Timer::AbilityWake { owner, instance } => self.on_wake_timer(world, owner, instance),
         }
     }
 }

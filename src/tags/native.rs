@@ -135,4 +135,42 @@ native_tags! {
     SKILL_DEFENSE => "Skill.Combat.Defense",
     /// `Skill.Combat.Hitpoints`.
     SKILL_HITPOINTS => "Skill.Combat.Hitpoints",
+    /// `Activation.Fail.Authority`: the event's origin may not activate this.
+    FAIL_AUTHORITY => "Activation.Fail.Authority",
+    /// `Activation.Fail.AlreadyActive`.
+    FAIL_ALREADY_ACTIVE => "Activation.Fail.AlreadyActive",
+    /// `Activation.Fail.BlockedByTags`.
+    FAIL_BLOCKED_BY_TAGS => "Activation.Fail.BlockedByTags",
+    /// `Activation.Fail.MissingTags`.
+    FAIL_MISSING_TAGS => "Activation.Fail.MissingTags",
+    /// `Activation.Fail.SourceRequirements`.
+    FAIL_SOURCE_REQUIREMENTS => "Activation.Fail.SourceRequirements",
+    /// `Activation.Fail.TargetRequirements`.
+    FAIL_TARGET_REQUIREMENTS => "Activation.Fail.TargetRequirements",
+    /// `Activation.Fail.Cooldown`: "Not ready yet."
+    FAIL_COOLDOWN => "Activation.Fail.Cooldown",
+    /// `Activation.Fail.Cost`.
+    FAIL_COST => "Activation.Fail.Cost",
+    /// `Activation.Fail.NoBehaviour`: the ability's behaviour is not registered.
+    FAIL_NO_BEHAVIOUR => "Activation.Fail.NoBehaviour",
+    /// `Activation.Fail.NoTarget`.
+    FAIL_NO_TARGET => "Activation.Fail.NoTarget",
+    /// `Activation.Fail.TargetDead`.
+    FAIL_TARGET_DEAD => "Activation.Fail.TargetDead",
+    /// `Activation.Fail.OutOfRange`: "Out of range."
+    FAIL_OUT_OF_RANGE => "Activation.Fail.OutOfRange",
+    /// `Activation.Fail.Overwhelmed`: the attacker ceiling is reached.
+    FAIL_OVERWHELMED => "Activation.Fail.Overwhelmed",
+    /// `Activation.Fail.NotLearned`.
+    FAIL_NOT_LEARNED => "Activation.Fail.NotLearned",
+    /// `Activation.Fail.LevelTooLow`.
+    FAIL_LEVEL_TOO_LOW => "Activation.Fail.LevelTooLow",
+    /// `Activation.Fail.NoRunes`.
+    FAIL_NO_RUNES => "Activation.Fail.NoRunes",
+    /// `Activation.Fail.NoAmmo`.
+    FAIL_NO_AMMO => "Activation.Fail.NoAmmo",
+    /// `Activation.Fail.WrongTarget`: a weave aimed at another target.
+    FAIL_WRONG_TARGET => "Activation.Fail.WrongTarget",
+    /// `Activation.Fail.InvalidPayload`: the event's payload does not fit.
+    FAIL_INVALID_PAYLOAD => "Activation.Fail.InvalidPayload",
 }

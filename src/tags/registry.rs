@@ -13,6 +13,10 @@ use crate::fs_util::SourceLoader;
 /// The shipped CRADL taxonomy, embedded so a default registry needs no files.
 pub const DEFAULT_TAG_FILES: &[(&str, &str)] = &[
     ("tags/action.tags", include_str!("../../tags/action.tags")),
+    (
+        "tags/activation.tags",
+        include_str!("../../tags/activation.tags"),
+    ),
     ("tags/combat.tags", include_str!("../../tags/combat.tags")),
     (
         "tags/cooldown.tags",

@@ -2,8 +2,9 @@
 
 use hecs::Entity;
 
+use crate::abilities::{AbilityId, ActivationFailure, EndReason};
 use crate::attributes::AttributeId;
-use crate::effects::{CueEvent, EffectId};
+use crate::effects::{CueEvent, EffectError, EffectId};
 use crate::tags::Tag;
 use crate::time::{SimDuration, SimTime};
 
@@ -26,6 +27,8 @@ pub enum TraceCategory {
     Attributes = 2,
     /// Gameplay cues.
     Cues = 4,
+    /// Ability activation, failure and end.
+    Abilities = 8,
 }
 
 impl TraceCategory {
@@ -119,6 +122,42 @@ pub enum TraceKind {
         /// After.
         new: f64,
     },
+    /// An effect could not be applied (a behaviour's application failed).
+    EffectFailed {
+        /// The intended target.
+        target: Entity,
+        /// Which effect.
+        effect: EffectId,
+        /// Why.
+        error: EffectError,
+    },
+    /// An ability activated.
+    AbilityActivated {
+        /// Who runs it.
+        owner: Entity,
+        /// Which ability.
+        ability: AbilityId,
+        /// The triggering event's target.
+        target: Option<Entity>,
+    },
+    /// An ability refused to activate.
+    AbilityFailed {
+        /// Who tried.
+        owner: Entity,
+        /// Which ability.
+        ability: AbilityId,
+        /// Why.
+        reason: ActivationFailure,
+    },
+    /// An active ability ended.
+    AbilityEnded {
+        /// Who ran it.
+        owner: Entity,
+        /// Which ability.
+        ability: AbilityId,
+        /// Why.
+        reason: EndReason,
+    },
     /// A gameplay cue fired.
     Cue {
         /// On whom.
@@ -140,7 +179,11 @@ impl TraceKind {
             | TraceKind::EffectExecuted { .. }
             | TraceKind::EffectBlocked { .. }
             | TraceKind::EffectRemoved { .. }
-            | TraceKind::EffectInhibited { .. } => TraceCategory::Effects,
+            | TraceKind::EffectInhibited { .. }
+            | TraceKind::EffectFailed { .. } => TraceCategory::Effects,
+            TraceKind::AbilityActivated { .. }
+            | TraceKind::AbilityFailed { .. }
+            | TraceKind::AbilityEnded { .. } => TraceCategory::Abilities,
             TraceKind::AttributeChanged { .. } => TraceCategory::Attributes,
             TraceKind::Cue { .. } => TraceCategory::Cues,
         }

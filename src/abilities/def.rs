@@ -1,0 +1,327 @@
+//! Compiled ability definitions.
+
+use serde::{Deserialize, Serialize};
+use smallvec::SmallVec;
+
+use super::data::{AbilityData, BehaviourData, NetPolicy, Recipient};
+use crate::diagnostics::{Diagnostic, LoadErrors, SourceFile};
+use crate::effects::{DurationPolicy, EffectDefs, EffectId, Magnitude};
+use crate::names::NameTable;
+use crate::tags::{Tag, TagQuery, TagRegistry, TagSet};
+
+/// Dense index of an ability definition in the catalog.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct AbilityId(u16);
+
+impl AbilityId {
+    pub(crate) const fn new(index: usize) -> Self {
+        Self(index as u16)
+    }
+
+    /// The dense index.
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// Dense index of a registered behaviour name.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct BehaviourId(u16);
+
+impl BehaviourId {
+    pub(crate) const fn from_index(index: usize) -> Self {
+        Self(index as u16)
+    }
+
+    /// The dense index.
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// A compiled cooldown.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Cooldown {
+    /// The cooldown effect.
+    pub effect: EffectId,
+    /// The SetByCaller key of its duration, when it takes one.
+    pub duration_key: Option<Tag>,
+    /// The authored duration, in seconds.
+    pub seconds: Option<f64>,
+}
+
+/// One effect applied by `ApplyEffects`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EffectApplication {
+    /// The effect.
+    pub effect: EffectId,
+    /// Who receives it.
+    pub to: Recipient,
+    /// SetByCaller values.
+    pub set_by_caller: SmallVec<[(Tag, f64); 2]>,
+    /// SetByCaller key for the event's magnitude.
+    pub event_magnitude: Option<Tag>,
+}
+
+/// What an ability does.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Behaviour {
+    /// Commit, apply, end.
+    ApplyEffects(Vec<EffectApplication>),
+    /// A behaviour registered with the context.
+    Registered(BehaviourId),
+}
+
+/// One compiled ability.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AbilityDef {
+    /// Unique name.
+    pub name: String,
+    /// Activating event tag.
+    pub trigger: Tag,
+    /// Tags cancel/block lists match.
+    pub ability_tags: TagSet,
+    /// Held by the owner while active.
+    pub activation_owned_tags: TagSet,
+    /// Required of the owner.
+    pub activation_required: TagQuery,
+    /// Forbidden to the owner (`None`: nothing blocks).
+    pub activation_blocked: Option<TagQuery>,
+    /// Required of the event's instigator.
+    pub source_required: TagQuery,
+    /// Required of the event's target, which must then exist.
+    pub target_required: Option<TagQuery>,
+    /// Cancelled on activation.
+    pub cancel_abilities_with_tags: TagSet,
+    /// Blocked while active.
+    pub block_abilities_with_tags: TagSet,
+    /// Cancels this ability when added to the owner.
+    pub cancel_on_tags_added: TagSet,
+    /// Cost effect.
+    pub cost: Option<EffectId>,
+    /// Cooldown.
+    pub cooldown: Option<Cooldown>,
+    /// Net policy.
+    pub net: NetPolicy,
+    /// Restart when triggered while active.
+    pub retrigger: bool,
+    /// What it does.
+    pub behaviour: Behaviour,
+}
+
+/// Every ability definition, and the names of registered behaviours they use.
+#[derive(Clone, Debug, Default)]
+pub struct AbilityDefs {
+    defs: Vec<AbilityDef>,
+    names: NameTable,
+    behaviours: NameTable,
+}
+
+impl AbilityDefs {
+    pub(crate) fn build(
+        data: &[(&SourceFile, &AbilityData)],
+        tags: &TagRegistry,
+        effects: &EffectDefs,
+        errors: &mut LoadErrors,
+    ) -> AbilityDefs {
+        let mut out = AbilityDefs {
+            defs: Vec::with_capacity(data.len()),
+            names: NameTable::new("ability"),
+            behaviours: NameTable::new("behaviour"),
+        };
+        let mut files: Vec<&SourceFile> = Vec::new();
+        for &(file, ability) in data {
+            if let Err(problem) = crate::tags::validate_segment(&ability.name) {
+                errors.push(file.error_at(
+                    &ability.name,
+                    format!("invalid ability name `{}`: {problem}", ability.name),
+                ));
+                continue;
+            }
+            if let Err(first) = out.names.insert(&ability.name) {
+                errors.push(file.error_at(
+                    &ability.name,
+                    format!(
+                        "ability `{}` is already defined in {}",
+                        ability.name, files[first].name
+                    ),
+                ));
+                continue;
+            }
+            files.push(file);
+            let def = compile(file, ability, tags, effects, &mut out.behaviours, errors);
+            out.defs.push(def);
+        }
+        out
+    }
+
+    /// Number of abilities.
+    pub fn len(&self) -> usize {
+        self.defs.len()
+    }
+
+    /// True when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.defs.is_empty()
+    }
+
+    /// The definition of `id`.
+    #[inline]
+    pub fn def(&self, id: AbilityId) -> &AbilityDef {
+        &self.defs[id.index()]
+    }
+
+    /// The definition of `id`, if it is in this catalog.
+    pub fn try_def(&self, id: AbilityId) -> Option<&AbilityDef> {
+        self.defs.get(id.index())
+    }
+
+    /// The ability called `name` (load time only).
+    pub fn get(&self, name: &str) -> Option<AbilityId> {
+        self.names.get(name).map(AbilityId::new)
+    }
+
+    /// Every ability id.
+    pub fn ids(&self) -> impl ExactSizeIterator<Item = AbilityId> {
+        (0..self.defs.len()).map(AbilityId::new)
+    }
+
+    /// The id of a registered behaviour name some ability uses.
+    pub fn behaviour(&self, name: &str) -> Option<BehaviourId> {
+        self.behaviours.get(name).map(|i| BehaviourId(i as u16))
+    }
+
+    /// Number of distinct registered behaviour names the abilities use.
+    pub fn behaviour_count(&self) -> usize {
+        self.behaviours.iter().len()
+    }
+
+    /// The name of a registered behaviour.
+    pub fn behaviour_name(&self, id: BehaviourId) -> &str {
+        self.behaviours.iter().nth(id.index()).unwrap_or("?")
+    }
+}
+
+fn compile(
+    file: &SourceFile,
+    data: &AbilityData,
+    tags: &TagRegistry,
+    effects: &EffectDefs,
+    behaviours: &mut NameTable,
+    errors: &mut LoadErrors,
+) -> AbilityDef {
+    let name = data.name.as_str();
+    let located = |needle: &str, e: Diagnostic| -> Diagnostic {
+        let mut e = e.at_text_after(&file.text, name, needle);
+        e.message = format!("ability `{name}`: {}", e.message);
+        e
+    };
+    let tag =
+        |text: &str, errors: &mut LoadErrors| match tags.resolve_in(text, &file.name, &file.text) {
+            Ok(tag) => Some(tag),
+            Err(e) => {
+                errors.push(located(text, e));
+                None
+            }
+        };
+    let tag_set = |texts: &[String], errors: &mut LoadErrors| -> TagSet {
+        texts.iter().filter_map(|t| tag(t, errors)).collect()
+    };
+    let query = |q: &crate::tags::TagQueryDef, errors: &mut LoadErrors| {
+        q.resolve(tags, &file.name, &file.text, errors)
+    };
+    let effect = |text: &str, errors: &mut LoadErrors| match effects.resolve_in(text, file) {
+        Ok(id) => Some(id),
+        Err(e) => {
+            errors.push(located(text, e));
+            None
+        }
+    };
+
+    let trigger =
+        tag(&data.trigger, errors).unwrap_or(tags[crate::tags::native::FAIL_INVALID_PAYLOAD]);
+    let cooldown = data.cooldown.as_ref().and_then(|c| {
+        let id = effect(&c.effect, errors)?;
+        let def = effects.def(id);
+        let duration_key = match &def.duration {
+            DurationPolicy::Duration(Magnitude::SetByCaller(key)) => Some(*key),
+            _ => None,
+        };
+        if def.granted_tags.is_empty() {
+            errors.push(file.error_after(name, &c.effect, format!("ability `{name}`: cooldown effect `{}` grants no tag, so it can never gate anything", c.effect)));
+        }
+        if let Some(seconds) = c.seconds {
+            if !(seconds.is_finite() && seconds >= 0.0) {
+                errors.push(file.error_after(name, "seconds", format!("ability `{name}`: cooldown seconds must be ≥ 0, found {seconds}")));
+            }
+        }
+        Some(Cooldown {
+            effect: id,
+            duration_key,
+            seconds: c.seconds,
+        })
+    });
+    let behaviour = match &data.behaviour {
+        BehaviourData::Registered(behaviour) => {
+            if let Err(problem) = crate::tags::validate_segment(behaviour) {
+                errors.push(file.error_after(
+                    name,
+                    behaviour,
+                    format!("ability `{name}`: invalid behaviour name `{behaviour}`: {problem}"),
+                ));
+            }
+            let index = behaviours
+                .insert(behaviour)
+                .unwrap_or_else(|existing| existing);
+            Behaviour::Registered(BehaviourId(index as u16))
+        }
+        BehaviourData::ApplyEffects(list) => Behaviour::ApplyEffects(
+            list.iter()
+                .filter_map(|application| {
+                    let id = effect(&application.effect, errors)?;
+                    let set_by_caller = application
+                        .set_by_caller
+                        .iter()
+                        .filter_map(|(key, value)| {
+                            if !value.is_finite() {
+                                errors.push(file.error_after(
+                                    name,
+                                    key,
+                                    format!("ability `{name}`: SetByCaller `{key}` must be finite"),
+                                ));
+                            }
+                            Some((tag(key, errors)?, *value))
+                        })
+                        .collect();
+                    Some(EffectApplication {
+                        effect: id,
+                        to: application.to,
+                        set_by_caller,
+                        event_magnitude: application
+                            .event_magnitude
+                            .as_deref()
+                            .and_then(|k| tag(k, errors)),
+                    })
+                })
+                .collect(),
+        ),
+    };
+    AbilityDef {
+        name: data.name.clone(),
+        trigger,
+        ability_tags: tag_set(&data.ability_tags, errors),
+        activation_owned_tags: tag_set(&data.activation_owned_tags, errors),
+        activation_required: query(&data.activation_required, errors),
+        activation_blocked: data.activation_blocked.as_ref().map(|q| query(q, errors)),
+        source_required: query(&data.source_required, errors),
+        target_required: data.target_required.as_ref().map(|q| query(q, errors)),
+        cancel_abilities_with_tags: tag_set(&data.cancel_abilities_with_tags, errors),
+        block_abilities_with_tags: tag_set(&data.block_abilities_with_tags, errors),
+        cancel_on_tags_added: tag_set(&data.cancel_on_tags_added, errors),
+        cost: data.cost.as_deref().and_then(|c| effect(c, errors)),
+        cooldown,
+        net: data.net,
+        retrigger: data.retrigger,
+        behaviour,
+    }
+}

@@ -1,0 +1,96 @@
+//! [`GameplayEvent`]: the one channel through which abilities activate.
+
+use hecs::Entity;
+use serde::{Deserialize, Serialize};
+
+use crate::tags::Tag;
+
+/// A network client, as the game numbers them.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct ClientId(pub u32);
+
+/// Component: the client that owns (controls) an entity. Entities without
+/// it are owned by the server.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct NetOwner(pub ClientId);
+
+/// Where an event came from.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Origin {
+    /// The authority (AI, server systems, the local machine of a single-player game).
+    #[default]
+    Server,
+    /// A client, on behalf of the entities it owns.
+    Client(ClientId),
+}
+
+/// A gameplay event sent to an entity: player input, AI decisions, UI
+/// buttons and cheats all use this one channel.
+#[derive(Copy, Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameplayEvent {
+    /// What happened (`Action.Trigger.Combat.Engage`).
+    pub tag: Tag,
+    /// Who caused it.
+    pub instigator: Option<Entity>,
+    /// Whom it is aimed at.
+    pub target: Option<Entity>,
+    /// A number that goes with it.
+    pub magnitude: Option<f64>,
+    /// An id whose meaning the ability decides (a spell, an item).
+    pub object: Option<u32>,
+    /// A tag that goes with it (the chosen style of `SetStyle`).
+    pub payload: Option<Tag>,
+    /// Where it came from.
+    pub origin: Origin,
+}
+
+impl GameplayEvent {
+    /// A server-originated event with only a tag.
+    pub fn new(tag: Tag) -> Self {
+        Self {
+            tag,
+            instigator: None,
+            target: None,
+            magnitude: None,
+            object: None,
+            payload: None,
+            origin: Origin::Server,
+        }
+    }
+
+    /// Sets the instigator.
+    pub fn instigator(mut self, entity: Entity) -> Self {
+        self.instigator = Some(entity);
+        self
+    }
+
+    /// Sets the target.
+    pub fn target(mut self, entity: Entity) -> Self {
+        self.target = Some(entity);
+        self
+    }
+
+    /// Sets the magnitude.
+    pub fn magnitude(mut self, value: f64) -> Self {
+        self.magnitude = Some(value);
+        self
+    }
+
+    /// Sets the object id.
+    pub fn object(mut self, id: u32) -> Self {
+        self.object = Some(id);
+        self
+    }
+
+    /// Sets the payload tag.
+    pub fn payload(mut self, tag: Tag) -> Self {
+        self.payload = Some(tag);
+        self
+    }
+
+    /// Marks the event as sent by `client`.
+    pub fn from_client(mut self, client: ClientId) -> Self {
+        self.origin = Origin::Client(client);
+        self
+    }
+}

@@ -1,0 +1,81 @@
+//! The per-entity ability state: granted abilities, active instances, loose
+//! tags and ability blocks.
+
+use hecs::Entity;
+use serde::{Deserialize, Serialize};
+use slotmap::{new_key_type, SlotMap};
+use smallvec::SmallVec;
+
+use super::def::AbilityId;
+use super::event::GameplayEvent;
+use crate::tags::{Tag, TagCounts, TagSet};
+use crate::time::TimerKey;
+
+new_key_type! {
+    /// An active ability instance on one entity. Generation-checked: a
+    /// wake-up for an ended instance finds nothing and is ignored.
+    pub struct InstanceKey;
+}
+
+/// What a long-running instance is waiting for.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Wait {
+    /// Nothing; the instance runs only when poked.
+    Nothing,
+    /// A delay (a timer is pending).
+    Delay,
+    /// A gameplay event whose tag matches (parent-aware).
+    Event(Tag),
+    /// The owner gaining the tag (parent-aware).
+    TagAdded(Tag),
+    /// The owner no longer having the tag (parent-aware).
+    TagRemoved(Tag),
+}
+
+/// An active ability.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Instance {
+    pub ability: AbilityId,
+    pub level: u32,
+    /// The event that activated it.
+    pub event: GameplayEvent,
+    pub wait: Wait,
+    pub wait_timer: Option<TimerKey>,
+}
+
+/// A granted ability.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Granted {
+    pub ability: AbilityId,
+    pub level: u32,
+}
+
+/// Everything the ability system keeps per entity besides effects.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub(crate) struct AbilityState {
+    pub granted: SmallVec<[Granted; 4]>,
+    pub instances: SlotMap<InstanceKey, Instance>,
+    /// Tags added by game code or abilities directly, counted.
+    pub loose: TagCounts,
+    /// The loose tags that belong in a saved game.
+    pub saved_loose: TagSet,
+    /// `block_abilities_with_tags` of the active abilities, counted.
+    pub blocked: TagCounts,
+    /// Instances on other entities whose event targets this entity.
+    pub targeted_by: SmallVec<[(Entity, InstanceKey); 2]>,
+}
+
+impl AbilityState {
+    /// The granted entry for `ability`.
+    pub fn granted(&self, ability: AbilityId) -> Option<Granted> {
+        self.granted.iter().copied().find(|g| g.ability == ability)
+    }
+
+    /// The running instance of `ability`.
+    pub fn instance_of(&self, ability: AbilityId) -> Option<InstanceKey> {
+        self.instances
+            .iter()
+            .find(|(_, i)| i.ability == ability)
+            .map(|(k, _)| k)
+    }
+}

@@ -1,0 +1,959 @@
+//! The ability operations of the context: granting, gameplay events,
+//! activation, commit, waits, ending, loose tags and despawning.
+
+use std::fmt;
+use std::sync::Arc;
+
+use hecs::{Entity, World};
+use smallvec::SmallVec;
+
+use super::{Gas, Timer};
+use crate::abilities::{
+    AbilityBehaviour, AbilityCx, AbilityDef, AbilityId, AbilitySystem, Activation,
+    ActivationFailure, Behaviour, EndReason, GameplayEvent, Granted, Instance, InstanceKey,
+    NetOwner, NetPolicy, Origin, Recipient, Wait, WakeReason,
+};
+use crate::attributes::ModOp;
+use crate::diagnostics::nearest;
+use crate::effects::{EffectSpec, Magnitude};
+use crate::tags::{NotHeld, Tag, TagSet};
+use crate::time::{SimDuration, SimTime};
+use crate::trace::TraceKind;
+
+/// A misuse of the ability API. Nothing was changed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AbilityError {
+    /// The entity is despawned or has no ability system.
+    NoSuchEntity(Entity),
+    /// The ability id is not in this catalog.
+    UnknownAbility(AbilityId),
+    /// The ability is not granted to the entity.
+    NotGranted(AbilityId),
+    /// No ability in the catalog uses a behaviour by this name.
+    UnknownBehaviour {
+        /// The name given.
+        name: String,
+        /// The nearest name the catalog uses.
+        suggestion: Option<String>,
+    },
+}
+
+impl fmt::Display for AbilityError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AbilityError::NoSuchEntity(e) => {
+                write!(f, "entity {e:?} is gone or has no ability system")
+            }
+            AbilityError::UnknownAbility(id) => {
+                write!(f, "ability #{} is not in this catalog", id.index())
+            }
+            AbilityError::NotGranted(id) => {
+                write!(f, "ability #{} is not granted to the entity", id.index())
+            }
+            AbilityError::UnknownBehaviour { name, suggestion } => {
+                write!(f, "no ability uses a behaviour called `{name}`")?;
+                if let Some(s) = suggestion {
+                    write!(f, " (did you mean `{s}`?)")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl std::error::Error for AbilityError {}
+
+/// What one gameplay event did.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EventOutcome {
+    /// Every ability the event triggered, with its activation result, in
+    /// grant order.
+    pub activations: SmallVec<[(AbilityId, Result<InstanceKey, ActivationFailure>); 2]>,
+    /// How many waiting instances the event woke.
+    pub woken: usize,
+}
+
+impl EventOutcome {
+    /// True when at least one ability activated.
+    pub fn activated(&self) -> bool {
+        self.activations.iter().any(|(_, r)| r.is_ok())
+    }
+
+    /// The first failure, if any.
+    pub fn first_failure(&self) -> Option<ActivationFailure> {
+        self.activations.iter().find_map(|(_, r)| r.err())
+    }
+}
+
+impl Gas {
+    // ------------------------------------------------------------ setup
+
+    /// Registers the behaviour that abilities written as
+    /// `behaviour: Registered("name")` run. Fails if no ability in the
+    /// catalog uses that name (a typo would otherwise go unnoticed).
+    pub fn register_behaviour(
+        &mut self,
+        name: &str,
+        behaviour: impl AbilityBehaviour + 'static,
+    ) -> Result<(), AbilityError> {
+        let abilities = self.catalog.abilities();
+        let Some(id) = abilities.behaviour(name) else {
+            let used = (0..abilities.behaviour_count())
+                .map(|i| {
+                    abilities
+                        .behaviour_name(crate::abilities::BehaviourId::from_index(i))
+                        .to_owned()
+                })
+                .collect::<Vec<_>>();
+            return Err(AbilityError::UnknownBehaviour {
+                name: name.to_owned(),
+                suggestion: nearest(name, used.iter().map(String::as_str)),
+            });
+        };
+        self.behaviours[id.index()] = Some(Arc::new(behaviour));
+        Ok(())
+    }
+
+    /// Behaviour names the catalog uses that no one has registered.
+    pub fn missing_behaviours(&self) -> Vec<&str> {
+        let abilities = self.catalog.abilities();
+        (0..abilities.behaviour_count())
+            .filter(|&i| self.behaviours[i].is_none())
+            .map(|i| abilities.behaviour_name(crate::abilities::BehaviourId::from_index(i)))
+            .collect()
+    }
+
+    /// Grants `ability` at `level` (re-granting updates the level).
+    pub fn grant_ability(
+        &mut self,
+        world: &mut World,
+        entity: Entity,
+        ability: AbilityId,
+        level: u32,
+    ) -> Result<(), AbilityError> {
+        self.catalog
+            .abilities()
+            .try_def(ability)
+            .ok_or(AbilityError::UnknownAbility(ability))?;
+        let mut system = world
+            .get::<&mut AbilitySystem>(entity)
+            .map_err(|_| AbilityError::NoSuchEntity(entity))?;
+        match system
+            .abilities
+            .granted
+            .iter_mut()
+            .find(|g| g.ability == ability)
+        {
+            Some(granted) => granted.level = level,
+            None => system.abilities.granted.push(Granted { ability, level }),
+        }
+        Ok(())
+    }
+
+    /// Revokes `ability`, ending its running instance first.
+    pub fn revoke_ability(
+        &mut self,
+        world: &mut World,
+        entity: Entity,
+        ability: AbilityId,
+    ) -> Result<(), AbilityError> {
+        let running = {
+            let system = world
+                .get::<&AbilitySystem>(entity)
+                .map_err(|_| AbilityError::NoSuchEntity(entity))?;
+            system
+                .abilities
+                .granted(ability)
+                .ok_or(AbilityError::NotGranted(ability))?;
+            system.abilities.instance_of(ability)
+        };
+        if let Some(instance) = running {
+            self.end_ability(world, entity, instance, EndReason::Revoked);
+        }
+        if let Ok(mut system) = world.get::<&mut AbilitySystem>(entity) {
+            system.abilities.granted.retain(|g| g.ability != ability);
+        }
+        self.reconcile(world);
+        Ok(())
+    }
+
+    // ------------------------------------------------------------ events
+
+    /// Queues `event` for `to` at the current time; it is handled the next
+    /// time the clock advances (even by zero), after everything queued
+    /// before it.
+    pub fn send_event(&mut self, to: Entity, event: GameplayEvent) {
+        self.timers.schedule(self.now, Timer::Event { to, event });
+    }
+
+    /// Queues `event` for `to` at `at` (not before now).
+    pub fn send_event_at(&mut self, at: SimTime, to: Entity, event: GameplayEvent) {
+        self.timers
+            .schedule(at.max(self.now), Timer::Event { to, event });
+    }
+
+    /// Handles `event` on `to` now: wakes instances waiting for it, then
+    /// tries to activate every granted ability whose trigger it matches.
+    pub fn handle_event(
+        &mut self,
+        world: &mut World,
+        to: Entity,
+        event: GameplayEvent,
+    ) -> EventOutcome {
+        let mut outcome = EventOutcome::default();
+        let (waiting, triggered) = {
+            let Ok(system) = world.get::<&AbilitySystem>(to) else {
+                return outcome;
+            };
+            let waiting: SmallVec<[InstanceKey; 2]> = system
+                .abilities
+                .instances
+                .iter()
+                .filter(|(_, i)| matches!(i.wait, Wait::Event(t) if event.tag.matches(t)))
+                .map(|(k, _)| k)
+                .collect();
+            let abilities = self.catalog.abilities();
+            let triggered: SmallVec<[AbilityId; 2]> = system
+                .abilities
+                .granted
+                .iter()
+                .filter(|g| event.tag.matches(abilities.def(g.ability).trigger))
+                .map(|g| g.ability)
+                .collect();
+            (waiting, triggered)
+        };
+        for instance in waiting {
+            if self.clear_wait(world, to, instance, |w| matches!(w, Wait::Event(_))) {
+                outcome.woken += 1;
+                self.wake(world, to, instance, WakeReason::Event(event));
+            }
+        }
+        for ability in triggered {
+            let result = self.activate_ability(world, to, ability, event);
+            outcome.activations.push((ability, result));
+        }
+        self.reconcile(world);
+        outcome
+    }
+
+    // ------------------------------------------------------------ activation
+
+    /// Tries to activate `ability` on `owner` for `event`, through every
+    /// check an event-triggered activation runs (see the module docs of
+    /// the ability layer for their order).
+    pub fn activate_ability(
+        &mut self,
+        world: &mut World,
+        owner: Entity,
+        ability: AbilityId,
+        event: GameplayEvent,
+    ) -> Result<InstanceKey, ActivationFailure> {
+        let result = self.try_activate(world, owner, ability, event);
+        if let Err(reason) = result {
+            self.trace.record(
+                self.now,
+                TraceKind::AbilityFailed {
+                    owner,
+                    ability,
+                    reason,
+                },
+            );
+        }
+        self.reconcile(world);
+        result
+    }
+
+    fn try_activate(
+        &mut self,
+        world: &mut World,
+        owner: Entity,
+        ability: AbilityId,
+        event: GameplayEvent,
+    ) -> Result<InstanceKey, ActivationFailure> {
+        let catalog = self.catalog.clone();
+        let def = catalog
+            .abilities()
+            .try_def(ability)
+            .ok_or(ActivationFailure::NoBehaviour)?;
+        let (level, running) = self.check_activation(world, owner, ability, def, &event)?;
+        if let Some(running) = running {
+            self.end_ability(world, owner, running, EndReason::Retriggered);
+        }
+        Ok(self.start(world, owner, ability, def, level, event))
+    }
+
+    /// Runs every read-only check; returns the granted level and the
+    /// instance a retrigger must end.
+    fn check_activation(
+        &self,
+        world: &World,
+        owner: Entity,
+        ability: AbilityId,
+        def: &AbilityDef,
+        event: &GameplayEvent,
+    ) -> Result<(u32, Option<InstanceKey>), ActivationFailure> {
+        let system = world
+            .get::<&AbilitySystem>(owner)
+            .map_err(|_| ActivationFailure::TargetRequirements)?;
+        let granted = system
+            .abilities
+            .granted(ability)
+            .ok_or(ActivationFailure::NoBehaviour)?;
+        // 1. Authority.
+        if let Origin::Client(client) = event.origin {
+            let owned = world.get::<&NetOwner>(owner).is_ok_and(|o| o.0 == client);
+            if !owned || def.net != NetPolicy::LocalPredicted {
+                return Err(ActivationFailure::Authority);
+            }
+        }
+        // 2. Already active.
+        let running = system.abilities.instance_of(ability);
+        if running.is_some() && !def.retrigger {
+            return Err(ActivationFailure::AlreadyActive);
+        }
+        // 3. Blocked.
+        let owned = system.tags().tags();
+        if def
+            .activation_blocked
+            .as_ref()
+            .is_some_and(|q| !q.is_empty() && q.matches(owned))
+            || system.abilities.blocked.tags().has_any(&def.ability_tags)
+        {
+            return Err(ActivationFailure::BlockedByTags);
+        }
+        // 4. Required.
+        if !def.activation_required.matches(owned) {
+            return Err(ActivationFailure::MissingTags);
+        }
+        // 5. Source and target.
+        let tags_of = |entity: Option<Entity>| {
+            entity.and_then(|e| {
+                world
+                    .get::<&AbilitySystem>(e)
+                    .ok()
+                    .map(|s| s.tags().tags().clone())
+            })
+        };
+        if !def.source_required.is_empty() {
+            let source = tags_of(event.instigator).ok_or(ActivationFailure::SourceRequirements)?;
+            if !def.source_required.matches(&source) {
+                return Err(ActivationFailure::SourceRequirements);
+            }
+        }
+        if let Some(required) = &def.target_required {
+            let target = tags_of(event.target).ok_or(ActivationFailure::TargetRequirements)?;
+            if !required.matches(&target) {
+                return Err(ActivationFailure::TargetRequirements);
+            }
+        }
+        // 6. Cooldown.
+        if let Some(cooldown) = def.cooldown {
+            if owned.has_any(&self.catalog.effects().def(cooldown.effect).granted_tags) {
+                return Err(ActivationFailure::Cooldown);
+            }
+        }
+        // 7. Cost.
+        if let Some(cost) = def.cost {
+            if !self.can_afford(&system, cost, granted.level) {
+                return Err(ActivationFailure::Cost);
+            }
+        }
+        // 8. The behaviour's own validation.
+        match &def.behaviour {
+            Behaviour::ApplyEffects(list) => {
+                let needs = |to: Recipient| list.iter().any(|a| a.to == to);
+                let alive =
+                    |e: Option<Entity>| e.is_some_and(|e| world.get::<&AbilitySystem>(e).is_ok());
+                if (needs(Recipient::Target) && !alive(event.target))
+                    || (needs(Recipient::Instigator) && !alive(event.instigator))
+                {
+                    return Err(ActivationFailure::TargetRequirements);
+                }
+            }
+            Behaviour::Registered(id) => {
+                let behaviour = self.behaviours[id.index()]
+                    .as_ref()
+                    .ok_or(ActivationFailure::NoBehaviour)?;
+                drop(system);
+                let activation = Activation {
+                    owner,
+                    ability,
+                    def,
+                    level: granted.level,
+                    event,
+                };
+                behaviour
+                    .can_activate(world, self, &activation)
+                    .map_err(ActivationFailure::Refused)?;
+            }
+        }
+        Ok((granted.level, running))
+    }
+
+    /// A cost is affordable when no flat cost drives its attribute below
+    /// the attribute's lower bound (or below zero when it has none).
+    fn can_afford(
+        &self,
+        system: &AbilitySystem,
+        cost: crate::effects::EffectId,
+        level: u32,
+    ) -> bool {
+        let schema = self.catalog.attributes();
+        self.catalog.effects().def(cost).modifiers.iter().all(|m| {
+            let amount = match &m.magnitude {
+                Magnitude::Constant(v) => *v,
+                Magnitude::Scaled(table) => table[(level.max(1) as usize).min(table.len()) - 1],
+                _ => return true,
+            };
+            if m.op != ModOp::Flat || amount >= 0.0 {
+                return true;
+            }
+            let floor = match schema.def(m.attribute).min {
+                Some(crate::attributes::Bound::Value(v)) => v,
+                _ => 0.0,
+            };
+            system.current(m.attribute) + amount >= floor
+        })
+    }
+
+    fn start(
+        &mut self,
+        world: &mut World,
+        owner: Entity,
+        ability: AbilityId,
+        def: &AbilityDef,
+        level: u32,
+        event: GameplayEvent,
+    ) -> InstanceKey {
+        let (instance, to_cancel) = {
+            let mut system = world
+                .get::<&mut AbilitySystem>(owner)
+                .expect("checked by check_activation");
+            let instance = system.abilities.instances.insert(Instance {
+                ability,
+                level,
+                event,
+                wait: Wait::Nothing,
+                wait_timer: None,
+            });
+            system.host.grant_tags(&def.activation_owned_tags);
+            system
+                .abilities
+                .blocked
+                .add_all(&def.block_abilities_with_tags);
+            let to_cancel: SmallVec<[InstanceKey; 2]> = if def.cancel_abilities_with_tags.is_empty()
+            {
+                SmallVec::new()
+            } else {
+                let abilities = self.catalog.abilities();
+                system
+                    .abilities
+                    .instances
+                    .iter()
+                    .filter(|&(k, i)| {
+                        k != instance
+                            && abilities
+                                .def(i.ability)
+                                .ability_tags
+                                .has_any(&def.cancel_abilities_with_tags)
+                    })
+                    .map(|(k, _)| k)
+                    .collect()
+            };
+            self.note_touched(owner, &mut system);
+            (instance, to_cancel)
+        };
+        if let Some(target) = event.target.filter(|&t| t != owner) {
+            if let Ok(mut target_system) = world.get::<&mut AbilitySystem>(target) {
+                target_system.abilities.targeted_by.push((owner, instance));
+            }
+        }
+        self.trace.record(
+            self.now,
+            TraceKind::AbilityActivated {
+                owner,
+                ability,
+                target: event.target,
+            },
+        );
+        for other in to_cancel {
+            self.end_ability(world, owner, other, EndReason::CancelledByAbility(ability));
+        }
+        match &def.behaviour {
+            Behaviour::ApplyEffects(_) => {
+                self.run_apply_effects(world, owner, ability, instance, level, event)
+            }
+            Behaviour::Registered(id) => {
+                if let Some(behaviour) = self.behaviours[id.index()].clone() {
+                    let mut cx = AbilityCx {
+                        world,
+                        gas: self,
+                        owner,
+                        ability,
+                        instance,
+                        event,
+                        level,
+                    };
+                    behaviour.activate(&mut cx);
+                }
+            }
+        }
+        instance
+    }
+
+    /// The built-in `ApplyEffects` behaviour: commit, apply, end.
+    fn run_apply_effects(
+        &mut self,
+        world: &mut World,
+        owner: Entity,
+        ability: AbilityId,
+        instance: InstanceKey,
+        level: u32,
+        event: GameplayEvent,
+    ) {
+        if let Err(reason) = self.commit_ability(world, owner, ability, level, None) {
+            let tag = reason.tag(self.catalog.tags());
+            self.end_ability(world, owner, instance, EndReason::Behaviour(tag));
+            return;
+        }
+        let catalog = self.catalog.clone();
+        let Behaviour::ApplyEffects(list) = &catalog.abilities().def(ability).behaviour else {
+            return;
+        };
+        for application in list {
+            let recipient = match application.to {
+                Recipient::Owner => Some(owner),
+                Recipient::Target => event.target,
+                Recipient::Instigator => event.instigator,
+            };
+            let Some(recipient) = recipient else {
+                continue;
+            };
+            let mut spec = EffectSpec::new(application.effect)
+                .with_level(level)
+                .with_source(owner);
+            for &(key, value) in &application.set_by_caller {
+                spec.set(key, value);
+            }
+            if let (Some(key), Some(value)) = (application.event_magnitude, event.magnitude) {
+                spec.set(key, value);
+            }
+            self.apply_effect_recorded(world, recipient, spec);
+        }
+        self.end_ability(world, owner, instance, EndReason::Completed);
+    }
+
+    /// Applies an effect and records a failure in the trace instead of
+    /// returning it (for behaviours that cannot do anything about it).
+    pub(crate) fn apply_effect_recorded(
+        &mut self,
+        world: &mut World,
+        target: Entity,
+        spec: EffectSpec,
+    ) {
+        let effect = spec.effect;
+        if let Err(error) = self.apply_effect(world, target, spec) {
+            self.trace.record(
+                self.now,
+                TraceKind::EffectFailed {
+                    target,
+                    effect,
+                    error,
+                },
+            );
+        }
+    }
+
+    /// Pays `ability`'s cost and applies its cooldown; `seconds` overrides
+    /// the authored cooldown duration.
+    pub(crate) fn commit_ability(
+        &mut self,
+        world: &mut World,
+        owner: Entity,
+        ability: AbilityId,
+        level: u32,
+        seconds: Option<f64>,
+    ) -> Result<(), ActivationFailure> {
+        let catalog = self.catalog.clone();
+        let def = catalog.abilities().def(ability);
+        if let Some(cost) = def.cost {
+            let affordable = world
+                .get::<&AbilitySystem>(owner)
+                .is_ok_and(|system| self.can_afford(&system, cost, level));
+            if !affordable {
+                return Err(ActivationFailure::Cost);
+            }
+            let spec = EffectSpec::new(cost).with_level(level).with_source(owner);
+            self.apply_effect(world, owner, spec)
+                .map_err(|_| ActivationFailure::Cost)?;
+        }
+        if let Some(cooldown) = def.cooldown {
+            let mut spec = EffectSpec::new(cooldown.effect)
+                .with_level(level)
+                .with_source(owner);
+            if let (Some(key), Some(seconds)) =
+                (cooldown.duration_key, seconds.or(cooldown.seconds))
+            {
+                spec.set(key, seconds);
+            }
+            self.apply_effect(world, owner, spec)
+                .map_err(|_| ActivationFailure::Cooldown)?;
+        }
+        Ok(())
+    }
+
+    // ------------------------------------------------------------ ending
+
+    /// Ends an active instance: its wait is dropped, its owned and block
+    /// tags released, then its behaviour's teardown runs. Returns `false`
+    /// (and does nothing) if the instance already ended, so teardown runs
+    /// exactly once whatever the path.
+    pub fn end_ability(
+        &mut self,
+        world: &mut World,
+        owner: Entity,
+        instance: InstanceKey,
+        reason: EndReason,
+    ) -> bool {
+        let catalog = self.catalog.clone();
+        let ended = {
+            let Ok(mut system) = world.get::<&mut AbilitySystem>(owner) else {
+                return false;
+            };
+            let Some(ended) = system.abilities.instances.remove(instance) else {
+                return false;
+            };
+            if let Some(timer) = ended.wait_timer {
+                self.timers.cancel(timer);
+            }
+            let def = catalog.abilities().def(ended.ability);
+            // Both were granted when the instance started.
+            let _ = system.host.release_tags(&def.activation_owned_tags);
+            let _ = system
+                .abilities
+                .blocked
+                .remove_all(&def.block_abilities_with_tags);
+            self.note_touched(owner, &mut system);
+            ended
+        };
+        if let Some(target) = ended.event.target.filter(|&t| t != owner) {
+            if let Ok(mut target_system) = world.get::<&mut AbilitySystem>(target) {
+                target_system
+                    .abilities
+                    .targeted_by
+                    .retain(|&mut (o, k)| (o, k) != (owner, instance));
+            }
+        }
+        self.trace.record(
+            self.now,
+            TraceKind::AbilityEnded {
+                owner,
+                ability: ended.ability,
+                reason,
+            },
+        );
+        if let Behaviour::Registered(id) = catalog.abilities().def(ended.ability).behaviour {
+            if let Some(behaviour) = self.behaviours[id.index()].clone() {
+                let mut cx = AbilityCx {
+                    world,
+                    gas: self,
+                    owner,
+                    ability: ended.ability,
+                    instance,
+                    event: ended.event,
+                    level: ended.level,
+                };
+                behaviour.end(&mut cx, reason);
+            }
+        }
+        true
+    }
+
+    /// Cancels the owner's active abilities whose ability tags match any of
+    /// `with` and none of `without`; returns how many ended.
+    pub fn cancel_abilities(
+        &mut self,
+        world: &mut World,
+        owner: Entity,
+        with: &TagSet,
+        without: &TagSet,
+    ) -> usize {
+        let doomed: SmallVec<[InstanceKey; 2]> = {
+            let Ok(system) = world.get::<&AbilitySystem>(owner) else {
+                return 0;
+            };
+            let abilities = self.catalog.abilities();
+            system
+                .abilities
+                .instances
+                .iter()
+                .filter(|(_, i)| {
+                    let tags = &abilities.def(i.ability).ability_tags;
+                    tags.has_any(with) && !tags.has_any(without)
+                })
+                .map(|(k, _)| k)
+                .collect()
+        };
+        let ended = doomed
+            .into_iter()
+            .filter(|&k| self.end_ability(world, owner, k, EndReason::Cancelled))
+            .count();
+        self.reconcile(world);
+        ended
+    }
+
+    /// Despawns `entity` after ending its instances (`OwnerDespawned`) and
+    /// the instances of others that target it (`TargetLost`), so every
+    /// teardown runs. Returns `false` if the entity did not exist.
+    pub fn despawn(&mut self, world: &mut World, entity: Entity) -> bool {
+        let (own, targeting) = match world.get::<&AbilitySystem>(entity) {
+            Ok(system) => (
+                system
+                    .abilities
+                    .instances
+                    .keys()
+                    .collect::<SmallVec<[InstanceKey; 2]>>(),
+                system.abilities.targeted_by.clone(),
+            ),
+            Err(_) => (SmallVec::new(), SmallVec::new()),
+        };
+        for instance in own {
+            self.end_ability(world, entity, instance, EndReason::OwnerDespawned);
+        }
+        for (other, instance) in targeting {
+            self.end_ability(world, other, instance, EndReason::TargetLost);
+        }
+        let despawned = world.despawn(entity).is_ok();
+        self.reconcile(world);
+        despawned
+    }
+
+    // ------------------------------------------------------------ waits
+
+    pub(crate) fn instance_exists(
+        &self,
+        world: &World,
+        owner: Entity,
+        instance: InstanceKey,
+    ) -> bool {
+        world
+            .get::<&AbilitySystem>(owner)
+            .is_ok_and(|s| s.abilities.instances.contains_key(instance))
+    }
+
+    /// Replaces an instance's wait.
+    pub(crate) fn set_wait(
+        &mut self,
+        world: &mut World,
+        owner: Entity,
+        instance: InstanceKey,
+        wait: Wait,
+        delay: Option<SimDuration>,
+    ) {
+        let Ok(mut system) = world.get::<&mut AbilitySystem>(owner) else {
+            return;
+        };
+        let Some(entry) = system.abilities.instances.get_mut(instance) else {
+            return;
+        };
+        if let Some(timer) = entry.wait_timer.take() {
+            self.timers.cancel(timer);
+        }
+        entry.wait = wait;
+        if let Some(delay) = delay {
+            entry.wait_timer = Some(
+                self.timers
+                    .schedule(self.now + delay, Timer::AbilityWake { owner, instance }),
+            );
+        }
+    }
+
+    /// Clears the wait of an instance if `matches` it; `true` if cleared.
+    fn clear_wait(
+        &mut self,
+        world: &mut World,
+        owner: Entity,
+        instance: InstanceKey,
+        matches: impl Fn(Wait) -> bool,
+    ) -> bool {
+        let Ok(mut system) = world.get::<&mut AbilitySystem>(owner) else {
+            return false;
+        };
+        let Some(entry) = system.abilities.instances.get_mut(instance) else {
+            return false;
+        };
+        if !matches(entry.wait) {
+            return false;
+        }
+        entry.wait = Wait::Nothing;
+        if let Some(timer) = entry.wait_timer.take() {
+            self.timers.cancel(timer);
+        }
+        true
+    }
+
+    /// Runs a behaviour's `wake`, first ending the instance if its target
+    /// has gone.
+    fn wake(
+        &mut self,
+        world: &mut World,
+        owner: Entity,
+        instance: InstanceKey,
+        reason: WakeReason,
+    ) {
+        let Some((ability, event, level)) = world.get::<&AbilitySystem>(owner).ok().and_then(|s| {
+            s.abilities
+                .instances
+                .get(instance)
+                .map(|i| (i.ability, i.event, i.level))
+        }) else {
+            return;
+        };
+        if event.target.is_some_and(|t| !world.contains(t)) {
+            self.end_ability(world, owner, instance, EndReason::TargetLost);
+            return;
+        }
+        if let Behaviour::Registered(id) = self.catalog.abilities().def(ability).behaviour {
+            if let Some(behaviour) = self.behaviours[id.index()].clone() {
+                let mut cx = AbilityCx {
+                    world,
+                    gas: self,
+                    owner,
+                    ability,
+                    instance,
+                    event,
+                    level,
+                };
+                behaviour.wake(&mut cx, reason);
+            }
+        }
+    }
+
+    /// A delay elapsed.
+    pub(super) fn on_wake_timer(
+        &mut self,
+        world: &mut World,
+        owner: Entity,
+        instance: InstanceKey,
+    ) {
+        let still_waiting = {
+            let Ok(mut system) = world.get::<&mut AbilitySystem>(owner) else {
+                return;
+            };
+            match system.abilities.instances.get_mut(instance) {
+                Some(entry) if entry.wait == Wait::Delay => {
+                    entry.wait = Wait::Nothing;
+                    entry.wait_timer = None;
+                    true
+                }
+                _ => false,
+            }
+        };
+        if still_waiting {
+            self.wake(world, owner, instance, WakeReason::Delay);
+        }
+    }
+
+    /// Reactions of abilities to the owner's tag changes: cancel-on-tags-added
+    /// (parent-aware), then tag waits.
+    pub(super) fn ability_tag_reactions(
+        &mut self,
+        world: &mut World,
+        owner: Entity,
+        appeared: &TagSet,
+        vanished: &TagSet,
+    ) {
+        let (cancel, wake) = {
+            let Ok(system) = world.get::<&AbilitySystem>(owner) else {
+                return;
+            };
+            let abilities = self.catalog.abilities();
+            let owned = system.tags().tags();
+            let mut cancel: SmallVec<[(InstanceKey, Tag); 2]> = SmallVec::new();
+            let mut wake: SmallVec<[(InstanceKey, WakeReason); 2]> = SmallVec::new();
+            for (key, instance) in &system.abilities.instances {
+                let def = abilities.def(instance.ability);
+                let trigger = def
+                    .cancel_on_tags_added
+                    .iter()
+                    .find(|&t| appeared.has(t) && !def.activation_owned_tags.has(t));
+                if let Some(tag) = trigger {
+                    let leaf = appeared.iter().find(|a| a.matches(tag)).unwrap_or(tag);
+                    cancel.push((key, leaf));
+                    continue;
+                }
+                match instance.wait {
+                    Wait::TagAdded(t) if appeared.has(t) => {
+                        wake.push((key, WakeReason::TagAdded(t)))
+                    }
+                    Wait::TagRemoved(t) if vanished.has(t) && !owned.has(t) => {
+                        wake.push((key, WakeReason::TagRemoved(t)))
+                    }
+                    _ => {}
+                }
+            }
+            (cancel, wake)
+        };
+        for (instance, tag) in cancel {
+            self.end_ability(world, owner, instance, EndReason::CancelledByTag(tag));
+        }
+        for (instance, reason) in wake {
+            if self.clear_wait(world, owner, instance, |w| {
+                matches!(w, Wait::TagAdded(_) | Wait::TagRemoved(_))
+            }) {
+                self.wake(world, owner, instance, reason);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------ loose tags
+
+    /// Adds one reference to a loose tag; `saved` marks it as part of saved
+    /// state. Returns `true` when the tag became present.
+    pub fn add_loose_tag(
+        &mut self,
+        world: &mut World,
+        entity: Entity,
+        tag: Tag,
+        saved: bool,
+    ) -> bool {
+        let appeared = {
+            let Ok(mut system) = world.get::<&mut AbilitySystem>(entity) else {
+                return false;
+            };
+            system.abilities.loose.add(tag);
+            if saved {
+                system.abilities.saved_loose.insert(tag);
+            }
+            let before = system.host.tags.tags().has_exact(tag);
+            system.host.grant_tags(&std::iter::once(tag).collect());
+            self.note_touched(entity, &mut system);
+            !before
+        };
+        self.reconcile(world);
+        appeared
+    }
+
+    /// Releases one reference to a loose tag; `Ok(true)` when it vanished.
+    pub fn remove_loose_tag(
+        &mut self,
+        world: &mut World,
+        entity: Entity,
+        tag: Tag,
+    ) -> Result<bool, NotHeld> {
+        let vanished = {
+            let Ok(mut system) = world.get::<&mut AbilitySystem>(entity) else {
+                return Err(NotHeld(tag));
+            };
+            system.abilities.loose.remove(tag)?;
+            if system.abilities.loose.count(tag) == 0 {
+                system.abilities.saved_loose.remove(tag);
+            }
+            system.host.release_tags(&std::iter::once(tag).collect())?;
+            self.note_touched(entity, &mut system);
+            !system.host.tags.tags().has_exact(tag)
+        };
+        self.reconcile(world);
+        Ok(vanished)
+    }
+}

@@ -1,0 +1,870 @@
+//! The ability system: events, activation rules, commit, long-running
+//! instances, end paths and authority.
+
+use std::sync::{Arc, Mutex};
+
+use gaskit::prelude::*;
+use gaskit::{
+    AbilityBehaviour, AbilityCx, AbilityId, ActivationFailure, ClientId, EndReason, GameplayEvent,
+    NetOwner, TraceKind, WakeReason,
+};
+use hecs::{Entity, World};
+
+const TAGS: &str = "
+Test.Trigger.Channel
+Test.Trigger.Watch
+Test.Trigger.Interrupt
+Test.Trigger.Shield
+Test.Trigger.NeedsBuff
+Test.Trigger.Strike
+Test.Trigger.Ping
+Test.Ability.Channel
+Test.State.Channeling
+Cooldown.Test.Channel
+";
+
+const CONTENT: &str = r#"(
+    attributes: [(name: "Mana", base: 25, min: 0)],
+    effects: [
+        (name: "GE_ManaCost", modifiers: [(attribute: "Mana", op: Flat, magnitude: Constant(-10))]),
+        (name: "GE_Channel_Cooldown", duration: Duration(SetByCaller("Cooldown.Test.Channel")),
+         granted_tags: ["Cooldown.Test.Channel"]),
+    ],
+    abilities: [
+        (name: "GA_Channel", trigger: "Test.Trigger.Channel",
+         ability_tags: ["Test.Ability.Channel"], activation_owned_tags: ["Test.State.Channeling"],
+         activation_blocked: (any: ["Status.Stunned"]),
+         cancel_on_tags_added: ["Action.Modal", "Status.Dead"],
+         cost: "GE_ManaCost", cooldown: (effect: "GE_Channel_Cooldown", seconds: 5),
+         behaviour: Registered("Channel")),
+        (name: "GA_Watcher", trigger: "Test.Trigger.Watch", behaviour: Registered("Watcher")),
+        (name: "GA_Interrupt", trigger: "Test.Trigger.Interrupt",
+         cancel_abilities_with_tags: ["Test.Ability.Channel"], behaviour: ApplyEffects([])),
+        (name: "GA_Shield", trigger: "Test.Trigger.Shield",
+         block_abilities_with_tags: ["Test.Ability.Channel"], behaviour: Registered("Hold")),
+        (name: "GA_NeedsBuff", trigger: "Test.Trigger.NeedsBuff",
+         activation_required: (all: ["Status.Buff"]), behaviour: ApplyEffects([])),
+        (name: "GA_Death", trigger: "Combat.Event.Death", net: ServerOnly,
+         behaviour: ApplyEffects([(effect: "GE_Dead", to: Owner)])),
+        (name: "GA_Strike", trigger: "Test.Trigger.Strike", retrigger: true, behaviour: Registered("Strike")),
+        (name: "GA_Ping", trigger: "Test.Trigger.Ping", behaviour: Registered("Ping")),
+    ],
+)"#;
+
+type Log = Arc<Mutex<Vec<String>>>;
+
+/// Channels: commit, then tick every second three times, then end.
+struct Channel(Log);
+
+impl AbilityBehaviour for Channel {
+    fn activate(&self, cx: &mut AbilityCx<'_>) {
+        if cx.commit().is_err() {
+            cx.end();
+            return;
+        }
+        self.0
+            .lock()
+            .unwrap()
+            .push(format!("{} start", cx.gas.now()));
+        cx.wait_delay(SimDuration::from_secs(1));
+    }
+
+    fn wake(&self, cx: &mut AbilityCx<'_>, reason: WakeReason) {
+        let mut log = self.0.lock().unwrap();
+        log.push(format!("{} tick {reason:?}", cx.gas.now()));
+        let ticks = log.iter().filter(|l| l.contains("tick")).count();
+        drop(log);
+        if ticks >= 3 {
+            cx.end();
+        } else {
+            cx.wait_delay(SimDuration::from_secs(1));
+        }
+    }
+
+    fn end(&self, cx: &mut AbilityCx<'_>, reason: EndReason) {
+        self.0
+            .lock()
+            .unwrap()
+            .push(format!("{} teardown {reason:?}", cx.gas.now()));
+    }
+}
+
+/// Waits for an event, then a tag, then its removal.
+struct Watcher(Log, Tag, Tag);
+
+impl AbilityBehaviour for Watcher {
+    fn activate(&self, cx: &mut AbilityCx<'_>) {
+        cx.wait_event(self.1);
+    }
+
+    fn wake(&self, cx: &mut AbilityCx<'_>, reason: WakeReason) {
+        self.0
+            .lock()
+            .unwrap()
+            .push(format!("{} {reason:?}", cx.gas.now()).replace(char::is_whitespace, ""));
+        match reason {
+            WakeReason::Event(_) => cx.wait_tag_added(self.2),
+            WakeReason::TagAdded(_) => cx.wait_tag_removed(self.2),
+            _ => cx.end(),
+        }
+    }
+}
+
+/// Stays active until cancelled.
+struct Hold;
+
+impl AbilityBehaviour for Hold {
+    fn activate(&self, cx: &mut AbilityCx<'_>) {
+        cx.wait_delay(SimDuration::from_secs(1000));
+    }
+}
+
+/// Long-running with a target; counts teardowns.
+struct Strike(Log);
+
+impl AbilityBehaviour for Strike {
+    fn can_activate(
+        &self,
+        world: &World,
+        _: &Gas,
+        activation: &gaskit::Activation<'_>,
+    ) -> Result<(), Tag> {
+        match activation.event.target {
+            Some(target) if world.contains(target) => Ok(()),
+            _ => Err(Tag::clone(&activation.def.trigger)),
+        }
+    }
+
+    fn activate(&self, cx: &mut AbilityCx<'_>) {
+        cx.wait_delay(SimDuration::from_secs(2));
+    }
+
+    fn wake(&self, cx: &mut AbilityCx<'_>, _: WakeReason) {
+        cx.wait_delay(SimDuration::from_secs(2));
+    }
+
+    fn end(&self, _: &mut AbilityCx<'_>, reason: EndReason) {
+        self.0.lock().unwrap().push(format!("teardown {reason:?}"));
+    }
+}
+
+/// Records activation order.
+struct Ping(Log);
+
+impl AbilityBehaviour for Ping {
+    fn activate(&self, cx: &mut AbilityCx<'_>) {
+        let label = cx.event.magnitude.unwrap_or(-1.0);
+        self.0
+            .lock()
+            .unwrap()
+            .push(format!("{} ping {label}", cx.gas.now()));
+        cx.end();
+    }
+}
+
+struct Sim {
+    world: World,
+    gas: Gas,
+    hero: Entity,
+    foe: Entity,
+    log: Log,
+}
+
+impl Sim {
+    fn new() -> Self {
+        let mut builder = CatalogBuilder::with_defaults();
+        builder.tags().add_source("test.tags", TAGS);
+        builder.add_source("test.ron", CONTENT);
+        let catalog = builder.build().unwrap_or_else(|e| panic!("{e}"));
+        let mut gas = Gas::new(catalog);
+        let log: Log = Arc::default();
+        let tags = gas.catalog().tags().clone();
+        gas.register_behaviour("Channel", Channel(log.clone()))
+            .unwrap();
+        gas.register_behaviour(
+            "Watcher",
+            Watcher(
+                log.clone(),
+                tags.get("Test.Trigger.Ping").unwrap(),
+                tags[native::STATUS_STUNNED],
+            ),
+        )
+        .unwrap();
+        gas.register_behaviour("Hold", Hold).unwrap();
+        gas.register_behaviour("Strike", Strike(log.clone()))
+            .unwrap();
+        gas.register_behaviour("Ping", Ping(log.clone())).unwrap();
+        assert!(gas.missing_behaviours().is_empty());
+        let mut world = World::new();
+        let hero = world.spawn((gas.new_ability_system(), NetOwner(ClientId(7))));
+        let foe = world.spawn((gas.new_ability_system(),));
+        let mut sim = Sim {
+            world,
+            gas,
+            hero,
+            foe,
+            log,
+        };
+        for entity in [hero, foe] {
+            for ability in sim.gas.catalog().abilities().ids().collect::<Vec<_>>() {
+                sim.gas
+                    .grant_ability(&mut sim.world, entity, ability, 1)
+                    .unwrap();
+            }
+        }
+        sim
+    }
+
+    fn tag(&self, name: &str) -> Tag {
+        self.gas
+            .catalog()
+            .tags()
+            .get(name)
+            .unwrap_or_else(|| panic!("{name}"))
+    }
+
+    fn ability(&self, name: &str) -> AbilityId {
+        self.gas.catalog().abilities().get(name).unwrap()
+    }
+
+    fn event(&self, name: &str) -> GameplayEvent {
+        GameplayEvent::new(self.tag(name))
+    }
+
+    fn fire(
+        &mut self,
+        to: Entity,
+        event: GameplayEvent,
+    ) -> Result<gaskit::InstanceKey, ActivationFailure> {
+        let outcome = self.gas.handle_event(&mut self.world, to, event);
+        assert_eq!(outcome.activations.len(), 1, "{outcome:?}");
+        outcome.activations[0].1
+    }
+
+    fn at(&mut self, secs: f64) {
+        self.gas
+            .advance_to(&mut self.world, SimTime::from_secs_f64(secs).unwrap());
+    }
+
+    fn system(&self, entity: Entity) -> hecs::Ref<'_, AbilitySystem> {
+        self.world.get::<&AbilitySystem>(entity).unwrap()
+    }
+
+    fn active(&self, entity: Entity, ability: &str) -> bool {
+        self.system(entity)
+            .active_instance(self.ability(ability))
+            .is_some()
+    }
+
+    fn mana(&self, entity: Entity) -> f64 {
+        let mana = self.gas.catalog().attributes().get("Mana").unwrap();
+        self.system(entity).current(mana)
+    }
+
+    fn has(&self, entity: Entity, tag: &str) -> bool {
+        self.system(entity).has_tag(self.tag(tag))
+    }
+
+    fn log(&self) -> Vec<String> {
+        self.log.lock().unwrap().clone()
+    }
+
+    fn teardowns(&self) -> usize {
+        self.log().iter().filter(|l| l.contains("teardown")).count()
+    }
+}
+
+// ------------------------------------------------------------- activation rules
+
+#[test]
+fn commit_pays_cost_and_cooldown_and_a_second_try_is_not_ready_yet() {
+    let mut sim = Sim::new();
+    let hero = sim.hero;
+    sim.fire(hero, sim.event("Test.Trigger.Channel")).unwrap();
+    assert!(
+        sim.has(hero, "Test.State.Channeling"),
+        "activation-owned tag"
+    );
+    assert_eq!(sim.mana(hero), 15.0);
+    assert!(sim.has(hero, "Cooldown.Test.Channel"));
+    sim.at(3.0);
+    assert!(!sim.active(hero, "GA_Channel") && !sim.has(hero, "Test.State.Channeling"));
+    let failure = sim
+        .fire(hero, sim.event("Test.Trigger.Channel"))
+        .unwrap_err();
+    assert_eq!(failure, ActivationFailure::Cooldown);
+    assert_eq!(failure.message(sim.gas.catalog().tags()), "Not ready yet.");
+    assert_eq!(sim.mana(hero), 15.0, "a refused activation pays nothing");
+    sim.at(5.0);
+    sim.fire(hero, sim.event("Test.Trigger.Channel")).unwrap();
+    assert_eq!(sim.mana(hero), 5.0);
+    sim.at(10.0);
+    assert_eq!(
+        sim.fire(hero, sim.event("Test.Trigger.Channel")),
+        Err(ActivationFailure::Cost)
+    );
+    assert_eq!(sim.mana(hero), 5.0);
+    assert!(
+        !sim.has(hero, "Cooldown.Test.Channel"),
+        "a refused activation burns no cooldown"
+    );
+}
+
+#[test]
+fn blocked_and_required_tags_refuse_before_commit() {
+    let mut sim = Sim::new();
+    let hero = sim.hero;
+    let stun = sim.tag("Status.Stunned");
+    let stun_effect = sim.gas.catalog().effects().get("GE_Stun").unwrap();
+    sim.gas
+        .apply_effect(
+            &mut sim.world,
+            hero,
+            EffectSpec::new(stun_effect).with_set_by_caller(stun, 1.0),
+        )
+        .unwrap();
+    assert_eq!(
+        sim.fire(hero, sim.event("Test.Trigger.Channel")),
+        Err(ActivationFailure::BlockedByTags)
+    );
+    assert_eq!(sim.mana(hero), 25.0);
+    assert_eq!(
+        sim.fire(hero, sim.event("Test.Trigger.NeedsBuff")),
+        Err(ActivationFailure::MissingTags)
+    );
+    let haste = sim.tag("Status.Buff.Haste");
+    sim.gas.add_loose_tag(&mut sim.world, hero, haste, false);
+    assert!(
+        sim.fire(hero, sim.event("Test.Trigger.NeedsBuff")).is_ok(),
+        "required Status.Buff, parent-aware"
+    );
+    let failures = sim
+        .gas
+        .trace()
+        .events()
+        .iter()
+        .filter(|e| matches!(e.kind, TraceKind::AbilityFailed { .. }))
+        .count();
+    assert_eq!(failures, 2, "every failure is recorded");
+}
+
+#[test]
+fn cancel_with_tag_and_block_with_tag_match_ability_tags() {
+    let mut sim = Sim::new();
+    let hero = sim.hero;
+    sim.fire(hero, sim.event("Test.Trigger.Channel")).unwrap();
+    sim.fire(hero, sim.event("Test.Trigger.Interrupt")).unwrap();
+    assert!(!sim.active(hero, "GA_Channel"));
+    let interrupt = sim.ability("GA_Interrupt");
+    assert_eq!(
+        sim.log().last().unwrap(),
+        &format!("0.000 teardown CancelledByAbility({interrupt:?})")
+    );
+
+    sim.at(5.0);
+    sim.fire(hero, sim.event("Test.Trigger.Shield")).unwrap();
+    assert_eq!(
+        sim.fire(hero, sim.event("Test.Trigger.Channel")),
+        Err(ActivationFailure::BlockedByTags)
+    );
+    let with: TagSet = std::iter::once(sim.tag("Test.Ability")).collect();
+    assert_eq!(
+        sim.gas
+            .cancel_abilities(&mut sim.world, hero, &with, &TagSet::new()),
+        0,
+        "the shield has no ability tags"
+    );
+    let shield_instance = sim
+        .system(hero)
+        .active_instance(sim.ability("GA_Shield"))
+        .unwrap();
+    assert!(sim
+        .gas
+        .end_ability(&mut sim.world, hero, shield_instance, EndReason::Cancelled));
+    sim.fire(hero, sim.event("Test.Trigger.Channel")).unwrap();
+    let channel_tag: TagSet = std::iter::once(sim.tag("Test.Ability")).collect();
+    let without: TagSet = std::iter::once(sim.tag("Test.Ability.Channel")).collect();
+    assert_eq!(
+        sim.gas
+            .cancel_abilities(&mut sim.world, hero, &channel_tag, &without),
+        0,
+        "without excludes it"
+    );
+    assert_eq!(
+        sim.gas
+            .cancel_abilities(&mut sim.world, hero, &channel_tag, &TagSet::new()),
+        1
+    );
+    assert!(!sim.active(hero, "GA_Channel"));
+}
+
+#[test]
+fn cancel_on_tags_added_matches_parents() {
+    let mut sim = Sim::new();
+    let hero = sim.hero;
+    sim.fire(hero, sim.event("Test.Trigger.Channel")).unwrap();
+    let banking = sim.tag("Action.Modal.Banking");
+    sim.gas.add_loose_tag(&mut sim.world, hero, banking, false);
+    assert!(
+        !sim.active(hero, "GA_Channel"),
+        "Action.Modal cancels on Action.Modal.Banking"
+    );
+    assert_eq!(
+        sim.log().last().unwrap(),
+        &format!("0.000 teardown CancelledByTag({banking:?})")
+    );
+}
+
+#[test]
+fn retrigger_restarts_and_already_active_refuses() {
+    let mut sim = Sim::new();
+    let (hero, foe) = (sim.hero, sim.foe);
+    let first = sim
+        .fire(hero, sim.event("Test.Trigger.Strike").target(foe))
+        .unwrap();
+    let second = sim
+        .fire(hero, sim.event("Test.Trigger.Strike").target(foe))
+        .unwrap();
+    assert_ne!(first, second);
+    assert_eq!(sim.log(), ["teardown Retriggered"]);
+    sim.fire(hero, sim.event("Test.Trigger.Shield")).unwrap();
+    assert_eq!(
+        sim.fire(hero, sim.event("Test.Trigger.Shield")),
+        Err(ActivationFailure::AlreadyActive)
+    );
+}
+
+#[test]
+fn behaviour_validation_refuses_before_anything_starts() {
+    let mut sim = Sim::new();
+    let hero = sim.hero;
+    let failure = sim
+        .fire(hero, sim.event("Test.Trigger.Strike"))
+        .unwrap_err();
+    assert!(matches!(failure, ActivationFailure::Refused(_)));
+    assert!(!sim.active(hero, "GA_Strike"));
+    assert_eq!(sim.teardowns(), 0, "nothing started, nothing to tear down");
+}
+
+// ------------------------------------------------------------- waits
+
+fn channel_log(steps: &[f64]) -> Vec<String> {
+    let mut sim = Sim::new();
+    sim.at(0.25);
+    let hero = sim.hero;
+    sim.gas.send_event(hero, sim.event("Test.Trigger.Channel"));
+    let mut t = 0.25;
+    for step in steps {
+        t += step;
+        sim.at(t);
+    }
+    sim.log()
+}
+
+#[test]
+fn waits_wake_at_their_own_instants_whatever_the_step() {
+    let expected = [
+        "0.250 start",
+        "1.250 tick Delay",
+        "2.250 tick Delay",
+        "3.250 tick Delay",
+        "3.250 teardown Completed",
+    ];
+    assert_eq!(channel_log(&[10.0]), expected);
+    assert_eq!(channel_log(&[0.0, 10.0]), expected);
+    for step in [1.0 / 20.0, 1.0 / 60.0, 1.0 / 144.0, 0.999_999] {
+        let steps = vec![step; (5.0 / step) as usize + 1];
+        assert_eq!(channel_log(&steps), expected, "step {step}");
+    }
+}
+
+#[test]
+fn waits_for_events_and_tags() {
+    let mut sim = Sim::new();
+    let hero = sim.hero;
+    sim.fire(hero, sim.event("Test.Trigger.Watch")).unwrap();
+    let ping = sim.event("Test.Trigger.Ping").magnitude(1.0);
+    sim.gas.handle_event(&mut sim.world, hero, ping);
+    let stun = sim.tag("Status.Stunned");
+    sim.at(1.0);
+    sim.gas.add_loose_tag(&mut sim.world, hero, stun, false);
+    sim.at(2.0);
+    sim.gas
+        .remove_loose_tag(&mut sim.world, hero, stun)
+        .unwrap();
+    let log = sim.log();
+    assert!(log[0].starts_with("0.000Event("), "{log:?}");
+    assert_eq!(log[1], "0.000 ping 1");
+    assert_eq!(
+        log[2],
+        format!("1.000TagAdded({stun:?})").replace(char::is_whitespace, "")
+    );
+    assert_eq!(
+        log[3],
+        format!("2.000TagRemoved({stun:?})").replace(char::is_whitespace, "")
+    );
+    assert!(!sim.active(hero, "GA_Watcher"));
+}
+
+#[test]
+fn events_at_the_same_instant_are_handled_in_send_order() {
+    let mut sim = Sim::new();
+    let hero = sim.hero;
+    for i in [3.0, 1.0, 2.0] {
+        sim.gas.send_event_at(
+            SimTime::from_secs_f64(1.0).unwrap(),
+            hero,
+            sim.event("Test.Trigger.Ping").magnitude(i),
+        );
+    }
+    sim.gas
+        .send_event(hero, sim.event("Test.Trigger.Ping").magnitude(0.0));
+    sim.at(5.0);
+    assert_eq!(
+        sim.log(),
+        [
+            "0.000 ping 0",
+            "1.000 ping 3",
+            "1.000 ping 1",
+            "1.000 ping 2"
+        ]
+    );
+}
+
+// ------------------------------------------------------------- end paths
+
+#[test]
+fn teardown_runs_exactly_once_on_every_end_path() {
+    // Ended by the behaviour itself.
+    let mut sim = Sim::new();
+    sim.fire(sim.hero, sim.event("Test.Trigger.Channel"))
+        .unwrap();
+    sim.at(10.0);
+    assert_eq!(sim.teardowns(), 1);
+
+    // Cancelled by tag: owner death (Status.Dead from the death ability).
+    let mut sim = Sim::new();
+    let hero = sim.hero;
+    sim.fire(hero, sim.event("Test.Trigger.Channel")).unwrap();
+    sim.fire(hero, sim.event("Combat.Event.Death")).unwrap();
+    assert!(sim.has(hero, "Status.Dead"));
+    sim.at(10.0);
+    assert_eq!(
+        sim.log()
+            .iter()
+            .filter(|l| l.contains("teardown"))
+            .collect::<Vec<_>>()
+            .len(),
+        1
+    );
+    assert!(sim.log().last().unwrap().contains("CancelledByTag"));
+
+    // Explicit end twice: the second does nothing.
+    let mut sim = Sim::new();
+    let (hero, foe) = (sim.hero, sim.foe);
+    let key = sim
+        .fire(hero, sim.event("Test.Trigger.Strike").target(foe))
+        .unwrap();
+    assert!(sim
+        .gas
+        .end_ability(&mut sim.world, hero, key, EndReason::Cancelled));
+    assert!(!sim
+        .gas
+        .end_ability(&mut sim.world, hero, key, EndReason::Cancelled));
+    sim.at(10.0);
+    assert_eq!(sim.log(), ["teardown Cancelled"]);
+
+    // Owner despawned through the context.
+    let mut sim = Sim::new();
+    let (hero, foe) = (sim.hero, sim.foe);
+    sim.fire(hero, sim.event("Test.Trigger.Strike").target(foe))
+        .unwrap();
+    assert!(sim.gas.despawn(&mut sim.world, hero));
+    sim.at(10.0);
+    assert_eq!(sim.log(), ["teardown OwnerDespawned"]);
+
+    // Target despawned through the context.
+    let mut sim = Sim::new();
+    let (hero, foe) = (sim.hero, sim.foe);
+    sim.fire(hero, sim.event("Test.Trigger.Strike").target(foe))
+        .unwrap();
+    sim.gas.despawn(&mut sim.world, foe);
+    sim.at(10.0);
+    assert_eq!(sim.log(), ["teardown TargetLost"]);
+    assert!(!sim.active(hero, "GA_Strike"));
+
+    // Target despawned behind the context's back: noticed at the next wake.
+    let mut sim = Sim::new();
+    let (hero, foe) = (sim.hero, sim.foe);
+    sim.fire(hero, sim.event("Test.Trigger.Strike").target(foe))
+        .unwrap();
+    sim.world.despawn(foe).unwrap();
+    sim.at(1.9);
+    assert!(sim.active(hero, "GA_Strike"));
+    sim.at(2.0);
+    assert_eq!(sim.log(), ["teardown TargetLost"]);
+
+    // Owner despawned behind the context's back: its wake-ups are ignored.
+    let mut sim = Sim::new();
+    let (hero, foe) = (sim.hero, sim.foe);
+    sim.fire(hero, sim.event("Test.Trigger.Strike").target(foe))
+        .unwrap();
+    sim.world.despawn(hero).unwrap();
+    sim.at(10.0);
+    assert!(sim.log().is_empty());
+    assert_eq!(sim.gas.pending_timers(), 0);
+}
+
+#[test]
+fn revoking_ends_the_running_instance() {
+    let mut sim = Sim::new();
+    let (hero, foe) = (sim.hero, sim.foe);
+    sim.fire(hero, sim.event("Test.Trigger.Strike").target(foe))
+        .unwrap();
+    let strike = sim.ability("GA_Strike");
+    sim.gas
+        .revoke_ability(&mut sim.world, hero, strike)
+        .unwrap();
+    assert_eq!(sim.log(), ["teardown Revoked"]);
+    assert!(!sim.system(hero).has_ability(strike));
+    let strike_event = sim.event("Test.Trigger.Strike").target(foe);
+    let outcome = sim.gas.handle_event(&mut sim.world, hero, strike_event);
+    assert!(outcome.activations.is_empty(), "no longer triggered");
+    assert!(sim
+        .gas
+        .revoke_ability(&mut sim.world, hero, strike)
+        .is_err());
+}
+
+// ------------------------------------------------------------- authority
+
+#[test]
+fn clients_may_only_predict_on_their_own_entities_and_never_server_only() {
+    let mut sim = Sim::new();
+    let (hero, foe) = (sim.hero, sim.foe);
+    let mine = ClientId(7);
+    let before = sim.mana(hero);
+    let spoof = sim.event("Test.Trigger.Channel").from_client(ClientId(8));
+    assert_eq!(
+        sim.fire(hero, spoof),
+        Err(ActivationFailure::Authority),
+        "not the owner"
+    );
+    assert_eq!(
+        sim.fire(foe, sim.event("Test.Trigger.Channel").from_client(mine)),
+        Err(ActivationFailure::Authority)
+    );
+    assert_eq!(
+        sim.fire(hero, sim.event("Combat.Event.Death").from_client(mine)),
+        Err(ActivationFailure::Authority),
+        "death is server-only"
+    );
+    assert!(!sim.has(hero, "Status.Dead"));
+    assert_eq!(sim.mana(hero), before, "rejections change nothing");
+    assert!(sim
+        .fire(hero, sim.event("Test.Trigger.Channel").from_client(mine))
+        .is_ok());
+    let rejected = sim
+        .gas
+        .trace()
+        .events()
+        .iter()
+        .filter(|e| {
+            matches!(
+                e.kind,
+                TraceKind::AbilityFailed {
+                    reason: ActivationFailure::Authority,
+                    ..
+                }
+            )
+        })
+        .count();
+    assert_eq!(rejected, 3);
+}
+
+// ------------------------------------------------------------- data and loose tags
+
+#[test]
+fn shipped_sample_abilities_are_data_only() {
+    let mut world = World::new();
+    let mut gas = Gas::new(Catalog::with_defaults());
+    assert!(
+        gas.missing_behaviours().is_empty(),
+        "the samples need no code"
+    );
+    let hero = world.spawn((gas.new_ability_system(),));
+    let abilities = gas.catalog().abilities().clone();
+    for name in ["GA_Haste", "GA_Heal"] {
+        gas.grant_ability(&mut world, hero, abilities.get(name).unwrap(), 1)
+            .unwrap();
+    }
+    let tags = gas.catalog().tags().clone();
+    let attack_speed = gas.catalog().attributes().get("AttackSpeed").unwrap();
+    let health = gas.catalog().attributes().get("Health").unwrap();
+
+    let buff = GameplayEvent::new(tags.get("Action.Trigger.Ability.Buff").unwrap());
+    assert!(gas.handle_event(&mut world, hero, buff).activated());
+    assert_eq!(
+        world
+            .get::<&AbilitySystem>(hero)
+            .unwrap()
+            .current(attack_speed),
+        1.25
+    );
+    gas.advance_to(&mut world, SimTime::from_secs_f64(20.0).unwrap());
+    assert_eq!(
+        world
+            .get::<&AbilitySystem>(hero)
+            .unwrap()
+            .current(attack_speed),
+        1.0,
+        "20 s buff"
+    );
+    assert_eq!(
+        gas.handle_event(&mut world, hero, buff).first_failure(),
+        Some(ActivationFailure::Cooldown)
+    );
+    gas.advance_to(&mut world, SimTime::from_secs_f64(60.0).unwrap());
+    assert!(
+        gas.handle_event(&mut world, hero, buff).activated(),
+        "60 s cooldown"
+    );
+
+    let damage = gas.catalog().effects().get("GE_Damage").unwrap();
+    let slash = tags[native::COMBAT_DAMAGE_TYPE_SLASH];
+    gas.apply_effect(
+        &mut world,
+        hero,
+        EffectSpec::new(damage).with_set_by_caller(slash, 20.0),
+    )
+    .unwrap();
+    let heal = GameplayEvent::new(tags.get("Action.Trigger.Ability.Heal").unwrap());
+    assert!(gas.handle_event(&mut world, hero, heal).activated());
+    assert_eq!(
+        world.get::<&AbilitySystem>(hero).unwrap().current(health),
+        32.0
+    );
+}
+
+#[test]
+fn a_new_ability_from_an_extra_file_works_with_no_code_change() {
+    let mut builder = CatalogBuilder::with_defaults();
+    builder
+        .tags()
+        .add_source("mod.tags", "Action.Trigger.Mod.Bless\nStatus.Blessed\n");
+    builder.add_source(
+        "mods/bless.ron",
+        r#"(
+            effects: [(name: "GE_Bless", duration: Duration(Constant(30)),
+                       modifiers: [(attribute: "MaxHealth", op: Flat, magnitude: Constant(10))],
+                       granted_tags: ["Status.Blessed"])],
+            abilities: [(name: "GA_Bless", trigger: "Action.Trigger.Mod.Bless",
+                         behaviour: ApplyEffects([(effect: "GE_Bless", to: Target)]))],
+        )"#,
+    );
+    let mut gas = Gas::new(builder.build().unwrap());
+    let mut world = World::new();
+    let (priest, knight) = (
+        world.spawn((gas.new_ability_system(),)),
+        world.spawn((gas.new_ability_system(),)),
+    );
+    let bless = gas.catalog().abilities().get("GA_Bless").unwrap();
+    gas.grant_ability(&mut world, priest, bless, 1).unwrap();
+    let tag = gas
+        .catalog()
+        .tags()
+        .get("Action.Trigger.Mod.Bless")
+        .unwrap();
+    assert_eq!(
+        gas.handle_event(&mut world, priest, GameplayEvent::new(tag))
+            .first_failure(),
+        Some(ActivationFailure::TargetRequirements),
+        "no target"
+    );
+    assert!(gas
+        .handle_event(&mut world, priest, GameplayEvent::new(tag).target(knight))
+        .activated());
+    let blessed = gas.catalog().tags().get("Status.Blessed").unwrap();
+    let max_health = gas.catalog().attributes().get("MaxHealth").unwrap();
+    let knight_system = world.get::<&AbilitySystem>(knight).unwrap();
+    assert!(knight_system.has_tag(blessed));
+    assert_eq!(knight_system.current(max_health), 50.0);
+}
+
+#[test]
+fn loose_tags_count_with_effect_tags_and_remember_what_is_saved() {
+    let mut sim = Sim::new();
+    let hero = sim.hero;
+    let stun = sim.tag("Status.Stunned");
+    let style = sim.tag("Combat.Style.Defensive");
+    assert!(sim.gas.add_loose_tag(&mut sim.world, hero, stun, false));
+    let stun_effect = sim.gas.catalog().effects().get("GE_Stun").unwrap();
+    sim.gas
+        .apply_effect(
+            &mut sim.world,
+            hero,
+            EffectSpec::new(stun_effect).with_set_by_caller(stun, 1.0),
+        )
+        .unwrap();
+    assert_eq!(sim.system(hero).tags().count(stun), 2);
+    assert_eq!(
+        sim.gas.remove_loose_tag(&mut sim.world, hero, stun),
+        Ok(false),
+        "the effect still grants it"
+    );
+    sim.at(1.0);
+    assert!(!sim.has(hero, "Status.Stunned"));
+    assert!(
+        sim.gas
+            .remove_loose_tag(&mut sim.world, hero, stun)
+            .is_err(),
+        "not held"
+    );
+    sim.gas.add_loose_tag(&mut sim.world, hero, style, true);
+    assert!(sim.system(hero).saved_loose_tags().has_exact(style));
+    assert!(!sim.system(hero).saved_loose_tags().has_exact(stun));
+}
+
+#[test]
+fn unknown_behaviours_and_bad_ability_data_are_reported() {
+    let mut sim = Sim::new();
+    let error = sim.gas.register_behaviour("Chanel", Hold).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "no ability uses a behaviour called `Chanel` (did you mean `Channel`?)"
+    );
+
+    let cases: &[(&str, &str)] = &[
+        (
+            r#"(name: "X", trigger: "Action.Trigger.Nope", behaviour: ApplyEffects([]))"#,
+            "unknown tag `Action.Trigger.Nope`",
+        ),
+        (
+            r#"(name: "X", trigger: "Action.Trigger.Ability.Buff", cost: "GE_Mana", behaviour: ApplyEffects([]))"#,
+            "unknown effect `GE_Mana`",
+        ),
+        (
+            r#"(name: "X", trigger: "Action.Trigger.Ability.Buff", cooldown: (effect: "GE_Damage"), behaviour: ApplyEffects([]))"#,
+            "grants no tag",
+        ),
+        (
+            r#"(name: "X", trigger: "Action.Trigger.Ability.Buff", behaviour: ApplyEffects([(effect: "GE_Dmg")]))"#,
+            "unknown effect `GE_Dmg`",
+        ),
+        (
+            r#"(name: "X", trigger: "Action.Trigger.Ability.Buff", behaviour: Registered("Not a name"))"#,
+            "invalid behaviour name",
+        ),
+        (
+            r#"(name: "GA_Haste", trigger: "Action.Trigger.Ability.Buff", behaviour: ApplyEffects([]))"#,
+            "already defined",
+        ),
+    ];
+    for (ability, expected) in cases {
+        let mut builder = CatalogBuilder::with_defaults();
+        builder.add_source("ab.ron", &format!("(abilities: [\n{ability}\n])"));
+        let text = builder.build().expect_err(ability).to_string();
+        assert!(text.contains(expected), "expected `{expected}` in:\n{text}");
+        assert!(text.contains("ab.ron:2:"), "{text}");
+    }
+}
