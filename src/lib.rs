@@ -53,12 +53,12 @@
 //! | `diagnostics` | located errors and warnings, "did you mean" | built |
 //! | `tags` | registry, [`Tag`], [`TagSet`], [`TagQuery`], [`TagCounts`], native tags | built |
 //! | `time` | [`SimTime`], [`SimDuration`], the [`TimerQueue`] | built |
-//! | `trace` | the structured record of what happened ([`Trace`]); renderers | record built; renderers planned (#7) |
+//! | `trace` | the structured record of what happened ([`Trace`]), the [`Name`] component, the text renderer | built; JSON lines planned (#7) |
 //! | `attributes` | [`AttributeSchema`], per-entity [`Attributes`], the modifier pipeline, derived attributes, [`Breakdown`] | built |
 //! | `effects` | [`EffectDef`]s, [`EffectSpec`]s, active effects ([`EffectHost`]), stacking, periods, meta damage | built |
-//! | `abilities` | the per-entity [`AbilitySystem`] component; gameplay events, activation | component built; abilities planned (#4) |
+//! | `abilities` | the per-entity [`AbilitySystem`]; ability definitions, [`GameplayEvent`]s, activation rules, [`AbilityBehaviour`]s, long-running instances | built |
 //! | `combat` | the CRADL rules: engagement loop, cooldown, weave, chase, math, death | planned (#5, #6) |
-//! | `catalog` | [`Catalog`]: loading and validating `abilities/*.ron` and `tags/*.tags` | attributes, effects; grows with each layer |
+//! | `catalog` | [`Catalog`]: loading and validating `abilities/*.ron` and `tags/*.tags` | attributes, effects, abilities; grows with each layer |
 //! | `gas` | the [`Gas`] context: catalog, clock, timers, RNG, trace, hooks; the step loop | built |
 //!
 //! ### Tags
@@ -116,6 +116,28 @@
 //! defined last and knows every layer; definitions and rules never call a
 //! layer below them.
 //!
+//! ### Abilities
+//!
+//! Gameplay events are the only activation channel: game code, AI, UI and
+//! cheats send the same [`GameplayEvent`], queued on the timer queue so
+//! events at one instant are handled in send order. An ability is data
+//! (tags, requirements, cost, cooldown, net policy) plus a behaviour: either
+//! the built-in `ApplyEffects`, which makes buffs and heals pure data, or a
+//! named [`AbilityBehaviour`] registered with the context, which is how the
+//! combat layer plugs in its auto-attack without the ability layer knowing
+//! it. Activation runs every read-only check before anything changes, so a
+//! refused activation burns no cooldown and pays no cost; failures are
+//! `Activation.Fail.*` tags whose developer comments are the messages a
+//! player sees. Long-running instances live in a slot map on their owner
+//! and wait on a delay, an event or a tag; wake-ups carry the
+//! generation-checked key, so a wake for an ended instance finds nothing.
+//! Every end path goes through one function that removes the instance
+//! first, which is what makes teardown run exactly once.
+//!
+//! At any instant, effect expiries fire before everything else due then
+//! (the expiry lane of the [`TimerQueue`]): an ability pressed at the exact
+//! instant its cooldown ends is ready, whatever was scheduled first.
+//!
 //! ### Catalog
 //!
 //! Content files are parsed (RON, with located syntax errors) into data
@@ -168,8 +190,13 @@ pub use tags::{
     NotHeld, Tag, TagCounts, TagOrigin, TagQuery, TagQueryDef, TagRegistry, TagRegistryBuilder,
     TagSet, UnknownTag, DEFAULT_TAG_FILES, MAX_TAGS,
 };
-pub use time::{InvalidDuration, SimDuration, SimTime, TimerKey, TimerQueue, MICROS_PER_SECOND};
-pub use trace::{BlockReason, RemovalReason, Trace, TraceCategory, TraceEvent, TraceKind};
+pub use time::{
+    InvalidDuration, Lane, SimDuration, SimTime, TimerKey, TimerQueue, MICROS_PER_SECOND,
+};
+pub use trace::{
+    entity_name, render_line, render_text, BlockReason, Name, RemovalReason, Trace, TraceCategory,
+    TraceEvent, TraceKind,
+};
 
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]

@@ -3,6 +3,6 @@
 pub use crate::native;
 pub use crate::{
     AbilitySystem, ApplyOutcome, AttributeId, AttributeSchema, Attributes, Catalog, CatalogBuilder,
-    Diagnostic, EffectSpec, Gas, LoadErrors, ModOp, SimDuration, SimTime, SourceId, Tag, TagCounts,
-    TagQuery, TagQueryDef, TagRegistry, TagRegistryBuilder, TagSet,
+    Diagnostic, EffectSpec, GameplayEvent, Gas, LoadErrors, ModOp, Name, SimDuration, SimTime,
+    SourceId, Tag, TagCounts, TagQuery, TagQueryDef, TagRegistry, TagRegistryBuilder, TagSet,
 };

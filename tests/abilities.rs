@@ -868,3 +868,20 @@ fn unknown_behaviours_and_bad_ability_data_are_reported() {
         assert!(text.contains("ab.ron:2:"), "{text}");
     }
 }
+
+#[test]
+fn an_ability_pressed_at_the_instant_its_cooldown_ends_is_ready() {
+    let mut sim = Sim::new();
+    let hero = sim.hero;
+    // Queued long before the cooldown exists: expiries still come first.
+    let channel = sim.event("Test.Trigger.Channel");
+    sim.gas
+        .send_event_at(SimTime::from_secs_f64(5.0).unwrap(), hero, channel);
+    sim.fire(hero, sim.event("Test.Trigger.Channel")).unwrap();
+    sim.at(5.0);
+    assert_eq!(
+        sim.mana(hero),
+        5.0,
+        "activated twice: at 0 and at exactly 5"
+    );
+}

@@ -18,7 +18,7 @@ use crate::attributes::{
     AttributeChanges, AttributeId, AttributeMode, AttributeSchema, Attributes, ModOp,
 };
 use crate::tags::{NotHeld, Tag, TagCounts, TagSet};
-use crate::time::{SimDuration, SimTime, TimerQueue};
+use crate::time::{Lane, SimDuration, SimTime, TimerQueue};
 use crate::trace::{BlockReason, RemovalReason, Trace, TraceCategory, TraceKind};
 
 /// A timer the effects layer schedules.
@@ -540,8 +540,9 @@ impl EffectHost {
         let entity = cx.entity;
         let effect = &mut self.effects[key];
         if let Some(duration) = duration {
-            effect.expiry_timer = Some(cx.timers.schedule(
+            effect.expiry_timer = Some(cx.timers.schedule_in(
                 cx.now + duration,
+                Lane::Expiry,
                 EffectTimer::Expire { entity, key }.into(),
             ));
         }
@@ -594,8 +595,9 @@ impl EffectHost {
                 cx.timers.cancel(timer);
             }
             if let Some(duration) = duration {
-                effect.expiry_timer = Some(cx.timers.schedule(
+                effect.expiry_timer = Some(cx.timers.schedule_in(
                     cx.now + duration,
+                    Lane::Expiry,
                     EffectTimer::Expire { entity, key }.into(),
                 ));
             }
@@ -703,8 +705,9 @@ impl EffectHost {
             effect.started = cx.now;
             if let Some(duration) = effect.duration {
                 let entity = cx.entity;
-                effect.expiry_timer = Some(cx.timers.schedule(
+                effect.expiry_timer = Some(cx.timers.schedule_in(
                     cx.now + duration,
+                    Lane::Expiry,
                     EffectTimer::Expire { entity, key }.into(),
                 ));
             }

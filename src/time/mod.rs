@@ -9,4 +9,4 @@ mod instant;
 mod timers;
 
 pub use instant::{InvalidDuration, SimDuration, SimTime, MICROS_PER_SECOND};
-pub use timers::{TimerKey, TimerQueue};
+pub use timers::{Lane, TimerKey, TimerQueue};

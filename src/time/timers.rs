@@ -14,16 +14,27 @@ new_key_type! {
     pub struct TimerKey;
 }
 
-/// Timers ordered by `(time, sequence)`: equal times fire in the order they
-/// were scheduled, so the order of events never depends on anything but
-/// the order of inputs.
+/// Which of two timers due at the same instant fires first.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Lane {
+    /// Ends of state (an effect's duration running out). At any instant,
+    /// everything that ends then has ended before anything else happens:
+    /// an ability pressed at the exact instant its cooldown ends is ready.
+    Expiry,
+    /// Everything else, in scheduling order.
+    Normal,
+}
+
+/// Timers ordered by `(time, lane, sequence)`: at equal times expiries come
+/// first, then everything else in the order it was scheduled, so the order
+/// of events never depends on anything but the order of inputs.
 ///
 /// Cancelling is O(1): the entry is dropped from a slot map, and its heap
 /// entry is skipped by a generation check when it surfaces. Nothing is ever
 /// searched for.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TimerQueue<P> {
-    heap: BinaryHeap<Reverse<(SimTime, u64, TimerKey)>>,
+    heap: BinaryHeap<Reverse<(SimTime, Lane, u64, TimerKey)>>,
     live: SlotMap<TimerKey, P>,
     next_seq: u64,
 }
@@ -44,11 +55,16 @@ impl<P> TimerQueue<P> {
         Self::default()
     }
 
-    /// Schedules `payload` at `at`; returns a key to cancel it with.
-    /// O(log n).
+    /// Schedules `payload` at `at` in the normal lane; returns a key to
+    /// cancel it with. O(log n).
     pub fn schedule(&mut self, at: SimTime, payload: P) -> TimerKey {
+        self.schedule_in(at, Lane::Normal, payload)
+    }
+
+    /// Schedules `payload` at `at` in `lane`.
+    pub fn schedule_in(&mut self, at: SimTime, lane: Lane, payload: P) -> TimerKey {
         let key = self.live.insert(payload);
-        self.heap.push(Reverse((at, self.next_seq, key)));
+        self.heap.push(Reverse((at, lane, self.next_seq, key)));
         self.next_seq += 1;
         key
     }
@@ -66,7 +82,7 @@ impl<P> TimerQueue<P> {
 
     /// Pops the earliest pending timer due at or before `until`.
     pub fn pop_due(&mut self, until: SimTime) -> Option<(SimTime, P)> {
-        while let Some(&Reverse((at, _, key))) = self.heap.peek() {
+        while let Some(&Reverse((at, _, _, key))) = self.heap.peek() {
             if at > until {
                 return None;
             }
@@ -80,7 +96,7 @@ impl<P> TimerQueue<P> {
 
     /// The time of the earliest pending timer.
     pub fn next_due(&mut self) -> Option<SimTime> {
-        while let Some(&Reverse((at, _, key))) = self.heap.peek() {
+        while let Some(&Reverse((at, _, _, key))) = self.heap.peek() {
             if self.live.contains_key(key) {
                 return Some(at);
             }
@@ -121,6 +137,17 @@ mod tests {
         assert_eq!(q.pop_due(at(25)), None, "d is not due yet");
         assert_eq!(q.next_due(), Some(at(30)));
         assert_eq!(q.len(), 1);
+    }
+
+    #[test]
+    fn expiries_come_first_at_equal_times() {
+        let mut q = TimerQueue::new();
+        q.schedule(at(10), "event scheduled early");
+        q.schedule_in(at(10), Lane::Expiry, "expiry scheduled late");
+        q.schedule(at(5), "earlier");
+        assert_eq!(q.pop_due(at(10)), Some((at(5), "earlier")));
+        assert_eq!(q.pop_due(at(10)), Some((at(10), "expiry scheduled late")));
+        assert_eq!(q.pop_due(at(10)), Some((at(10), "event scheduled early")));
     }
 
     #[test]

@@ -9,8 +9,10 @@
 //! Events name entities and definitions by id; renderers resolve names.
 
 mod event;
+mod text;
 
 pub use event::{BlockReason, RemovalReason, TraceCategory, TraceEvent, TraceKind};
+pub use text::{entity_name, render_line, render_text, Name};
 
 use crate::time::SimTime;
 
