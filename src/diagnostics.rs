@@ -173,6 +173,11 @@ impl SourceFile {
         Diagnostic::warning(&self.name, message).at_text(&self.text, needle)
     }
 
+    /// A warning located at `needle` after the first appearance of `anchor`.
+    pub fn warning_after(&self, anchor: &str, needle: &str, message: impl Into<String>) -> Diagnostic {
+        Diagnostic::warning(&self.name, message).at_text_after(&self.text, anchor, needle)
+    }
+
     /// An error located at `needle` after the first appearance of `anchor`.
     pub fn error_after(
         &self,

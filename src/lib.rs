@@ -151,6 +151,7 @@
 mod abilities;
 mod attributes;
 mod catalog;
+pub mod combat;
 mod diagnostics;
 mod effects;
 mod fs_util;

@@ -26,6 +26,13 @@ pub struct AbilityData {
     /// The gameplay event tag that activates it (parent-aware: an event
     /// tagged with a descendant also matches).
     pub trigger: String,
+    /// The event only triggers this ability while the owner matches this
+    /// query; otherwise the ability is not considered at all (no failure is
+    /// recorded). Routes one event to different abilities by state, as
+    /// `Action.Trigger.Combat.Cast` queues a weave while engaged and casts
+    /// standalone otherwise.
+    #[serde(default)]
+    pub trigger_when: TagQueryDef,
     /// What `cancel_abilities` and other abilities' cancel/block lists match.
     #[serde(default)]
     pub ability_tags: Vec<String>,
@@ -54,6 +61,11 @@ pub struct AbilityData {
     /// (parent-aware: `Action.Modal` cancels on `Action.Modal.Banking`).
     #[serde(default)]
     pub cancel_on_tags_added: Vec<String>,
+    /// The ability ends at once when the triggering event's *target* gains
+    /// any of these (parent-aware): auto-attack ends the moment its target
+    /// gains `Status.Dead`.
+    #[serde(default)]
+    pub cancel_on_target_tags_added: Vec<String>,
     /// An effect applied to the owner on commit (usually instant, spending
     /// an attribute).
     #[serde(default)]

@@ -79,6 +79,8 @@ pub struct AbilityDef {
     pub name: String,
     /// Activating event tag.
     pub trigger: Tag,
+    /// The owner must match this for the event to trigger the ability.
+    pub trigger_when: TagQuery,
     /// Tags cancel/block lists match.
     pub ability_tags: TagSet,
     /// Held by the owner while active.
@@ -97,6 +99,8 @@ pub struct AbilityDef {
     pub block_abilities_with_tags: TagSet,
     /// Cancels this ability when added to the owner.
     pub cancel_on_tags_added: TagSet,
+    /// Cancels this ability when added to the event's target.
+    pub cancel_on_target_tags_added: TagSet,
     /// Cost effect.
     pub cost: Option<EffectId>,
     /// Cooldown.
@@ -309,6 +313,7 @@ fn compile(
     AbilityDef {
         name: data.name.clone(),
         trigger,
+        trigger_when: query(&data.trigger_when, errors),
         ability_tags: tag_set(&data.ability_tags, errors),
         activation_owned_tags: tag_set(&data.activation_owned_tags, errors),
         activation_required: query(&data.activation_required, errors),
@@ -318,6 +323,7 @@ fn compile(
         cancel_abilities_with_tags: tag_set(&data.cancel_abilities_with_tags, errors),
         block_abilities_with_tags: tag_set(&data.block_abilities_with_tags, errors),
         cancel_on_tags_added: tag_set(&data.cancel_on_tags_added, errors),
+        cancel_on_target_tags_added: tag_set(&data.cancel_on_target_tags_added, errors),
         cost: data.cost.as_deref().and_then(|c| effect(c, errors)),
         cooldown,
         net: data.net,

@@ -81,6 +81,8 @@ pub enum EndReason {
     OwnerDespawned,
     /// The ability's target no longer exists.
     TargetLost,
+    /// The ability's target gained this tag (`cancel_on_target_tags_added`).
+    TargetGainedTag(Tag),
     /// The behaviour ended itself for a reason of its own (a tag).
     Behaviour(Tag),
 }

@@ -5,25 +5,22 @@ use std::path::Path;
 use super::content::ContentFile;
 use crate::abilities::AbilityDefs;
 use crate::attributes::AttributeSchema;
+use crate::combat::{CombatDefs, CombatSources};
 use crate::diagnostics::{Diagnostic, LoadErrors, SourceFile};
 use crate::effects::EffectDefs;
 use crate::fs_util::SourceLoader;
 use crate::tags::{TagRegistry, TagRegistryBuilder};
 
 /// The shipped content, embedded so a default catalog needs no files.
+// rustfmt would split each pair over four lines; one per line reads better.
+#[rustfmt::skip]
 pub const DEFAULT_CONTENT_FILES: &[(&str, &str)] = &[
-    (
-        "abilities/attributes.ron",
-        include_str!("../../abilities/attributes.ron"),
-    ),
-    (
-        "abilities/effects.ron",
-        include_str!("../../abilities/effects.ron"),
-    ),
-    (
-        "abilities/samples.ron",
-        include_str!("../../abilities/samples.ron"),
-    ),
+    ("abilities/attributes.ron", include_str!("../../abilities/attributes.ron")),
+    ("abilities/effects.ron", include_str!("../../abilities/effects.ron")),
+    ("abilities/samples.ron", include_str!("../../abilities/samples.ron")),
+    ("abilities/combat.ron", include_str!("../../abilities/combat.ron")),
+    ("abilities/items.ron", include_str!("../../abilities/items.ron")),
+    ("abilities/spells.ron", include_str!("../../abilities/spells.ron")),
 ];
 
 /// Every definition a simulation uses, compiled and immutable.
@@ -36,6 +33,7 @@ pub struct Catalog {
     attributes: AttributeSchema,
     effects: EffectDefs,
     abilities: AbilityDefs,
+    combat: CombatDefs,
     warnings: Vec<Diagnostic>,
 }
 
@@ -65,6 +63,11 @@ impl Catalog {
     /// The ability definitions.
     pub fn abilities(&self) -> &AbilityDefs {
         &self.abilities
+    }
+
+    /// The combat content: settings, kinds, items, spells, spellbooks.
+    pub fn combat(&self) -> &CombatDefs {
+        &self.combat
     }
 
     /// Warnings found while loading (the load succeeded despite them).
@@ -172,12 +175,28 @@ impl CatalogBuilder {
         let effects = EffectDefs::build(&effects, &tags, &attributes, &mut errors);
         let abilities = section(&files, |c| &c.abilities);
         let abilities = AbilityDefs::build(&abilities, &tags, &effects, &mut errors);
+        let combat_settings: Vec<_> = files
+            .iter()
+            .filter_map(|(source, content)| content.combat.as_ref().map(|c| (source, c)))
+            .collect();
+        let combat = CombatDefs::build(
+            CombatSources {
+                settings: combat_settings,
+                kinds: section(&files, |c| &c.kinds),
+                items: section(&files, |c| &c.items),
+                spells: section(&files, |c| &c.spells),
+                spellbooks: section(&files, |c| &c.spellbooks),
+            },
+            &tags,
+            &mut errors,
+        );
         let warnings = errors.warnings().cloned().collect();
         errors.into_result(Catalog {
             tags,
             attributes,
             effects,
             abilities,
+            combat,
             warnings,
         })
     }

@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::abilities::AbilityData;
 use crate::attributes::{AttributeData, DerivedProfileData};
+use crate::combat::{CombatKindData, CombatSettingsData, ItemData, SpellData, SpellbookData};
 use crate::effects::EffectData;
 
 /// One content file. Every section is optional, so content can be split
@@ -26,4 +27,14 @@ pub struct ContentFile {
     pub effects: Vec<EffectData>,
     /// Abilities.
     pub abilities: Vec<AbilityData>,
+    /// Combat settings (later files override earlier ones field by field).
+    pub combat: Option<CombatSettingsData>,
+    /// Combatant kinds.
+    pub kinds: Vec<CombatKindData>,
+    /// Items.
+    pub items: Vec<ItemData>,
+    /// Spells.
+    pub spells: Vec<SpellData>,
+    /// Spellbooks.
+    pub spellbooks: Vec<SpellbookData>,
 }

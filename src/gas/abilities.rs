@@ -213,11 +213,15 @@ impl Gas {
                 .map(|(k, _)| k)
                 .collect();
             let abilities = self.catalog.abilities();
+            let owned = system.tags().tags();
             let triggered: SmallVec<[AbilityId; 2]> = system
                 .abilities
                 .granted
                 .iter()
-                .filter(|g| event.tag.matches(abilities.def(g.ability).trigger))
+                .filter(|g| {
+                    let def = abilities.def(g.ability);
+                    event.tag.matches(def.trigger) && def.trigger_when.matches(owned)
+                })
                 .map(|g| g.ability)
                 .collect();
             (waiting, triggered)
@@ -897,12 +901,48 @@ impl Gas {
         for (instance, tag) in cancel {
             self.end_ability(world, owner, instance, EndReason::CancelledByTag(tag));
         }
+        self.target_tag_reactions(world, owner, appeared);
         for (instance, reason) in wake {
             if self.clear_wait(world, owner, instance, |w| {
                 matches!(w, Wait::TagAdded(_) | Wait::TagRemoved(_))
             }) {
                 self.wake(world, owner, instance, reason);
             }
+        }
+    }
+
+    /// Instances elsewhere that target `target` and end when it gains a tag
+    /// that just appeared on it.
+    fn target_tag_reactions(&mut self, world: &mut World, target: Entity, appeared: &TagSet) {
+        if appeared.is_empty() {
+            return;
+        }
+        let doomed: SmallVec<[(Entity, InstanceKey, Tag); 2]> = {
+            let Ok(system) = world.get::<&AbilitySystem>(target) else {
+                return;
+            };
+            let abilities = self.catalog.abilities();
+            system
+                .abilities
+                .targeted_by
+                .iter()
+                .filter_map(|&(owner, instance)| {
+                    let ability = world
+                        .get::<&AbilitySystem>(owner)
+                        .ok()?
+                        .abilities
+                        .instances
+                        .get(instance)?
+                        .ability;
+                    let cancel = &abilities.def(ability).cancel_on_target_tags_added;
+                    let tag = cancel.iter().find(|&t| appeared.has(t))?;
+                    let leaf = appeared.iter().find(|a| a.matches(tag)).unwrap_or(tag);
+                    Some((owner, instance, leaf))
+                })
+                .collect()
+        };
+        for (owner, instance, tag) in doomed {
+            self.end_ability(world, owner, instance, EndReason::TargetGainedTag(tag));
         }
     }
 

@@ -3,6 +3,7 @@
 use hecs::Entity;
 
 use crate::abilities::{AbilityId, ActivationFailure, EndReason};
+use crate::combat::{DamageType, SpellId, Vec2};
 use crate::attributes::AttributeId;
 use crate::effects::{CueEvent, EffectError, EffectId};
 use crate::tags::Tag;
@@ -29,6 +30,30 @@ pub enum TraceCategory {
     Cues = 4,
     /// Ability activation, failure and end.
     Abilities = 8,
+    /// Engagements, attacks, cooldown stamps, weaves, consumables, deaths.
+    Combat = 16,
+    /// Chase begin, re-issue and end.
+    Movement = 32,
+}
+
+/// How an attack went.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum AttackOutcome {
+    /// It hit for this much (0 is a hit for zero, not a miss).
+    Hit(u32),
+    /// It failed its accuracy roll.
+    Miss,
+}
+
+/// A step of a chase.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum ChasePhase {
+    /// Started, moving to this point.
+    Begin(Vec2),
+    /// Re-issued the move to this point.
+    Reissue(Vec2),
+    /// Stopped chasing (the body keeps its last move).
+    End,
 }
 
 impl TraceCategory {
@@ -158,6 +183,96 @@ pub enum TraceKind {
         /// Why.
         reason: EndReason,
     },
+    /// An attacker engaged a target.
+    Engaged {
+        /// Who attacks.
+        attacker: Entity,
+        /// Whom.
+        target: Entity,
+    },
+    /// The active target or attack channel changed (both change together).
+    TargetChanged {
+        /// Whose targeting.
+        entity: Entity,
+        /// The new target (`None`: cleared).
+        target: Option<Entity>,
+        /// The leaf damage type of the attack channel.
+        channel: Option<DamageType>,
+    },
+    /// An attack resolved.
+    Attack {
+        /// Who attacked.
+        attacker: Entity,
+        /// Whom.
+        target: Entity,
+        /// Hit (with amount) or miss.
+        outcome: AttackOutcome,
+        /// The damage type.
+        damage_type: DamageType,
+        /// True for a cast from the weave queue.
+        weaved: bool,
+        /// The spell, for casts.
+        spell: Option<SpellId>,
+    },
+    /// An attack could not happen (no ammunition, no runes).
+    AttackFailed {
+        /// Who tried.
+        attacker: Entity,
+        /// At whom.
+        target: Entity,
+        /// The `Activation.Fail.*` reason.
+        reason: Tag,
+    },
+    /// A cooldown was stamped.
+    CooldownStamped {
+        /// On whom.
+        entity: Entity,
+        /// The cooldown tag.
+        cooldown: Tag,
+        /// For how long.
+        duration: SimDuration,
+    },
+    /// A chase step.
+    Chase {
+        /// Who chases.
+        chaser: Entity,
+        /// Whom.
+        target: Entity,
+        /// What happened.
+        phase: ChasePhase,
+    },
+    /// A spell entered the weave queue (last click wins).
+    WeaveQueued {
+        /// Whose queue.
+        entity: Entity,
+        /// The engaged target.
+        target: Entity,
+        /// The spell queued.
+        spell: SpellId,
+        /// The spell it replaced, if any.
+        replaced: Option<SpellId>,
+    },
+    /// A queued weave was dropped (disengage, target death).
+    WeaveDropped {
+        /// Whose queue.
+        entity: Entity,
+        /// The spell dropped.
+        spell: SpellId,
+    },
+    /// One ammunition was used.
+    AmmoSpent {
+        /// Who shot.
+        entity: Entity,
+        /// How many are left in the slot.
+        left: u32,
+    },
+    /// A spell's runes were used.
+    RunesSpent {
+        /// Who cast.
+        entity: Entity,
+        /// The spell.
+        spell: SpellId,
+    },
     /// A gameplay cue fired.
     Cue {
         /// On whom.
@@ -186,6 +301,16 @@ impl TraceKind {
             | TraceKind::AbilityEnded { .. } => TraceCategory::Abilities,
             TraceKind::AttributeChanged { .. } => TraceCategory::Attributes,
             TraceKind::Cue { .. } => TraceCategory::Cues,
+            TraceKind::Engaged { .. }
+            | TraceKind::TargetChanged { .. }
+            | TraceKind::Attack { .. }
+            | TraceKind::AttackFailed { .. }
+            | TraceKind::CooldownStamped { .. }
+            | TraceKind::WeaveQueued { .. }
+            | TraceKind::WeaveDropped { .. }
+            | TraceKind::AmmoSpent { .. }
+            | TraceKind::RunesSpent { .. } => TraceCategory::Combat,
+            TraceKind::Chase { .. } => TraceCategory::Movement,
         }
     }
 }

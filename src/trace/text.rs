@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use hecs::{Entity, World};
 
-use super::{BlockReason, RemovalReason, TraceEvent, TraceKind};
+use super::{AttackOutcome, BlockReason, ChasePhase, RemovalReason, TraceEvent, TraceKind};
 use crate::catalog::Catalog;
 use crate::effects::CueEvent;
 
@@ -119,6 +119,49 @@ pub fn render_line(world: &World, catalog: &Catalog, event: &TraceEvent) -> Stri
             };
             (*target, format!("cue {} {when}", tag(*cue)))
         }
+        TraceKind::Engaged { attacker, target } => (*attacker, format!("engage -> {}", name(*target))),
+        TraceKind::TargetChanged { entity, target, channel } => match (target, channel) {
+            (Some(t), Some(c)) => (*entity, format!("target {} ({c:?})", name(*t))),
+            (Some(t), None) => (*entity, format!("target {}", name(*t))),
+            (None, _) => (*entity, "target cleared".to_owned()),
+        },
+        TraceKind::Attack { attacker, target, outcome, damage_type, weaved, spell } => {
+            let verb = match (spell, weaved) {
+                (None, _) => "swing".to_owned(),
+                (Some(s), true) => format!("weave {}", spell_name(catalog, *s)),
+                (Some(s), false) => format!("cast {}", spell_name(catalog, *s)),
+            };
+            let result = match outcome {
+                AttackOutcome::Hit(amount) => format!("hit {amount} {damage_type:?}"),
+                AttackOutcome::Miss => format!("miss {damage_type:?}"),
+            };
+            (*attacker, format!("{verb} -> {}  {result}", name(*target)))
+        }
+        TraceKind::AttackFailed { attacker, target, reason } => (
+            *attacker,
+            format!("attack -> {} failed: {}", name(*target), catalog.tags().comment(*reason).unwrap_or_else(|| tag(*reason))),
+        ),
+        TraceKind::CooldownStamped { entity, cooldown, duration } => {
+            (*entity, format!("cooldown {} {duration}", tag(*cooldown)))
+        }
+        TraceKind::Chase { chaser, target, phase } => {
+            let what = match phase {
+                ChasePhase::Begin(to) => format!("chase begin -> {} to ({:.1}, {:.1})", name(*target), to.x, to.y),
+                ChasePhase::Reissue(to) => format!("chase reissue -> {} to ({:.1}, {:.1})", name(*target), to.x, to.y),
+                ChasePhase::End => format!("chase end -> {}", name(*target)),
+            };
+            (*chaser, what)
+        }
+        TraceKind::WeaveQueued { entity, target, spell, replaced } => {
+            let mut what = format!("weave queued {} -> {}", spell_name(catalog, *spell), name(*target));
+            if let Some(old) = replaced {
+                let _ = write!(what, " (replaces {})", spell_name(catalog, *old));
+            }
+            (*entity, what)
+        }
+        TraceKind::WeaveDropped { entity, spell } => (*entity, format!("weave dropped {}", spell_name(catalog, *spell))),
+        TraceKind::AmmoSpent { entity, left } => (*entity, format!("ammo spent ({left} left)")),
+        TraceKind::RunesSpent { entity, spell } => (*entity, format!("runes spent for {}", spell_name(catalog, *spell))),
         TraceKind::AbilityActivated {
             owner,
             ability: a,
@@ -150,6 +193,10 @@ pub fn render_line(world: &World, catalog: &Catalog, event: &TraceEvent) -> Stri
     format!("{:>8}  {}  {what}", event.time.to_string(), name(subject))
 }
 
+fn spell_name(catalog: &Catalog, spell: crate::combat::SpellId) -> &str {
+    catalog.combat().spell(spell).map_or("?", |s| s.name.as_str())
+}
+
 fn end_reason(catalog: &Catalog, reason: &crate::abilities::EndReason) -> String {
     use crate::abilities::EndReason;
     match reason {
@@ -166,6 +213,7 @@ fn end_reason(catalog: &Catalog, reason: &crate::abilities::EndReason) -> String
         EndReason::Revoked => "revoked".into(),
         EndReason::OwnerDespawned => "owner despawned".into(),
         EndReason::TargetLost => "target lost".into(),
+        EndReason::TargetGainedTag(t) => format!("target gained {}", catalog.tags().name(*t)),
         EndReason::Behaviour(t) => catalog.tags().name(*t).to_owned(),
     }
 }

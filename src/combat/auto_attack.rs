@@ -1,0 +1,275 @@
+//! The engagement loop: auto-attack as one long-running ability.
+//!
+//! Each poll snapshots the effective stats first, then checks range through
+//! the one resolver. Out of range, the loop chases and re-polls every
+//! `ChasePollInterval`. In range, it reads the remaining time of
+//! `Cooldown.Combat.Attack` *as a level*: at or below epsilon it resolves an
+//! attack (the queued weave if any, else a swing or the autocast spell) and
+//! waits exactly the interval it stamped; otherwise it waits exactly the
+//! remaining time. It never waits on the tag's removal and never blindly
+//! re-waits a full interval, so no tick is lost and none lands free.
+//!
+//! Every end path (target dead or gone, sight lost, a cancel tag, owner
+//! death, disengage, explicit cancel) runs one teardown: end the chase,
+//! drop the weave, leave the target's attacker set, clear the target.
+
+use std::sync::Arc;
+
+use hecs::{Entity, World};
+
+use super::combatant::Combatant;
+use super::resolve::{resolve, Attack};
+use super::runtime::CombatRuntime;
+use super::stats::{snapshot, AttackSource, SwingStats};
+use crate::abilities::{AbilityBehaviour, AbilityCx, Activation, EndReason, WakeReason};
+use crate::gas::Gas;
+use crate::tags::{native, Tag};
+use crate::time::SimDuration;
+use crate::trace::{ChasePhase, TraceKind};
+
+/// The auto-attack behaviour (`behaviour: Registered("AutoAttack")`).
+pub struct AutoAttack(pub Arc<CombatRuntime>);
+
+impl AbilityBehaviour for AutoAttack {
+    fn can_activate(&self, world: &World, _gas: &Gas, activation: &Activation<'_>) -> Result<(), Tag> {
+        let runtime = &self.0;
+        let tags = runtime.catalog.tags();
+        let target = activation.event.target.ok_or(tags[native::FAIL_NO_TARGET])?;
+        if target == activation.owner || world.get::<&Combatant>(target).is_err() {
+            return Err(tags[native::FAIL_NO_TARGET]);
+        }
+        if world.get::<&Combatant>(activation.owner).is_err() {
+            return Err(tags[native::FAIL_INVALID_PAYLOAD]);
+        }
+        if !runtime.is_alive(world, target) {
+            return Err(tags[native::FAIL_TARGET_DEAD]);
+        }
+        if !runtime.would_accept_attacker(world, target, activation.owner) {
+            return Err(tags[native::FAIL_OVERWHELMED]);
+        }
+        Ok(())
+    }
+
+    fn activate(&self, cx: &mut AbilityCx<'_>) {
+        let Some(target) = cx.event.target else {
+            cx.end();
+            return;
+        };
+        {
+            let Ok(mut defender) = cx.world.get::<&mut Combatant>(target) else {
+                cx.end_with(EndReason::TargetLost);
+                return;
+            };
+            defender.attackers.prune(cx.world);
+            if !defender.attackers.current.contains(&cx.owner) {
+                defender.attackers.current.push(cx.owner);
+            }
+        }
+        let now = cx.gas.now();
+        cx.gas.trace_mut().record(
+            now,
+            TraceKind::Engaged {
+                attacker: cx.owner,
+                target,
+            },
+        );
+        self.poll(cx, target);
+    }
+
+    fn wake(&self, cx: &mut AbilityCx<'_>, _reason: WakeReason) {
+        if let Some(target) = cx.event.target {
+            self.poll(cx, target);
+        }
+    }
+
+    fn end(&self, cx: &mut AbilityCx<'_>, _reason: EndReason) {
+        teardown(&self.0, cx.world, cx.gas, cx.owner);
+    }
+}
+
+impl AutoAttack {
+    fn poll(&self, cx: &mut AbilityCx<'_>, target: Entity) {
+        let runtime = self.0.clone();
+        let now = cx.gas.now();
+        if !runtime.is_alive(cx.world, target) {
+            let dead = runtime.catalog.tags()[native::FAIL_TARGET_DEAD];
+            cx.end_with(EndReason::Behaviour(dead));
+            return;
+        }
+        // Stats first: the range compared below is this weapon's (or spell's).
+        let Some(stats) = snapshot(&runtime, cx.world, cx.owner) else {
+            cx.end();
+            return;
+        };
+        set_target(&runtime, cx.world, cx.gas, cx.owner, Some(target), Some(stats));
+        let kind = match cx.world.get::<&Combatant>(cx.owner) {
+            Ok(c) => runtime.catalog.combat().kind(c.kind).clone(),
+            Err(_) => return,
+        };
+        if !self.sight_ok(cx, target, &kind) {
+            return;
+        }
+        if !runtime.in_range(cx.world, cx.owner, target, stats.range_cm, now) {
+            self.chase(cx, target);
+            cx.wait_delay(kind.chase_poll_interval);
+            return;
+        }
+        if runtime.pawn.end_chase(cx.world, cx.owner, now) {
+            record_chase(cx.gas, cx.owner, target, ChasePhase::End);
+        }
+        let remaining = cx.gas.time_remaining(cx.world, cx.owner, runtime.attack_cooldown);
+        if remaining > runtime.catalog.combat().settings.ready_epsilon {
+            cx.wait_delay(remaining);
+            return;
+        }
+        if let Some(interval) = self.resolve_next(cx, target, &stats) {
+            if cx.is_active() {
+                cx.wait_delay(interval);
+            }
+        }
+    }
+
+    /// Resolves the weave if one is queued (a weave that cannot be paid
+    /// for is dropped and the swing goes ahead), else the snapshot's attack;
+    /// returns the interval it stamped, or `None` when the attack could not
+    /// happen and the engagement ended.
+    fn resolve_next(&self, cx: &mut AbilityCx<'_>, target: Entity, stats: &SwingStats) -> Option<SimDuration> {
+        let runtime = &self.0;
+        let defs = runtime.catalog.combat();
+        let weave = cx
+            .world
+            .get::<&mut Combatant>(cx.owner)
+            .ok()
+            .and_then(|mut c| c.targeting.pending_weave.take());
+        if let Some(spell) = weave {
+            let attack = Attack::Cast { spell, weaved: true };
+            match resolve(runtime, cx.world, cx.gas, cx.owner, target, attack, stats.style) {
+                Ok(_) => return defs.spell(spell).map(|s| s.cast_interval),
+                Err(reason) => record_failure(cx.gas, cx.owner, target, reason),
+            }
+        }
+        let (attack, interval) = match stats.source {
+            AttackSource::Autocast(spell) => (Attack::Cast { spell, weaved: false }, stats.interval),
+            AttackSource::Weapon(_) => (
+                Attack::Swing {
+                    damage_type: stats.damage_type,
+                    interval: stats.interval,
+                    uses_ammo: stats.uses_ammo,
+                },
+                stats.interval,
+            ),
+        };
+        match resolve(runtime, cx.world, cx.gas, cx.owner, target, attack, stats.style) {
+            Ok(_) => Some(interval),
+            Err(reason) => {
+                record_failure(cx.gas, cx.owner, target, reason);
+                cx.end_with(EndReason::Behaviour(reason));
+                None
+            }
+        }
+    }
+
+    fn chase(&self, cx: &mut AbilityCx<'_>, target: Entity) {
+        let runtime = &self.0;
+        let now = cx.gas.now();
+        if runtime.pawn.is_chase_active(cx.world, cx.owner) {
+            if let Some(to) = runtime.pawn.update_chase(cx.world, cx.owner, now) {
+                record_chase(cx.gas, cx.owner, target, ChasePhase::Reissue(to));
+            }
+        } else if let Some(to) = runtime.pawn.begin_chase(cx.world, cx.owner, target, now) {
+            record_chase(cx.gas, cx.owner, target, ChasePhase::Begin(to));
+        }
+    }
+
+    /// Tracks line of sight; ends the engagement once it has been lost
+    /// longer than the kind's tolerance. `false` when this poll must stop.
+    fn sight_ok(&self, cx: &mut AbilityCx<'_>, target: Entity, kind: &super::defs::CombatKind) -> bool {
+        let runtime = &self.0;
+        let now = cx.gas.now();
+        let visible = runtime.line_of_sight.visible(cx.world, cx.owner, target, now);
+        let since = {
+            let Ok(mut c) = cx.world.get::<&mut Combatant>(cx.owner) else {
+                return false;
+            };
+            if visible {
+                c.targeting.sight_lost_since = None;
+                return true;
+            }
+            *c.targeting.sight_lost_since.get_or_insert(now)
+        };
+        if now.saturating_since(since) > kind.line_of_sight_tolerance {
+            let lost = runtime.catalog.tags()[native::FAIL_OUT_OF_RANGE];
+            cx.end_with(EndReason::Behaviour(lost));
+        } else {
+            cx.wait_delay(kind.chase_poll_interval);
+        }
+        false
+    }
+}
+
+fn record_failure(gas: &mut Gas, attacker: Entity, target: Entity, reason: Tag) {
+    let now = gas.now();
+    gas.trace_mut().record(now, TraceKind::AttackFailed { attacker, target, reason });
+}
+
+fn record_chase(gas: &mut Gas, chaser: Entity, target: Entity, phase: ChasePhase) {
+    let now = gas.now();
+    gas.trace_mut().record(now, TraceKind::Chase { chaser, target, phase });
+}
+
+/// Sets the active target and attack channel together, recording a change.
+pub(crate) fn set_target(
+    runtime: &CombatRuntime,
+    world: &mut World,
+    gas: &mut Gas,
+    owner: Entity,
+    target: Option<Entity>,
+    stats: Option<SwingStats>,
+) {
+    let channel = stats.map(|s| match s.source {
+        AttackSource::Autocast(_) => super::defs::DamageType::Magic,
+        AttackSource::Weapon(_) => s.damage_type,
+    });
+    let changed = {
+        let Ok(mut c) = world.get::<&mut Combatant>(owner) else {
+            return;
+        };
+        let changed = c.targeting.target != target || c.targeting.channel != channel;
+        c.targeting.target = target;
+        c.targeting.channel = channel;
+        changed
+    };
+    let _ = runtime;
+    if changed {
+        let now = gas.now();
+        gas.trace_mut().record(now, TraceKind::TargetChanged { entity: owner, target, channel });
+    }
+}
+
+/// The one teardown every end path runs: end the chase, drop the weave,
+/// leave the target's attacker set, clear the target.
+pub(crate) fn teardown(runtime: &CombatRuntime, world: &mut World, gas: &mut Gas, owner: Entity) {
+    let now = gas.now();
+    let target = world.get::<&Combatant>(owner).ok().and_then(|c| c.targeting.target);
+    if runtime.pawn.end_chase(world, owner, now) {
+        if let Some(target) = target {
+            record_chase(gas, owner, target, ChasePhase::End);
+        }
+    }
+    let dropped = world
+        .get::<&mut Combatant>(owner)
+        .ok()
+        .and_then(|mut c| c.targeting.pending_weave.take());
+    if let Some(spell) = dropped {
+        gas.trace_mut().record(now, TraceKind::WeaveDropped { entity: owner, spell });
+    }
+    if let Some(target) = target {
+        if let Ok(mut defender) = world.get::<&mut Combatant>(target) {
+            defender.attackers.current.retain(|&mut e| e != owner);
+        }
+    }
+    if let Ok(mut c) = world.get::<&mut Combatant>(owner) {
+        c.targeting.sight_lost_since = None;
+    }
+    set_target(runtime, world, gas, owner, None, None);
+}

@@ -1,0 +1,154 @@
+//! `Action.Trigger.Combat.Cast` has two consumers, routed by the owner's
+//! state (`trigger_when` in data):
+//!
+//! - while engaged, [`QueueWeave`] puts the spell in the one-deep weave
+//!   queue (last click wins, same target only) and returns: the engagement
+//!   loop is the only executor, so a weave costs exactly one tick;
+//! - otherwise [`CastSpell`] casts standalone, gated by
+//!   `Cooldown.Combat.Attack` through the normal cooldown check, and stamps
+//!   it for the spell's cast interval, so an engage right after does not
+//!   swing early.
+
+use std::sync::Arc;
+
+use hecs::{Entity, World};
+
+use super::combatant::Combatant;
+use super::defs::SpellId;
+use super::range::resolve_spell_range;
+use super::resolve::Attack;
+use super::runtime::CombatRuntime;
+use super::stats::active_style;
+use crate::abilities::{AbilityBehaviour, AbilityCx, AbilitySystem, Activation, EndReason};
+use crate::gas::Gas;
+use crate::tags::{native, Tag};
+use crate::trace::TraceKind;
+
+/// The spell an event names (its object id), validated against the caster.
+pub(crate) fn validate_spell(
+    runtime: &CombatRuntime,
+    world: &World,
+    caster: Entity,
+    raw: Option<u32>,
+) -> Result<SpellId, Tag> {
+    let tags = runtime.catalog.tags();
+    let defs = runtime.catalog.combat();
+    let spell_id = raw.and_then(|r| defs.spell_from_raw(r)).ok_or(tags[native::FAIL_INVALID_PAYLOAD])?;
+    let spell = defs.spell(spell_id).ok_or(tags[native::FAIL_INVALID_PAYLOAD])?;
+    let combatant = world.get::<&Combatant>(caster).map_err(|_| tags[native::FAIL_INVALID_PAYLOAD])?;
+    if !super::spellbook::has_learned(defs, &combatant.spellbook, spell) {
+        return Err(tags[native::FAIL_NOT_LEARNED]);
+    }
+    if combatant.skills.level(super::defs::Skill::Magic) < spell.required_level {
+        return Err(tags[native::FAIL_LEVEL_TOO_LOW]);
+    }
+    Ok(spell_id)
+}
+
+/// The standalone manual cast (`behaviour: Registered("CastSpell")`).
+pub struct CastSpell(pub Arc<CombatRuntime>);
+
+impl AbilityBehaviour for CastSpell {
+    /// Every read-only gate before commit: target alive, spell learned,
+    /// level, in range ("Out of range.", no walk-up), runes.
+    fn can_activate(&self, world: &World, gas: &Gas, activation: &Activation<'_>) -> Result<(), Tag> {
+        let runtime = &self.0;
+        let tags = runtime.catalog.tags();
+        let target = activation.event.target.ok_or(tags[native::FAIL_NO_TARGET])?;
+        if target == activation.owner || world.get::<&Combatant>(target).is_err() {
+            return Err(tags[native::FAIL_NO_TARGET]);
+        }
+        if !runtime.is_alive(world, target) {
+            return Err(tags[native::FAIL_TARGET_DEAD]);
+        }
+        let spell_id = validate_spell(runtime, world, activation.owner, activation.event.object)?;
+        let spell = runtime.catalog.combat().spell(spell_id).ok_or(tags[native::FAIL_INVALID_PAYLOAD])?;
+        let range = resolve_spell_range(&runtime.catalog.combat().settings, spell);
+        if !runtime.in_range(world, activation.owner, target, range, gas.now()) {
+            return Err(tags[native::FAIL_OUT_OF_RANGE]);
+        }
+        super::consume::check_runes(runtime, world, activation.owner, spell)
+    }
+
+    fn activate(&self, cx: &mut AbilityCx<'_>) {
+        let runtime = &self.0;
+        let (Some(target), Some(spell)) = (cx.event.target, cx.event.object.and_then(|r| runtime.catalog.combat().spell_from_raw(r))) else {
+            cx.end();
+            return;
+        };
+        let Some(interval) = runtime.catalog.combat().spell(spell).map(|s| s.cast_interval) else {
+            cx.end();
+            return;
+        };
+        // The ability's cooldown is the attack cooldown: commit stamps it for
+        // this spell's cast interval.
+        if let Err(reason) = cx.commit_with_cooldown(interval.as_secs_f64()) {
+            let tag = reason.tag(runtime.catalog.tags());
+            cx.end_with(EndReason::Behaviour(tag));
+            return;
+        }
+        let now = cx.gas.now();
+        cx.gas.trace_mut().record(
+            now,
+            TraceKind::CooldownStamped {
+                entity: cx.owner,
+                cooldown: runtime.attack_cooldown,
+                duration: interval,
+            },
+        );
+        let style = cx
+            .world
+            .get::<&AbilitySystem>(cx.owner)
+            .map_or(super::defs::Style::Aggressive, |s| active_style(runtime, &s));
+        if super::consume::consume_runes(runtime, cx.world, cx.gas, cx.owner, spell) {
+            super::resolve::roll_and_apply(runtime, cx.world, cx.gas, cx.owner, target, Attack::Cast { spell, weaved: false }, style);
+        }
+        cx.end();
+    }
+}
+
+/// The weave queue (`behaviour: Registered("QueueWeave")`), triggered by a
+/// cast while engaged.
+pub struct QueueWeave(pub Arc<CombatRuntime>);
+
+impl AbilityBehaviour for QueueWeave {
+    fn can_activate(&self, world: &World, _gas: &Gas, activation: &Activation<'_>) -> Result<(), Tag> {
+        let runtime = &self.0;
+        let tags = runtime.catalog.tags();
+        let engaged_on = world
+            .get::<&Combatant>(activation.owner)
+            .ok()
+            .and_then(|c| c.targeting.target);
+        let target = activation.event.target.ok_or(tags[native::FAIL_NO_TARGET])?;
+        if engaged_on != Some(target) {
+            return Err(tags[native::FAIL_WRONG_TARGET]);
+        }
+        if !runtime.is_alive(world, target) {
+            return Err(tags[native::FAIL_TARGET_DEAD]);
+        }
+        validate_spell(runtime, world, activation.owner, activation.event.object).map(|_| ())
+    }
+
+    fn activate(&self, cx: &mut AbilityCx<'_>) {
+        let runtime = &self.0;
+        let spell = cx.event.object.and_then(|r| runtime.catalog.combat().spell_from_raw(r));
+        if let (Some(spell), Some(target)) = (spell, cx.event.target) {
+            let replaced = cx
+                .world
+                .get::<&mut Combatant>(cx.owner)
+                .ok()
+                .and_then(|mut c| c.targeting.pending_weave.replace(spell));
+            let now = cx.gas.now();
+            cx.gas.trace_mut().record(
+                now,
+                TraceKind::WeaveQueued {
+                    entity: cx.owner,
+                    target,
+                    spell,
+                    replaced,
+                },
+            );
+        }
+        cx.end();
+    }
+}

@@ -1,0 +1,83 @@
+//! [`Combatant`]: the per-entity combat component.
+
+use hecs::{Entity, World};
+use serde::{Deserialize, Serialize};
+use smallvec::SmallVec;
+
+use super::chase::ChaseState;
+use super::defs::{DamageType, KindId, SpellId};
+use super::loadout::{Equipment, Inventory};
+use super::skills::Skills;
+use crate::tags::Tag;
+use crate::time::SimTime;
+
+/// Who an entity is fighting (the role of `UCombatTargetingComponent`):
+/// the active target and attack channel change together, and the queued
+/// weave lives here.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Targeting {
+    /// The engaged target.
+    pub target: Option<Entity>,
+    /// The leaf damage type of the current swing (never a collapsed bucket).
+    pub channel: Option<DamageType>,
+    /// The one-deep weave queue: a spell to cast at the next resolution.
+    pub pending_weave: Option<SpellId>,
+    /// Since when line of sight to the target has been lost.
+    pub sight_lost_since: Option<SimTime>,
+}
+
+/// The entities attacking this one (the multi-attacker ceiling).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Attackers {
+    /// Current attackers, in the order they engaged.
+    pub current: SmallVec<[Entity; 3]>,
+}
+
+impl Attackers {
+    /// Forgets attackers that no longer exist.
+    pub fn prune(&mut self, world: &World) {
+        self.current.retain(|e| world.contains(*e));
+    }
+
+    /// Would `attacker` be accepted under `max`? Idempotent: one already in
+    /// the set is accepted whatever the count.
+    pub fn would_accept(&self, attacker: Entity, max: u32) -> bool {
+        self.current.contains(&attacker) || (self.current.len() as u32) < max
+    }
+}
+
+/// The spellbook state: the current book, the books unlocked, the autocast spell.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SpellbookState {
+    /// The book spells are cast from.
+    pub current: Tag,
+    /// Books the entity may switch to.
+    pub unlocked: SmallVec<[Tag; 2]>,
+    /// The spell auto-attack casts instead of swinging.
+    pub autocast: Option<SpellId>,
+}
+
+/// Component: everything combat keeps on an entity besides its ability
+/// system: kind, skills, equipment, inventory, spellbook, targeting,
+/// attackers and chase.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Combatant {
+    /// The kind (chase tunables, attacker ceiling).
+    pub kind: KindId,
+    /// Skill XP and levels.
+    pub skills: Skills,
+    /// Worn items.
+    pub equipment: Equipment,
+    /// Carried items (runes, food, loot).
+    pub inventory: Inventory,
+    /// Items moved here on death.
+    pub cold_storage: Inventory,
+    /// Spellbook state.
+    pub spellbook: SpellbookState,
+    /// Who it fights.
+    pub targeting: Targeting,
+    /// Who fights it.
+    pub attackers: Attackers,
+    /// The chase in progress.
+    pub chase: ChaseState,
+}

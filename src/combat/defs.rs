@@ -1,0 +1,825 @@
+//! Compiled combat content: the five damage types, styles and skills as
+//! enums; settings, kinds, items, spells and spellbooks with their
+//! validation.
+
+use serde::{Deserialize, Serialize};
+use smallvec::SmallVec;
+
+use super::data::{CombatKindData, CombatSettingsData, ItemData, SpellData, SpellbookData, WeaponData};
+use super::vec2::Vec2;
+use crate::diagnostics::{LoadErrors, SourceFile};
+use crate::names::NameTable;
+use crate::tags::{native, Tag, TagRegistry};
+use crate::time::SimDuration;
+
+macro_rules! tag_enum {
+    ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident => $native:ident,)* }) => {
+        $(#[$doc])*
+        #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        pub enum $name { $($(#[$vdoc])* $variant,)* }
+
+        impl $name {
+            /// Every value, in declaration order.
+            pub const ALL: &'static [$name] = &[$($name::$variant,)*];
+
+            /// Dense index, for per-value arrays.
+            pub const fn index(self) -> usize {
+                self as usize
+            }
+
+            /// The gameplay tag of this value.
+            pub fn tag(self, tags: &TagRegistry) -> Tag {
+                match self { $($name::$variant => tags[native::$native],)* }
+            }
+
+            /// The value whose tag is exactly `tag`.
+            pub fn from_tag(tags: &TagRegistry, tag: Tag) -> Option<$name> {
+                Self::ALL.iter().copied().find(|v| v.tag(tags) == tag)
+            }
+        }
+    };
+}
+
+tag_enum! {
+    /// The five first-class damage types.
+    DamageType {
+        /// `Combat.DamageType.Stab`.
+        Stab => COMBAT_DAMAGE_TYPE_STAB,
+        /// `Combat.DamageType.Slash`.
+        Slash => COMBAT_DAMAGE_TYPE_SLASH,
+        /// `Combat.DamageType.Crush`.
+        Crush => COMBAT_DAMAGE_TYPE_CRUSH,
+        /// `Combat.DamageType.Ranged`.
+        Ranged => COMBAT_DAMAGE_TYPE_RANGED,
+        /// `Combat.DamageType.Magic`.
+        Magic => COMBAT_DAMAGE_TYPE_MAGIC,
+    }
+}
+
+tag_enum! {
+    /// The three combat styles.
+    Style {
+        /// `Combat.Style.Aggressive`: +3 to the weapon skill (the default).
+        Aggressive => COMBAT_STYLE_AGGRESSIVE,
+        /// `Combat.Style.Defensive`: +3 to Defense.
+        Defensive => COMBAT_STYLE_DEFENSIVE,
+        /// `Combat.Style.Controlled`: +1 to both.
+        Controlled => COMBAT_STYLE_CONTROLLED,
+    }
+}
+
+tag_enum! {
+    /// The five combat skills.
+    Skill {
+        /// `Skill.Combat.Melee`: accuracy and strength with Stab/Slash/Crush.
+        Melee => SKILL_MELEE,
+        /// `Skill.Combat.Ranged`.
+        Ranged => SKILL_RANGED,
+        /// `Skill.Combat.Magic`.
+        Magic => SKILL_MAGIC,
+        /// `Skill.Combat.Defense`.
+        Defense => SKILL_DEFENSE,
+        /// `Skill.Combat.Hitpoints`: the health pool.
+        Hitpoints => SKILL_HITPOINTS,
+    }
+}
+
+impl DamageType {
+    /// The engagement-range bucket and weapon skill: Stab, Slash and Crush
+    /// collapse to melee.
+    pub fn skill(self) -> Skill {
+        match self {
+            DamageType::Stab | DamageType::Slash | DamageType::Crush => Skill::Melee,
+            DamageType::Ranged => Skill::Ranged,
+            DamageType::Magic => Skill::Magic,
+        }
+    }
+
+    /// The hit cue of this type.
+    pub fn hit_cue(self, tags: &TagRegistry) -> Tag {
+        tags[match self {
+            DamageType::Stab => native::CUE_HIT_STAB,
+            DamageType::Slash => native::CUE_HIT_SLASH,
+            DamageType::Crush => native::CUE_HIT_CRUSH,
+            DamageType::Ranged => native::CUE_HIT_RANGED,
+            DamageType::Magic => native::CUE_HIT_MAGIC,
+        }]
+    }
+}
+
+macro_rules! dense_id {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        pub struct $name(u16);
+
+        impl $name {
+            pub(crate) const fn new(index: usize) -> Self {
+                Self(index as u16)
+            }
+
+            /// The dense index.
+            pub const fn index(self) -> usize {
+                self.0 as usize
+            }
+        }
+    };
+}
+
+dense_id!(
+    /// An item definition.
+    ItemId
+);
+dense_id!(
+    /// A spell definition.
+    SpellId
+);
+dense_id!(
+    /// A combatant kind.
+    KindId
+);
+
+/// XP per damage point as `(weapon skill, defense)`.
+pub type XpSplit = (f64, f64);
+
+/// Compiled combat settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CombatSettings {
+    /// Melee fallback range (cm).
+    pub melee_range_cm: f64,
+    /// Ranged fallback range (cm).
+    pub ranged_range_cm: f64,
+    /// Magic fallback range (cm).
+    pub magic_range_cm: f64,
+    /// Range for unrecognised types (cm).
+    pub fallback_range_cm: f64,
+    /// Swing interval with no weapon.
+    pub unarmed_swing_interval: SimDuration,
+    /// Damage type with no weapon.
+    pub unarmed_damage_type: DamageType,
+    /// Remaining cooldown that counts as ready.
+    pub ready_epsilon: SimDuration,
+    /// Length of `Status.InCombat`.
+    pub in_combat: SimDuration,
+    /// MaxHealth per Hitpoints level.
+    pub max_health_per_hitpoints_level: f64,
+    /// MaxHealth by Hitpoints level, overriding the multiplier where present.
+    pub max_health_curve: Vec<f64>,
+    /// Items kept on death.
+    pub death_item_retention: u32,
+    /// Respawn position.
+    pub respawn_position: Vec2,
+    /// The fallback spellbook.
+    pub default_spellbook: Tag,
+    /// Aggressive routing.
+    pub routing_aggressive: XpSplit,
+    /// Defensive routing on melee.
+    pub routing_defensive_melee: XpSplit,
+    /// Defensive routing on ranged and magic.
+    pub routing_defensive_other: XpSplit,
+    /// Controlled routing.
+    pub routing_controlled: XpSplit,
+    /// Total magic XP per damage point.
+    pub magic_xp_per_damage: f64,
+    /// Hitpoints XP per damage point.
+    pub hitpoints_xp_per_damage: f64,
+}
+
+/// A compiled combatant kind.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CombatKind {
+    /// Unique name.
+    pub name: String,
+    /// Drift needed before a chase re-issue (cm).
+    pub move_refresh_threshold_cm: f64,
+    /// Least time between chase re-issues.
+    pub min_move_refresh_interval: SimDuration,
+    /// Out-of-range re-poll interval.
+    pub chase_poll_interval: SimDuration,
+    /// Most simultaneous attackers.
+    pub max_attackers: u32,
+    /// How long line of sight may be lost before the engagement ends.
+    pub line_of_sight_tolerance: SimDuration,
+}
+
+/// Compiled weapon data.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WeaponDef {
+    /// Default damage type.
+    pub damage_type: DamageType,
+    /// Swing interval at `AttackSpeed` 1.
+    pub swing_interval: SimDuration,
+    /// Authored range (cm); 0 uses the settings fallback.
+    pub attack_range_cm: f64,
+    /// Per-style damage types.
+    pub style_damage_types: SmallVec<[(Style, DamageType); 3]>,
+    /// The style set on equip.
+    pub default_style: Option<Style>,
+    /// Fires ammunition.
+    pub uses_ammo: bool,
+}
+
+impl WeaponDef {
+    /// The damage type a swing in `style` uses: the style's entry, else the
+    /// weapon's single type.
+    pub fn damage_type_for(&self, style: Style) -> DamageType {
+        self.style_damage_types
+            .iter()
+            .find(|(s, _)| *s == style)
+            .map_or(self.damage_type, |(_, t)| *t)
+    }
+}
+
+/// A compiled item.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ItemDef {
+    /// Unique name.
+    pub name: String,
+    /// Equipment slot.
+    pub slot: Option<Tag>,
+    /// Value (0 when missing).
+    pub value: u32,
+    /// Attack bonus by damage type.
+    pub attack_bonus: [i32; 5],
+    /// Defense bonus by damage type.
+    pub defense_bonus: [i32; 5],
+    /// Melee strength bonus.
+    pub strength: i32,
+    /// Ranged strength bonus.
+    pub ranged_strength: i32,
+    /// Magic damage bonus (percent).
+    pub magic_damage: f64,
+    /// Skill levels needed to equip.
+    pub requirements: SmallVec<[(Skill, u32); 2]>,
+    /// Weapon data.
+    pub weapon: Option<WeaponDef>,
+    /// Healing when eaten.
+    pub heals: Option<f64>,
+}
+
+/// A compiled spell.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SpellDef {
+    /// Unique name.
+    pub name: String,
+    /// Its book.
+    pub book: Tag,
+    /// Runes per cast.
+    pub runes: SmallVec<[(ItemId, u32); 3]>,
+    /// Least damage of a hit.
+    pub base_damage: u32,
+    /// Most damage before the magic bonus.
+    pub max_damage: u32,
+    /// Magic level needed.
+    pub required_level: u32,
+    /// Attack cooldown per cast, and the autocast cadence.
+    pub cast_interval: SimDuration,
+    /// Authored range (cm); 0 uses the magic fallback.
+    pub cast_range_cm: f64,
+    /// Hit cue.
+    pub hit_cue: Tag,
+}
+
+/// A compiled spellbook.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SpellbookDef {
+    /// Identity tag.
+    pub tag: Tag,
+    /// Display name.
+    pub name: String,
+}
+
+/// All combat content.
+#[derive(Clone, Debug)]
+pub struct CombatDefs {
+    /// Settings.
+    pub settings: CombatSettings,
+    kinds: Vec<CombatKind>,
+    kind_names: NameTable,
+    items: Vec<ItemDef>,
+    item_names: NameTable,
+    spells: Vec<SpellDef>,
+    spell_names: NameTable,
+    spellbooks: Vec<SpellbookDef>,
+}
+
+/// Every combat section of every file, in load order.
+pub(crate) struct CombatSources<'a> {
+    pub settings: Vec<(&'a SourceFile, &'a CombatSettingsData)>,
+    pub kinds: Vec<(&'a SourceFile, &'a CombatKindData)>,
+    pub items: Vec<(&'a SourceFile, &'a ItemData)>,
+    pub spells: Vec<(&'a SourceFile, &'a SpellData)>,
+    pub spellbooks: Vec<(&'a SourceFile, &'a SpellbookData)>,
+}
+
+impl CombatDefs {
+    /// A combatant kind by name (load time).
+    pub fn kind_named(&self, name: &str) -> Option<KindId> {
+        self.kind_names.get(name).map(KindId::new)
+    }
+
+    /// The kind `id`.
+    pub fn kind(&self, id: KindId) -> &CombatKind {
+        &self.kinds[id.index()]
+    }
+
+    /// The kind used when a combatant names none (`Default`, always present).
+    pub fn default_kind(&self) -> KindId {
+        KindId::new(0)
+    }
+
+    /// An item by name (load time).
+    pub fn item_named(&self, name: &str) -> Option<ItemId> {
+        self.item_names.get(name).map(ItemId::new)
+    }
+
+    /// The item `id`, if in this catalog.
+    pub fn item(&self, id: ItemId) -> Option<&ItemDef> {
+        self.items.get(id.index())
+    }
+
+    /// Every item id.
+    pub fn item_ids(&self) -> impl ExactSizeIterator<Item = ItemId> {
+        (0..self.items.len()).map(ItemId::new)
+    }
+
+    /// A spell by name (load time).
+    pub fn spell_named(&self, name: &str) -> Option<SpellId> {
+        self.spell_names.get(name).map(SpellId::new)
+    }
+
+    /// The spell `id`, if in this catalog.
+    pub fn spell(&self, id: SpellId) -> Option<&SpellDef> {
+        self.spells.get(id.index())
+    }
+
+    /// Every spell id.
+    pub fn spell_ids(&self) -> impl ExactSizeIterator<Item = SpellId> {
+        (0..self.spells.len()).map(SpellId::new)
+    }
+
+    /// The spell whose id is `raw` (an event's object id), if any.
+    pub fn spell_from_raw(&self, raw: u32) -> Option<SpellId> {
+        ((raw as usize) < self.spells.len()).then(|| SpellId::new(raw as usize))
+    }
+
+    /// True when `book` is a known spellbook.
+    pub fn is_known_book(&self, book: Tag) -> bool {
+        self.spellbooks.iter().any(|b| b.tag == book)
+    }
+
+    /// Every spellbook.
+    pub fn spellbooks(&self) -> &[SpellbookDef] {
+        &self.spellbooks
+    }
+
+    pub(crate) fn build(sources: CombatSources<'_>, tags: &TagRegistry, errors: &mut LoadErrors) -> CombatDefs {
+        let settings = compile_settings(&sources.settings, tags, errors);
+        let mut kinds = vec![CombatKind::default_named("Default")];
+        let mut kind_names = NameTable::new("combatant kind");
+        let _ = kind_names.insert("Default");
+        for (file, data) in &sources.kinds {
+            if data.name == "Default" {
+                kinds[0] = compile_kind(file, data, errors);
+                continue;
+            }
+            if kind_names.insert(&data.name).is_err() {
+                errors.push(file.error_at(&data.name, format!("combatant kind `{}` is defined twice", data.name)));
+                continue;
+            }
+            kinds.push(compile_kind(file, data, errors));
+        }
+        let mut item_names = NameTable::new("item");
+        for (file, data) in &sources.items {
+            if item_names.insert(&data.name).is_err() {
+                errors.push(file.error_at(&data.name, format!("item `{}` is defined twice", data.name)));
+            }
+        }
+        // Compile after every name is known, so spells can name runes in any file.
+        let mut seen = std::collections::HashSet::new();
+        let items = sources
+            .items
+            .iter()
+            .filter(|(_, d)| seen.insert(d.name.as_str()))
+            .map(|(file, data)| compile_item(file, data, tags, errors))
+            .collect();
+        let mut spell_names = NameTable::new("spell");
+        let mut spells = Vec::new();
+        for (file, data) in &sources.spells {
+            if spell_names.insert(&data.name).is_err() {
+                errors.push(file.error_at(&data.name, format!("spell `{}` is defined twice", data.name)));
+                continue;
+            }
+            spells.push(compile_spell(file, data, tags, &item_names, errors));
+        }
+        let mut spellbooks: Vec<SpellbookDef> = Vec::new();
+        for (file, data) in &sources.spellbooks {
+            let Some(tag) = book_tag(file, &data.tag, tags, errors) else {
+                continue;
+            };
+            if spellbooks.iter().any(|b| b.tag == tag) {
+                errors.push(file.error_at(&data.tag, format!("spellbook `{}` is defined twice", data.tag)));
+                continue;
+            }
+            spellbooks.push(SpellbookDef {
+                tag,
+                name: data.name.clone(),
+            });
+        }
+        for (spell, (file, data)) in spells.iter().zip(&sources.spells) {
+            if !spellbooks.iter().any(|b| b.tag == spell.book) {
+                errors.push(file.error_after(&data.name, &data.book, format!("spell `{}`: spellbook `{}` is not defined", data.name, data.book)));
+            }
+        }
+        CombatDefs {
+            settings,
+            kinds,
+            kind_names,
+            items,
+            item_names,
+            spells,
+            spell_names,
+            spellbooks,
+        }
+    }
+}
+
+impl CombatKind {
+    fn default_named(name: &str) -> Self {
+        CombatKind {
+            name: name.to_owned(),
+            move_refresh_threshold_cm: 50.0,
+            min_move_refresh_interval: SimDuration::from_millis(250),
+            chase_poll_interval: SimDuration::from_millis(100),
+            max_attackers: 3,
+            line_of_sight_tolerance: SimDuration::from_secs(1),
+        }
+    }
+}
+
+fn seconds(file: &SourceFile, anchor: &str, what: &str, value: f64, errors: &mut LoadErrors) -> SimDuration {
+    SimDuration::from_secs_f64(value).unwrap_or_else(|_| {
+        errors.push(file.error_after(anchor, what, format!("{what} must be a number of seconds ≥ 0, found {value}")));
+        SimDuration::ZERO
+    })
+}
+
+fn positive(file: &SourceFile, anchor: &str, what: &str, value: f64, errors: &mut LoadErrors) -> f64 {
+    if !(value.is_finite() && value >= 0.0) {
+        errors.push(file.error_after(anchor, what, format!("{what} must be a finite number ≥ 0, found {value}")));
+        return 0.0;
+    }
+    value
+}
+
+fn compile_settings(
+    sources: &[(&SourceFile, &CombatSettingsData)],
+    tags: &TagRegistry,
+    errors: &mut LoadErrors,
+) -> CombatSettings {
+    let mut s = CombatSettings {
+        melee_range_cm: 250.0,
+        ranged_range_cm: 2000.0,
+        magic_range_cm: 2000.0,
+        fallback_range_cm: 250.0,
+        unarmed_swing_interval: SimDuration::from_millis(2_400),
+        unarmed_damage_type: DamageType::Crush,
+        ready_epsilon: SimDuration::ZERO,
+        in_combat: SimDuration::from_secs(20),
+        max_health_per_hitpoints_level: 4.0,
+        max_health_curve: Vec::new(),
+        death_item_retention: 3,
+        respawn_position: Vec2::ZERO,
+        default_spellbook: tags.get("Spellbook.Standard").unwrap_or(tags[native::COMBAT_STYLE]),
+        routing_aggressive: (4.0, 0.0),
+        routing_defensive_melee: (0.0, 4.0),
+        routing_defensive_other: (2.0, 2.0),
+        routing_controlled: (2.0, 2.0),
+        magic_xp_per_damage: 2.0,
+        hitpoints_xp_per_damage: 4.0 / 3.0,
+    };
+    let anchor = "combat";
+    for &(file, data) in sources {
+        let range = |value: Option<f64>, what: &str, slot: &mut f64, errors: &mut LoadErrors| {
+            if let Some(v) = value {
+                *slot = positive(file, anchor, what, v, errors);
+            }
+        };
+        range(data.melee_range_cm, "melee_range_cm", &mut s.melee_range_cm, errors);
+        range(data.ranged_range_cm, "ranged_range_cm", &mut s.ranged_range_cm, errors);
+        range(data.magic_range_cm, "magic_range_cm", &mut s.magic_range_cm, errors);
+        range(data.fallback_range_cm, "fallback_range_cm", &mut s.fallback_range_cm, errors);
+        range(
+            data.max_health_per_hitpoints_level,
+            "max_health_per_hitpoints_level",
+            &mut s.max_health_per_hitpoints_level,
+            errors,
+        );
+        range(data.magic_xp_per_damage, "magic_xp_per_damage", &mut s.magic_xp_per_damage, errors);
+        range(data.hitpoints_xp_per_damage, "hitpoints_xp_per_damage", &mut s.hitpoints_xp_per_damage, errors);
+        if let Some(v) = data.unarmed_swing_interval {
+            s.unarmed_swing_interval = seconds(file, anchor, "unarmed_swing_interval", v, errors);
+        }
+        if let Some(v) = data.ready_epsilon {
+            s.ready_epsilon = seconds(file, anchor, "ready_epsilon", v, errors);
+        }
+        if let Some(v) = data.in_combat_seconds {
+            // The contract's floor: combat never lasts less than a second.
+            s.in_combat = seconds(file, anchor, "in_combat_seconds", v, errors).max(SimDuration::from_secs(1));
+        }
+        if let Some(curve) = &data.max_health_curve {
+            s.max_health_curve = curve.iter().map(|&v| positive(file, anchor, "max_health_curve", v, errors)).collect();
+        }
+        if let Some(n) = data.death_item_retention {
+            s.death_item_retention = n;
+        }
+        if let Some((x, y)) = data.respawn_position {
+            s.respawn_position = Vec2::new(x, y);
+        }
+        if let Some(name) = &data.unarmed_damage_type {
+            if let Some(t) = damage_type(file, anchor, name, tags, errors) {
+                s.unarmed_damage_type = t;
+            }
+        }
+        if let Some(name) = &data.default_spellbook {
+            if let Some(tag) = book_tag(file, name, tags, errors) {
+                s.default_spellbook = tag;
+            }
+        }
+        if let Some(r) = &data.routing {
+            s.routing_aggressive = r.aggressive;
+            s.routing_defensive_melee = r.defensive_melee;
+            s.routing_defensive_other = r.defensive_other;
+            s.routing_controlled = r.controlled;
+            let totals = [r.aggressive, r.defensive_melee, r.defensive_other, r.controlled].map(|(a, b)| a + b);
+            if totals.iter().any(|t| (t - totals[0]).abs() > 1e-9) {
+                errors.push(file.error_at("routing", format!(
+                    "XP routing totals differ between styles ({totals:?}); total XP per damage must not depend on the style"
+                )));
+            }
+        }
+    }
+    s
+}
+
+fn compile_kind(file: &SourceFile, data: &CombatKindData, errors: &mut LoadErrors) -> CombatKind {
+    let name = data.name.as_str();
+    let mut kind = CombatKind::default_named(name);
+    if let Some(v) = data.move_refresh_threshold_cm {
+        kind.move_refresh_threshold_cm = positive(file, name, "move_refresh_threshold_cm", v, errors);
+    }
+    if let Some(hz) = data.max_move_refresh_hz {
+        if hz.is_finite() && hz > 0.0 {
+            kind.min_move_refresh_interval = seconds(file, name, "max_move_refresh_hz", 1.0 / hz, errors);
+        } else {
+            errors.push(file.error_after(name, "max_move_refresh_hz", format!("combatant kind `{name}`: max_move_refresh_hz must be positive, found {hz}")));
+        }
+    }
+    if let Some(v) = data.chase_poll_seconds {
+        let poll = seconds(file, name, "chase_poll_seconds", v, errors);
+        if poll.is_zero() {
+            errors.push(file.error_after(name, "chase_poll_seconds", format!("combatant kind `{name}`: chase_poll_seconds must be positive")));
+        } else {
+            kind.chase_poll_interval = poll;
+        }
+    }
+    if let Some(n) = data.max_attackers {
+        kind.max_attackers = n;
+    }
+    if let Some(v) = data.line_of_sight_tolerance {
+        kind.line_of_sight_tolerance = seconds(file, name, "line_of_sight_tolerance", v, errors);
+    }
+    kind
+}
+
+fn damage_type(file: &SourceFile, anchor: &str, name: &str, tags: &TagRegistry, errors: &mut LoadErrors) -> Option<DamageType> {
+    let tag = match tags.resolve_in(name, &file.name, &file.text) {
+        Ok(tag) => tag,
+        Err(e) => {
+            errors.push(e.at_text_after(&file.text, anchor, name));
+            return None;
+        }
+    };
+    let found = DamageType::from_tag(tags, tag);
+    if found.is_none() {
+        errors.push(file.error_after(anchor, name, format!("`{name}` is not a damage type (Combat.DamageType.Stab, Slash, Crush, Ranged or Magic)")));
+    }
+    found
+}
+
+fn style(file: &SourceFile, anchor: &str, name: &str, tags: &TagRegistry, errors: &mut LoadErrors) -> Option<Style> {
+    let tag = match tags.resolve_in(name, &file.name, &file.text) {
+        Ok(tag) => tag,
+        Err(e) => {
+            errors.push(e.at_text_after(&file.text, anchor, name));
+            return None;
+        }
+    };
+    let found = Style::from_tag(tags, tag);
+    if found.is_none() {
+        errors.push(file.error_after(anchor, name, format!("`{name}` is not a combat style")));
+    }
+    found
+}
+
+fn book_tag(file: &SourceFile, name: &str, tags: &TagRegistry, errors: &mut LoadErrors) -> Option<Tag> {
+    let tag = match tags.resolve_in(name, &file.name, &file.text) {
+        Ok(tag) => tag,
+        Err(e) => {
+            errors.push(e);
+            return None;
+        }
+    };
+    if !tags.name(tag).starts_with("Spellbook.") {
+        errors.push(file.error_at(name, format!("`{name}` is not a spellbook tag (Spellbook.*)")));
+        return None;
+    }
+    Some(tag)
+}
+
+fn bonuses(
+    file: &SourceFile,
+    item: &str,
+    map: &std::collections::BTreeMap<String, i32>,
+    tags: &TagRegistry,
+    errors: &mut LoadErrors,
+) -> [i32; 5] {
+    let mut out = [0; 5];
+    for (key, value) in map {
+        if let Some(t) = damage_type(file, item, key, tags, errors) {
+            out[t.index()] = *value;
+        }
+    }
+    out
+}
+
+fn compile_item(file: &SourceFile, data: &ItemData, tags: &TagRegistry, errors: &mut LoadErrors) -> ItemDef {
+    let name = data.name.as_str();
+    let slot = data.slot.as_ref().and_then(|s| match tags.resolve_in(s, &file.name, &file.text) {
+        Ok(tag) if tags.name(tag).starts_with("Item.Slot.") => Some(tag),
+        Ok(_) => {
+            errors.push(file.error_after(name, s, format!("item `{name}`: `{s}` is not an equipment slot (Item.Slot.*)")));
+            None
+        }
+        Err(e) => {
+            errors.push(e.at_text_after(&file.text, name, s));
+            None
+        }
+    });
+    let attack_bonus = bonuses(file, name, &data.attack_bonus, tags, errors);
+    let defense_bonus = bonuses(file, name, &data.defense_bonus, tags, errors);
+    let requirements = data
+        .requirements
+        .iter()
+        .filter_map(|(skill, level)| {
+            let tag = match tags.resolve_in(skill, &file.name, &file.text) {
+                Ok(t) => t,
+                Err(e) => {
+                    errors.push(e.at_text_after(&file.text, name, skill));
+                    return None;
+                }
+            };
+            match Skill::from_tag(tags, tag) {
+                Some(s) => Some((s, *level)),
+                None => {
+                    errors.push(file.error_after(name, skill, format!("item `{name}`: `{skill}` is not a combat skill")));
+                    None
+                }
+            }
+        })
+        .collect();
+    let weapon = data.weapon.as_ref().and_then(|w| compile_weapon(file, name, w, &attack_bonus, tags, errors));
+    if weapon.is_some() && slot != Some(tags[native::ITEM_SLOT_WEAPON]) {
+        errors.push(file.error_at(name, format!("item `{name}` has weapon data but is not in Item.Slot.Weapon")));
+    }
+    if !data.magic_damage.is_finite() {
+        errors.push(file.error_after(name, "magic_damage", format!("item `{name}`: magic_damage must be finite")));
+    }
+    if let Some(heals) = data.heals {
+        positive(file, name, "heals", heals, errors);
+    }
+    ItemDef {
+        name: name.to_owned(),
+        slot,
+        value: data.value.unwrap_or(0),
+        attack_bonus,
+        defense_bonus,
+        strength: data.strength,
+        ranged_strength: data.ranged_strength,
+        magic_damage: if data.magic_damage.is_finite() { data.magic_damage } else { 0.0 },
+        requirements,
+        weapon,
+        heals: data.heals.filter(|h| h.is_finite() && *h >= 0.0),
+    }
+}
+
+fn compile_weapon(
+    file: &SourceFile,
+    item: &str,
+    data: &WeaponData,
+    attack_bonus: &[i32; 5],
+    tags: &TagRegistry,
+    errors: &mut LoadErrors,
+) -> Option<WeaponDef> {
+    let Some(type_name) = &data.damage_type else {
+        errors.push(file.error_at(item, format!("weapon `{item}` has no damage_type")));
+        return None;
+    };
+    let Some(swing) = data.swing_interval else {
+        errors.push(file.error_at(item, format!("weapon `{item}` has no swing_interval")));
+        return None;
+    };
+    let weapon_type = damage_type(file, item, type_name, tags, errors)?;
+    let swing_interval = seconds(file, item, "swing_interval", swing, errors);
+    if swing_interval.is_zero() {
+        errors.push(file.error_after(item, "swing_interval", format!("weapon `{item}`: swing_interval must be positive")));
+    }
+    let attack_range_cm = positive(file, item, "attack_range", data.attack_range, errors);
+    if attack_range_cm == 0.0 {
+        errors.push(file.warning_at(item, format!(
+            "weapon `{item}` has attack_range 0: it uses the settings fallback for {type_name}; set it to make that intentional"
+        )));
+    }
+    let mut style_damage_types: SmallVec<[(Style, DamageType); 3]> = SmallVec::new();
+    for (style_name, type_name) in &data.style_damage_types {
+        let (Some(s), Some(t)) = (
+            style(file, item, style_name, tags, errors),
+            damage_type(file, item, type_name, tags, errors),
+        ) else {
+            continue;
+        };
+        if style_damage_types.iter().any(|(existing, _)| *existing == s) {
+            errors.push(file.error_after(item, style_name, format!("weapon `{item}`: style `{style_name}` is mapped twice")));
+            continue;
+        }
+        if attack_bonus[t.index()] == 0 {
+            errors.push(file.warning_after(item, type_name, format!(
+                "weapon `{item}`: style `{style_name}` swings {type_name}, an axis with no attack bonus"
+            )));
+        }
+        style_damage_types.push((s, t));
+    }
+    let default_style = data.default_style.as_ref().and_then(|s| style(file, item, s, tags, errors));
+    Some(WeaponDef {
+        damage_type: weapon_type,
+        swing_interval,
+        attack_range_cm,
+        style_damage_types,
+        default_style,
+        uses_ammo: data.uses_ammo,
+    })
+}
+
+fn compile_spell(
+    file: &SourceFile,
+    data: &SpellData,
+    tags: &TagRegistry,
+    items: &NameTable,
+    errors: &mut LoadErrors,
+) -> SpellDef {
+    let name = data.name.as_str();
+    let book = book_tag(file, &data.book, tags, errors).unwrap_or(tags[native::COMBAT_STYLE]);
+    let runes = data
+        .runes
+        .iter()
+        .filter_map(|(rune, count)| match items.resolve_in(rune, &file.name, &file.text) {
+            Ok(i) => Some((ItemId::new(i), *count)),
+            Err(e) => {
+                errors.push(e.at_text_after(&file.text, name, rune));
+                None
+            }
+        })
+        .collect();
+    let cast_interval = seconds(file, name, "cast_interval", data.cast_interval, errors);
+    if cast_interval.is_zero() {
+        errors.push(file.error_after(name, "cast_interval", format!("spell `{name}`: cast_interval must be positive")));
+    }
+    if data.base_damage > data.max_damage {
+        errors.push(file.error_after(name, "base_damage", format!("spell `{name}`: base_damage is above max_damage")));
+    }
+    let hit_cue = match &data.hit_cue {
+        Some(cue) => match tags.resolve_in(cue, &file.name, &file.text) {
+            Ok(tag) if tags.name(tag).starts_with("GameplayCue.") => tag,
+            Ok(_) => {
+                errors.push(file.error_after(name, cue, format!("spell `{name}`: hit cue `{cue}` must live under GameplayCue.*")));
+                tags[native::CUE_HIT_MAGIC]
+            }
+            Err(e) => {
+                errors.push(e.at_text_after(&file.text, name, cue));
+                tags[native::CUE_HIT_MAGIC]
+            }
+        },
+        None => tags[native::CUE_HIT_MAGIC],
+    };
+    SpellDef {
+        name: name.to_owned(),
+        book,
+        runes,
+        base_damage: data.base_damage,
+        max_damage: data.max_damage,
+        required_level: data.required_level,
+        cast_interval,
+        cast_range_cm: positive(file, name, "cast_range_cm", data.cast_range_cm, errors),
+        hit_cue,
+    }
+}

@@ -1,0 +1,109 @@
+//! The combat layer: the CRADL combat contract on top of the ability system.
+//!
+//! Install it once on a context with [`install`]; it registers the combat
+//! behaviours the shipped abilities name (`AutoAttack`, `CastSpell`,
+//! `QueueWeave`) and the post-execute hook. Entities fight when they have an
+//! [`AbilitySystem`](crate::AbilitySystem), a [`Combatant`] and a body the
+//! mover can place (the shipped [`Kinematic`]).
+//!
+//! The pieces, one home each:
+//!
+//! - the engagement loop ([`AutoAttack`]) with the shared attack cooldown
+//!   read as a level, chase, line of sight and the one teardown;
+//! - the weave queue and the standalone cast ([`QueueWeave`], [`CastSpell`]);
+//! - the range resolver ([`range`]), used by the engage gate
+//!   ([`CombatRuntime::can_engage`]) and the swing gate alike;
+//! - the damage formula ([`math`]), used by every attack path;
+//! - chase ([`ChaseState`], [`PawnCombatant`], [`MoveIssuer`]).
+
+mod auto_attack;
+mod cast;
+mod chase;
+mod combatant;
+mod consume;
+mod data;
+mod defs;
+mod hook;
+mod loadout;
+mod los;
+pub mod math;
+mod movement;
+pub mod range;
+mod resolve;
+mod runtime;
+mod skills;
+mod spellbook;
+mod stats;
+mod vec2;
+
+use std::sync::Arc;
+
+pub use auto_attack::AutoAttack;
+pub use cast::{CastSpell, QueueWeave};
+pub use chase::{ChaseAction, ChaseState, ChasingPawn, PawnCombatant};
+pub use combatant::{Attackers, Combatant, SpellbookState, Targeting};
+pub use data::{
+    CombatKindData, CombatSettingsData, ItemData, SpellData, SpellbookData, WeaponData, XpRoutingData,
+};
+pub use defs::{
+    CombatDefs, CombatKind, CombatSettings, DamageType, ItemDef, ItemId, KindId, Skill, SpellDef, SpellId,
+    SpellbookDef, Style, WeaponDef,
+};
+pub use hook::CombatHook;
+pub use loadout::{Equipment, Inventory};
+pub use los::{AlwaysVisible, LineOfSight};
+pub use movement::{Kinematic, KinematicMover, MoveIssuer};
+pub use resolve::{attack_rolls, style_bonus, AttackRolls};
+pub use runtime::{CombatRuntime, MissingDefinition};
+pub use skills::{level_for_xp, xp_for_level, Skills, MAX_LEVEL, XP_TABLE};
+pub use spellbook::has_learned;
+pub use stats::{active_style, snapshot, AttackSource, SwingStats};
+pub use vec2::Vec2;
+
+pub(crate) use defs::CombatSources;
+
+use crate::gas::Gas;
+
+/// Installs the combat layer on `gas` with the shipped kinematic mover and
+/// always-visible line of sight; returns the shared runtime.
+pub fn install(gas: &mut Gas) -> Result<Arc<CombatRuntime>, MissingDefinition> {
+    let runtime = Arc::new(CombatRuntime::new(gas.catalog_arc().clone())?);
+    install_runtime(gas, runtime.clone());
+    Ok(runtime)
+}
+
+/// Installs the combat layer with a runtime built by the game (its own
+/// pawn, mover and line of sight).
+pub fn install_runtime(gas: &mut Gas, runtime: Arc<CombatRuntime>) {
+    let uses = |gas: &Gas, name: &str| gas.catalog().abilities().behaviour(name).is_some();
+    if uses(gas, "AutoAttack") {
+        let _ = gas.register_behaviour("AutoAttack", AutoAttack(runtime.clone()));
+    }
+    if uses(gas, "CastSpell") {
+        let _ = gas.register_behaviour("CastSpell", CastSpell(runtime.clone()));
+    }
+    if uses(gas, "QueueWeave") {
+        let _ = gas.register_behaviour("QueueWeave", QueueWeave(runtime.clone()));
+    }
+    gas.add_hook(CombatHook(runtime));
+}
+
+/// A fresh combatant of `kind`, on the default spellbook.
+pub fn new_combatant(catalog: &crate::Catalog, kind: KindId) -> Combatant {
+    let book = catalog.combat().settings.default_spellbook;
+    Combatant {
+        kind,
+        skills: Skills::default(),
+        equipment: Equipment::new(),
+        inventory: Inventory::new(),
+        cold_storage: Inventory::new(),
+        spellbook: SpellbookState {
+            current: book,
+            unlocked: std::iter::once(book).collect(),
+            autocast: None,
+        },
+        targeting: Targeting::default(),
+        attackers: Attackers::default(),
+        chase: ChaseState::default(),
+    }
+}

@@ -1,0 +1,222 @@
+//! Resolving one attack: stamp the shared attack cooldown, roll accuracy
+//! and damage through [`math`](super::math), apply the damage effect.
+//! Every attack path (swing, weave, autocast, manual cast) comes through
+//! here.
+
+use hecs::{Entity, World};
+
+use super::combatant::Combatant;
+use super::defs::{DamageType, SpellDef, SpellId, Style};
+use super::math;
+use super::runtime::CombatRuntime;
+use super::stats::active_style;
+use crate::abilities::AbilitySystem;
+use crate::effects::EffectSpec;
+use crate::gas::Gas;
+use crate::time::SimDuration;
+use crate::trace::{AttackOutcome, TraceKind};
+
+/// Which attack is being resolved.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub(crate) enum Attack {
+    /// A weapon swing with this damage type, stamping this interval.
+    Swing {
+        /// The damage type swung.
+        damage_type: DamageType,
+        /// `SwingInterval / AttackSpeed`.
+        interval: SimDuration,
+        /// The weapon fires ammunition.
+        uses_ammo: bool,
+    },
+    /// A spell cast: weaved, autocast or manual.
+    Cast {
+        /// The spell.
+        spell: SpellId,
+        /// True when it came from the weave queue.
+        weaved: bool,
+    },
+}
+
+/// The accuracy and damage an attack rolls with.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct AttackRolls {
+    /// Chance to hit, `[0, 1]`.
+    pub hit_chance: f64,
+    /// Least damage of a hit.
+    pub min_hit: u32,
+    /// Most damage of a hit.
+    pub max_hit: u32,
+}
+
+impl AttackRolls {
+    /// Expected damage per attack: hit chance × mean hit.
+    pub fn expected_damage(&self) -> f64 {
+        self.hit_chance * (f64::from(self.min_hit) + f64::from(self.max_hit)) / 2.0
+    }
+}
+
+/// `(weapon skill, defense)` invisible levels a style adds.
+pub fn style_bonus(style: Style) -> (u32, u32) {
+    match style {
+        Style::Aggressive => (3, 0),
+        Style::Defensive => (0, 3),
+        Style::Controlled => (1, 1),
+    }
+}
+
+/// The rolls `attacker` makes against `target` with `damage_type` in
+/// `style` (and `spell` for magic). `None` if either is not a combatant.
+pub fn attack_rolls(
+    runtime: &CombatRuntime,
+    world: &World,
+    attacker: Entity,
+    target: Entity,
+    damage_type: DamageType,
+    style: Style,
+    spell: Option<&SpellDef>,
+) -> Option<AttackRolls> {
+    let defs = runtime.catalog.combat();
+    let (attack, max_hit, min_hit) = {
+        let a = world.get::<&Combatant>(attacker).ok()?;
+        let skill = damage_type.skill();
+        // Attack and strength both come from the one weapon skill.
+        let effective = math::effective_level(a.skills.level(skill), style_bonus(style).0);
+        let attack = math::attack_roll(effective, a.equipment.attack_bonus(defs, damage_type));
+        let (max_hit, min_hit) = match (damage_type, spell) {
+            (DamageType::Magic, Some(spell)) => {
+                let max = math::spell_max_hit(spell.max_damage, a.equipment.magic_damage(defs));
+                (max, spell.base_damage.min(max))
+            }
+            (DamageType::Ranged, _) => (math::max_hit(effective, a.equipment.ranged_strength(defs)), 0),
+            _ => (math::max_hit(effective, a.equipment.strength(defs)), 0),
+        };
+        (attack, max_hit, min_hit)
+    };
+    let defense = {
+        let d = world.get::<&Combatant>(target).ok()?;
+        let d_style = world
+            .get::<&AbilitySystem>(target)
+            .map_or(Style::Aggressive, |s| active_style(runtime, &s));
+        let effective = math::effective_level(d.skills.level(super::defs::Skill::Defense), style_bonus(d_style).1);
+        math::defense_roll(effective, d.equipment.defense_bonus(defs, damage_type))
+    };
+    Some(AttackRolls {
+        hit_chance: math::hit_chance(attack, defense),
+        min_hit,
+        max_hit,
+    })
+}
+
+/// Stamps `Cooldown.Combat.Attack` on `attacker` for `interval`.
+pub(crate) fn stamp_attack_cooldown(
+    runtime: &CombatRuntime,
+    world: &mut World,
+    gas: &mut Gas,
+    attacker: Entity,
+    interval: SimDuration,
+) {
+    let spec = EffectSpec::new(runtime.attack_cooldown_effect)
+        .with_source(attacker)
+        .with_set_by_caller(runtime.attack_cooldown, interval.as_secs_f64());
+    gas.apply_effect_recorded(world, attacker, spec);
+    let now = gas.now();
+    gas.trace_mut().record(
+        now,
+        TraceKind::CooldownStamped {
+            entity: attacker,
+            cooldown: runtime.attack_cooldown,
+            duration: interval,
+        },
+    );
+}
+
+/// Resolves one attack of `attacker` on `target` from the engagement
+/// loop: consumes ammunition or runes (refusing the attack, with nothing
+/// stamped, when they are missing), stamps the attack cooldown, then rolls
+/// and applies. Returns the outcome, or the `Activation.Fail.*` reason the
+/// attack did not happen.
+pub(crate) fn resolve(
+    runtime: &CombatRuntime,
+    world: &mut World,
+    gas: &mut Gas,
+    attacker: Entity,
+    target: Entity,
+    attack: Attack,
+    style: Style,
+) -> Result<AttackOutcome, crate::tags::Tag> {
+    let tags = runtime.catalog.tags();
+    let interval = match attack {
+        Attack::Swing { interval, uses_ammo, .. } => {
+            if uses_ammo && !super::consume::consume_ammo(runtime, world, gas, attacker) {
+                return Err(tags[crate::tags::native::FAIL_NO_AMMO]);
+            }
+            interval
+        }
+        Attack::Cast { spell, .. } => {
+            if !super::consume::consume_runes(runtime, world, gas, attacker, spell) {
+                return Err(tags[crate::tags::native::FAIL_NO_RUNES]);
+            }
+            runtime.catalog.combat().spell(spell).map_or(SimDuration::ZERO, |s| s.cast_interval)
+        }
+    };
+    stamp_attack_cooldown(runtime, world, gas, attacker, interval);
+    Ok(roll_and_apply(runtime, world, gas, attacker, target, attack, style))
+}
+
+/// Rolls accuracy and damage, records the attack and its cue, and applies
+/// the damage effect on a hit. The cooldown is already stamped.
+pub(crate) fn roll_and_apply(
+    runtime: &CombatRuntime,
+    world: &mut World,
+    gas: &mut Gas,
+    attacker: Entity,
+    target: Entity,
+    attack: Attack,
+    style: Style,
+) -> AttackOutcome {
+    let defs = runtime.catalog.combat();
+    let (damage_type, spell, weaved) = match attack {
+        Attack::Swing { damage_type, .. } => (damage_type, None, false),
+        Attack::Cast { spell, weaved } => (DamageType::Magic, Some(spell), weaved),
+    };
+    let spell_def = spell.and_then(|s| defs.spell(s));
+    let rolls = attack_rolls(runtime, world, attacker, target, damage_type, style, spell_def);
+    let outcome = match rolls {
+        Some(rolls) if math::roll_hit(gas.rng(), rolls.hit_chance) => {
+            AttackOutcome::Hit(math::roll_between(gas.rng(), rolls.min_hit, rolls.max_hit))
+        }
+        _ => AttackOutcome::Miss,
+    };
+    let tags = runtime.catalog.tags();
+    let now = gas.now();
+    gas.trace_mut().record(
+        now,
+        TraceKind::Attack {
+            attacker,
+            target,
+            outcome,
+            damage_type,
+            weaved,
+            spell,
+        },
+    );
+    let cue = spell_def.map_or_else(|| damage_type.hit_cue(tags), |s| s.hit_cue);
+    gas.trace_mut().record(
+        now,
+        TraceKind::Cue {
+            target,
+            source: Some(attacker),
+            cue,
+            event: crate::effects::CueEvent::Execute,
+        },
+    );
+    if let AttackOutcome::Hit(amount) = outcome {
+        let type_tag = damage_type.tag(tags);
+        let spec = EffectSpec::new(runtime.damage_effect)
+            .with_source(attacker)
+            .with_tag(type_tag)
+            .with_set_by_caller(type_tag, f64::from(amount));
+        gas.apply_effect_recorded(world, target, spec);
+    }
+    outcome
+}

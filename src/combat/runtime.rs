@@ -1,0 +1,162 @@
+//! [`CombatRuntime`]: what the combat behaviours share: the catalog, the
+//! pawn and line-of-sight hooks, and the ids combat relies on, resolved once.
+
+use std::fmt;
+use std::sync::Arc;
+
+use hecs::{Entity, World};
+
+use super::chase::{ChasingPawn, PawnCombatant};
+use super::combatant::Combatant;
+use super::los::{AlwaysVisible, LineOfSight};
+use super::movement::KinematicMover;
+use super::stats::snapshot;
+use crate::abilities::AbilitySystem;
+use crate::attributes::AttributeId;
+use crate::catalog::Catalog;
+use crate::effects::EffectId;
+use crate::gas::Gas;
+use crate::tags::{native, Tag};
+use crate::time::SimTime;
+
+/// A definition combat relies on is missing from the catalog.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MissingDefinition {
+    /// What kind of definition.
+    pub kind: &'static str,
+    /// Its name.
+    pub name: &'static str,
+}
+
+impl fmt::Display for MissingDefinition {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "the combat layer needs {} `{}`, which the catalog does not define (start from the shipped content)",
+            self.kind, self.name
+        )
+    }
+}
+
+impl std::error::Error for MissingDefinition {}
+
+/// Shared by every combat behaviour and hook.
+pub struct CombatRuntime {
+    /// The catalog.
+    pub catalog: Arc<Catalog>,
+    /// The pawn-side movement surface.
+    pub pawn: Arc<dyn PawnCombatant>,
+    /// Line of sight.
+    pub line_of_sight: Arc<dyn LineOfSight>,
+    pub(crate) attack_cooldown_effect: EffectId,
+    pub(crate) damage_effect: EffectId,
+    pub(crate) in_combat_effect: EffectId,
+    pub(crate) dead_effect: EffectId,
+    pub(crate) health: AttributeId,
+    pub(crate) max_health: AttributeId,
+    pub(crate) attack_speed: AttributeId,
+    pub(crate) attack_cooldown: Tag,
+    pub(crate) weapon_slot: Tag,
+    pub(crate) ammo_slot: Tag,
+    pub(crate) dead: Tag,
+}
+
+impl CombatRuntime {
+    /// A runtime over `catalog` with the shipped kinematic mover and
+    /// always-visible line of sight.
+    pub fn new(catalog: Arc<Catalog>) -> Result<Self, MissingDefinition> {
+        let pawn = Arc::new(ChasingPawn::new(Arc::new(KinematicMover), catalog.clone()));
+        Self::with_hooks(catalog, pawn, Arc::new(AlwaysVisible))
+    }
+
+    /// A runtime with game-supplied movement and line of sight.
+    pub fn with_hooks(
+        catalog: Arc<Catalog>,
+        pawn: Arc<dyn PawnCombatant>,
+        line_of_sight: Arc<dyn LineOfSight>,
+    ) -> Result<Self, MissingDefinition> {
+        let effect = |name: &'static str| {
+            catalog
+                .effects()
+                .get(name)
+                .ok_or(MissingDefinition { kind: "effect", name })
+        };
+        let attribute = |name: &'static str| {
+            catalog
+                .attributes()
+                .get(name)
+                .ok_or(MissingDefinition { kind: "attribute", name })
+        };
+        let tags = catalog.tags();
+        Ok(CombatRuntime {
+            attack_cooldown_effect: effect("GE_Attack_Cooldown")?,
+            damage_effect: effect("GE_Damage")?,
+            in_combat_effect: effect("GE_InCombat")?,
+            dead_effect: effect("GE_Dead")?,
+            health: attribute("Health")?,
+            max_health: attribute("MaxHealth")?,
+            attack_speed: attribute("AttackSpeed")?,
+            attack_cooldown: tags[native::COOLDOWN_COMBAT_ATTACK],
+            weapon_slot: tags[native::ITEM_SLOT_WEAPON],
+            ammo_slot: tags[native::ITEM_SLOT_AMMO],
+            dead: tags[native::STATUS_DEAD],
+            catalog: catalog.clone(),
+            pawn,
+            line_of_sight,
+        })
+    }
+
+    /// Where `entity` is at `now`.
+    pub fn position(&self, world: &World, entity: Entity, now: SimTime) -> Option<super::Vec2> {
+        self.pawn.position(world, entity, now)
+    }
+
+    /// True when `target` is within `range_cm` of `attacker` at `now`.
+    pub fn in_range(&self, world: &World, attacker: Entity, target: Entity, range_cm: f64, now: SimTime) -> bool {
+        match (self.position(world, attacker, now), self.position(world, target, now)) {
+            (Some(a), Some(b)) => a.within(b, range_cm),
+            _ => false,
+        }
+    }
+
+    /// True when `entity` exists, has an ability system and is not dead.
+    pub fn is_alive(&self, world: &World, entity: Entity) -> bool {
+        world
+            .get::<&AbilitySystem>(entity)
+            .is_ok_and(|s| !s.tags().tags().has(self.dead))
+    }
+
+    /// The engage gate: can `attacker` engage `target` right now? The
+    /// target must be alive, within the attacker's engagement range (the
+    /// same resolver the swing gate uses, autocast-aware) and visible.
+    /// Returns an `Activation.Fail.*` tag when not.
+    pub fn can_engage(&self, world: &World, gas: &Gas, attacker: Entity, target: Entity) -> Result<(), Tag> {
+        let tags = self.catalog.tags();
+        if !self.is_alive(world, target) {
+            return Err(tags[native::FAIL_TARGET_DEAD]);
+        }
+        if !self.would_accept_attacker(world, target, attacker) {
+            return Err(tags[native::FAIL_OVERWHELMED]);
+        }
+        let stats = snapshot(self, world, attacker).ok_or(tags[native::FAIL_NO_TARGET])?;
+        let now = gas.now();
+        if !self.in_range(world, attacker, target, stats.range_cm, now) {
+            return Err(tags[native::FAIL_OUT_OF_RANGE]);
+        }
+        if !self.line_of_sight.visible(world, attacker, target, now) {
+            return Err(tags[native::FAIL_OUT_OF_RANGE]);
+        }
+        Ok(())
+    }
+
+    /// The attacker ceiling's peek: would `target` accept `attacker` now?
+    /// Attackers that no longer exist are not counted.
+    pub fn would_accept_attacker(&self, world: &World, target: Entity, attacker: Entity) -> bool {
+        let Ok(combatant) = world.get::<&Combatant>(target) else {
+            return false;
+        };
+        let max = self.catalog.combat().kind(combatant.kind).max_attackers;
+        let alive = combatant.attackers.current.iter().filter(|&&e| world.contains(e)).count() as u32;
+        combatant.attackers.current.contains(&attacker) || alive < max
+    }
+}
