@@ -174,7 +174,12 @@ impl SourceFile {
     }
 
     /// A warning located at `needle` after the first appearance of `anchor`.
-    pub fn warning_after(&self, anchor: &str, needle: &str, message: impl Into<String>) -> Diagnostic {
+    pub fn warning_after(
+        &self,
+        anchor: &str,
+        needle: &str,
+        message: impl Into<String>,
+    ) -> Diagnostic {
         Diagnostic::warning(&self.name, message).at_text_after(&self.text, anchor, needle)
     }
 

@@ -57,8 +57,8 @@
 //! | `attributes` | [`AttributeSchema`], per-entity [`Attributes`], the modifier pipeline, derived attributes, [`Breakdown`] | built |
 //! | `effects` | [`EffectDef`]s, [`EffectSpec`]s, active effects ([`EffectHost`]), stacking, periods, meta damage | built |
 //! | `abilities` | the per-entity [`AbilitySystem`]; ability definitions, [`GameplayEvent`]s, activation rules, [`AbilityBehaviour`]s, long-running instances | built |
-//! | `combat` | the CRADL rules: engagement loop, cooldown, weave, chase, math, death | planned (#5, #6) |
-//! | `catalog` | [`Catalog`]: loading and validating `abilities/*.ron` and `tags/*.tags` | attributes, effects, abilities; grows with each layer |
+//! | [`combat`] | the CRADL rules: engagement loop, shared attack cooldown, weave queue, chase, range resolver, damage math; death, XP and persistence planned (#6) | engagement built |
+//! | `catalog` | [`Catalog`]: loading and validating `abilities/*.ron` and `tags/*.tags` | attributes, effects, abilities, combat content |
 //! | `gas` | the [`Gas`] context: catalog, clock, timers, RNG, trace, hooks; the step loop | built |
 //!
 //! ### Tags
@@ -138,6 +138,23 @@
 //! (the expiry lane of the [`TimerQueue`]): an ability pressed at the exact
 //! instant its cooldown ends is ready, whatever was scheduled first.
 //!
+//! ### Combat
+//!
+//! The combat layer adds no new foundation: auto-attack is one long-running
+//! ability whose behaviour is registered by name, state changes are effects
+//! (`GE_Attack_Cooldown` stamped per attack with a SetByCaller duration,
+//! `GE_Damage` carrying the damage type as its SetByCaller key), routing is
+//! data (`trigger_when` sends a cast to the weave queue while engaged and to
+//! the standalone cast otherwise; `cancel_on_target_tags_added` ends the
+//! loop the instant its target dies). The loop reads the attack cooldown as
+//! a level and waits exactly the remaining time, which, with integer time
+//! and the expiry lane, makes the ready epsilon zero: nothing ever reads
+//! itself "not ready" by a frame. Range has one resolver that both the
+//! engage gate ([`combat::CombatRuntime::can_engage`]) and the swing gate
+//! call; chase is a pure re-issue state machine behind pawn and mover
+//! traits, with a kinematic mover whose position is a function of time.
+//! Every engagement end path runs one teardown.
+//!
 //! ### Catalog
 //!
 //! Content files are parsed (RON, with located syntax errors) into data
@@ -195,8 +212,8 @@ pub use time::{
     InvalidDuration, Lane, SimDuration, SimTime, TimerKey, TimerQueue, MICROS_PER_SECOND,
 };
 pub use trace::{
-    entity_name, render_line, render_text, BlockReason, Name, RemovalReason, Trace, TraceCategory,
-    TraceEvent, TraceKind,
+    entity_name, render_line, render_text, AttackOutcome, BlockReason, ChasePhase, Name,
+    RemovalReason, Trace, TraceCategory, TraceEvent, TraceKind,
 };
 
 #[doc = include_str!("../README.md")]

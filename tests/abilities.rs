@@ -194,7 +194,11 @@ impl Sim {
         gas.register_behaviour("Strike", Strike(log.clone()))
             .unwrap();
         gas.register_behaviour("Ping", Ping(log.clone())).unwrap();
-        assert_eq!(gas.missing_behaviours(), ["AutoAttack", "QueueWeave", "CastSpell"], "only combat's");
+        assert_eq!(
+            gas.missing_behaviours(),
+            ["AutoAttack", "QueueWeave", "CastSpell"],
+            "only combat's"
+        );
         let mut world = World::new();
         let hero = world.spawn((gas.new_ability_system(), NetOwner(ClientId(7))));
         let foe = world.spawn((gas.new_ability_system(),));
@@ -218,7 +222,9 @@ impl Sim {
         for entity in [hero, foe] {
             for name in test_abilities {
                 let ability = sim.ability(name);
-                sim.gas.grant_ability(&mut sim.world, entity, ability, 1).unwrap();
+                sim.gas
+                    .grant_ability(&mut sim.world, entity, ability, 1)
+                    .unwrap();
             }
         }
         sim
@@ -699,7 +705,10 @@ fn shipped_sample_abilities_are_data_only() {
     let mut gas = Gas::new(Catalog::with_defaults());
     // Nothing is registered: only the combat layer's behaviours are missing,
     // and the samples do not need them.
-    assert_eq!(gas.missing_behaviours(), ["AutoAttack", "QueueWeave", "CastSpell"]);
+    assert_eq!(
+        gas.missing_behaviours(),
+        ["AutoAttack", "QueueWeave", "CastSpell"]
+    );
     let hero = world.spawn((gas.new_ability_system(),));
     let abilities = gas.catalog().abilities().clone();
     for name in ["GA_Haste", "GA_Heal"] {

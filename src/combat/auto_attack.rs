@@ -31,10 +31,18 @@ use crate::trace::{ChasePhase, TraceKind};
 pub struct AutoAttack(pub Arc<CombatRuntime>);
 
 impl AbilityBehaviour for AutoAttack {
-    fn can_activate(&self, world: &World, _gas: &Gas, activation: &Activation<'_>) -> Result<(), Tag> {
+    fn can_activate(
+        &self,
+        world: &World,
+        _gas: &Gas,
+        activation: &Activation<'_>,
+    ) -> Result<(), Tag> {
         let runtime = &self.0;
         let tags = runtime.catalog.tags();
-        let target = activation.event.target.ok_or(tags[native::FAIL_NO_TARGET])?;
+        let target = activation
+            .event
+            .target
+            .ok_or(tags[native::FAIL_NO_TARGET])?;
         if target == activation.owner || world.get::<&Combatant>(target).is_err() {
             return Err(tags[native::FAIL_NO_TARGET]);
         }
@@ -101,7 +109,14 @@ impl AutoAttack {
             cx.end();
             return;
         };
-        set_target(&runtime, cx.world, cx.gas, cx.owner, Some(target), Some(stats));
+        set_target(
+            &runtime,
+            cx.world,
+            cx.gas,
+            cx.owner,
+            Some(target),
+            Some(stats),
+        );
         let kind = match cx.world.get::<&Combatant>(cx.owner) {
             Ok(c) => runtime.catalog.combat().kind(c.kind).clone(),
             Err(_) => return,
@@ -117,7 +132,9 @@ impl AutoAttack {
         if runtime.pawn.end_chase(cx.world, cx.owner, now) {
             record_chase(cx.gas, cx.owner, target, ChasePhase::End);
         }
-        let remaining = cx.gas.time_remaining(cx.world, cx.owner, runtime.attack_cooldown);
+        let remaining = cx
+            .gas
+            .time_remaining(cx.world, cx.owner, runtime.attack_cooldown);
         if remaining > runtime.catalog.combat().settings.ready_epsilon {
             cx.wait_delay(remaining);
             return;
@@ -133,7 +150,12 @@ impl AutoAttack {
     /// for is dropped and the swing goes ahead), else the snapshot's attack;
     /// returns the interval it stamped, or `None` when the attack could not
     /// happen and the engagement ended.
-    fn resolve_next(&self, cx: &mut AbilityCx<'_>, target: Entity, stats: &SwingStats) -> Option<SimDuration> {
+    fn resolve_next(
+        &self,
+        cx: &mut AbilityCx<'_>,
+        target: Entity,
+        stats: &SwingStats,
+    ) -> Option<SimDuration> {
         let runtime = &self.0;
         let defs = runtime.catalog.combat();
         let weave = cx
@@ -142,14 +164,31 @@ impl AutoAttack {
             .ok()
             .and_then(|mut c| c.targeting.pending_weave.take());
         if let Some(spell) = weave {
-            let attack = Attack::Cast { spell, weaved: true };
-            match resolve(runtime, cx.world, cx.gas, cx.owner, target, attack, stats.style) {
+            let attack = Attack::Cast {
+                spell,
+                weaved: true,
+            };
+            match resolve(
+                runtime,
+                cx.world,
+                cx.gas,
+                cx.owner,
+                target,
+                attack,
+                stats.style,
+            ) {
                 Ok(_) => return defs.spell(spell).map(|s| s.cast_interval),
                 Err(reason) => record_failure(cx.gas, cx.owner, target, reason),
             }
         }
         let (attack, interval) = match stats.source {
-            AttackSource::Autocast(spell) => (Attack::Cast { spell, weaved: false }, stats.interval),
+            AttackSource::Autocast(spell) => (
+                Attack::Cast {
+                    spell,
+                    weaved: false,
+                },
+                stats.interval,
+            ),
             AttackSource::Weapon(_) => (
                 Attack::Swing {
                     damage_type: stats.damage_type,
@@ -159,7 +198,15 @@ impl AutoAttack {
                 stats.interval,
             ),
         };
-        match resolve(runtime, cx.world, cx.gas, cx.owner, target, attack, stats.style) {
+        match resolve(
+            runtime,
+            cx.world,
+            cx.gas,
+            cx.owner,
+            target,
+            attack,
+            stats.style,
+        ) {
             Ok(_) => Some(interval),
             Err(reason) => {
                 record_failure(cx.gas, cx.owner, target, reason);
@@ -183,10 +230,17 @@ impl AutoAttack {
 
     /// Tracks line of sight; ends the engagement once it has been lost
     /// longer than the kind's tolerance. `false` when this poll must stop.
-    fn sight_ok(&self, cx: &mut AbilityCx<'_>, target: Entity, kind: &super::defs::CombatKind) -> bool {
+    fn sight_ok(
+        &self,
+        cx: &mut AbilityCx<'_>,
+        target: Entity,
+        kind: &super::defs::CombatKind,
+    ) -> bool {
         let runtime = &self.0;
         let now = cx.gas.now();
-        let visible = runtime.line_of_sight.visible(cx.world, cx.owner, target, now);
+        let visible = runtime
+            .line_of_sight
+            .visible(cx.world, cx.owner, target, now);
         let since = {
             let Ok(mut c) = cx.world.get::<&mut Combatant>(cx.owner) else {
                 return false;
@@ -209,12 +263,26 @@ impl AutoAttack {
 
 fn record_failure(gas: &mut Gas, attacker: Entity, target: Entity, reason: Tag) {
     let now = gas.now();
-    gas.trace_mut().record(now, TraceKind::AttackFailed { attacker, target, reason });
+    gas.trace_mut().record(
+        now,
+        TraceKind::AttackFailed {
+            attacker,
+            target,
+            reason,
+        },
+    );
 }
 
 fn record_chase(gas: &mut Gas, chaser: Entity, target: Entity, phase: ChasePhase) {
     let now = gas.now();
-    gas.trace_mut().record(now, TraceKind::Chase { chaser, target, phase });
+    gas.trace_mut().record(
+        now,
+        TraceKind::Chase {
+            chaser,
+            target,
+            phase,
+        },
+    );
 }
 
 /// Sets the active target and attack channel together, recording a change.
@@ -242,7 +310,14 @@ pub(crate) fn set_target(
     let _ = runtime;
     if changed {
         let now = gas.now();
-        gas.trace_mut().record(now, TraceKind::TargetChanged { entity: owner, target, channel });
+        gas.trace_mut().record(
+            now,
+            TraceKind::TargetChanged {
+                entity: owner,
+                target,
+                channel,
+            },
+        );
     }
 }
 
@@ -250,7 +325,10 @@ pub(crate) fn set_target(
 /// leave the target's attacker set, clear the target.
 pub(crate) fn teardown(runtime: &CombatRuntime, world: &mut World, gas: &mut Gas, owner: Entity) {
     let now = gas.now();
-    let target = world.get::<&Combatant>(owner).ok().and_then(|c| c.targeting.target);
+    let target = world
+        .get::<&Combatant>(owner)
+        .ok()
+        .and_then(|c| c.targeting.target);
     if runtime.pawn.end_chase(world, owner, now) {
         if let Some(target) = target {
             record_chase(gas, owner, target, ChasePhase::End);
@@ -261,7 +339,13 @@ pub(crate) fn teardown(runtime: &CombatRuntime, world: &mut World, gas: &mut Gas
         .ok()
         .and_then(|mut c| c.targeting.pending_weave.take());
     if let Some(spell) = dropped {
-        gas.trace_mut().record(now, TraceKind::WeaveDropped { entity: owner, spell });
+        gas.trace_mut().record(
+            now,
+            TraceKind::WeaveDropped {
+                entity: owner,
+                spell,
+            },
+        );
     }
     if let Some(target) = target {
         if let Ok(mut defender) = world.get::<&mut Combatant>(target) {

@@ -33,9 +33,15 @@ pub(crate) fn validate_spell(
 ) -> Result<SpellId, Tag> {
     let tags = runtime.catalog.tags();
     let defs = runtime.catalog.combat();
-    let spell_id = raw.and_then(|r| defs.spell_from_raw(r)).ok_or(tags[native::FAIL_INVALID_PAYLOAD])?;
-    let spell = defs.spell(spell_id).ok_or(tags[native::FAIL_INVALID_PAYLOAD])?;
-    let combatant = world.get::<&Combatant>(caster).map_err(|_| tags[native::FAIL_INVALID_PAYLOAD])?;
+    let spell_id = raw
+        .and_then(|r| defs.spell_from_raw(r))
+        .ok_or(tags[native::FAIL_INVALID_PAYLOAD])?;
+    let spell = defs
+        .spell(spell_id)
+        .ok_or(tags[native::FAIL_INVALID_PAYLOAD])?;
+    let combatant = world
+        .get::<&Combatant>(caster)
+        .map_err(|_| tags[native::FAIL_INVALID_PAYLOAD])?;
     if !super::spellbook::has_learned(defs, &combatant.spellbook, spell) {
         return Err(tags[native::FAIL_NOT_LEARNED]);
     }
@@ -51,10 +57,18 @@ pub struct CastSpell(pub Arc<CombatRuntime>);
 impl AbilityBehaviour for CastSpell {
     /// Every read-only gate before commit: target alive, spell learned,
     /// level, in range ("Out of range.", no walk-up), runes.
-    fn can_activate(&self, world: &World, gas: &Gas, activation: &Activation<'_>) -> Result<(), Tag> {
+    fn can_activate(
+        &self,
+        world: &World,
+        gas: &Gas,
+        activation: &Activation<'_>,
+    ) -> Result<(), Tag> {
         let runtime = &self.0;
         let tags = runtime.catalog.tags();
-        let target = activation.event.target.ok_or(tags[native::FAIL_NO_TARGET])?;
+        let target = activation
+            .event
+            .target
+            .ok_or(tags[native::FAIL_NO_TARGET])?;
         if target == activation.owner || world.get::<&Combatant>(target).is_err() {
             return Err(tags[native::FAIL_NO_TARGET]);
         }
@@ -62,7 +76,11 @@ impl AbilityBehaviour for CastSpell {
             return Err(tags[native::FAIL_TARGET_DEAD]);
         }
         let spell_id = validate_spell(runtime, world, activation.owner, activation.event.object)?;
-        let spell = runtime.catalog.combat().spell(spell_id).ok_or(tags[native::FAIL_INVALID_PAYLOAD])?;
+        let spell = runtime
+            .catalog
+            .combat()
+            .spell(spell_id)
+            .ok_or(tags[native::FAIL_INVALID_PAYLOAD])?;
         let range = resolve_spell_range(&runtime.catalog.combat().settings, spell);
         if !runtime.in_range(world, activation.owner, target, range, gas.now()) {
             return Err(tags[native::FAIL_OUT_OF_RANGE]);
@@ -72,11 +90,21 @@ impl AbilityBehaviour for CastSpell {
 
     fn activate(&self, cx: &mut AbilityCx<'_>) {
         let runtime = &self.0;
-        let (Some(target), Some(spell)) = (cx.event.target, cx.event.object.and_then(|r| runtime.catalog.combat().spell_from_raw(r))) else {
+        let (Some(target), Some(spell)) = (
+            cx.event.target,
+            cx.event
+                .object
+                .and_then(|r| runtime.catalog.combat().spell_from_raw(r)),
+        ) else {
             cx.end();
             return;
         };
-        let Some(interval) = runtime.catalog.combat().spell(spell).map(|s| s.cast_interval) else {
+        let Some(interval) = runtime
+            .catalog
+            .combat()
+            .spell(spell)
+            .map(|s| s.cast_interval)
+        else {
             cx.end();
             return;
         };
@@ -99,9 +127,22 @@ impl AbilityBehaviour for CastSpell {
         let style = cx
             .world
             .get::<&AbilitySystem>(cx.owner)
-            .map_or(super::defs::Style::Aggressive, |s| active_style(runtime, &s));
+            .map_or(super::defs::Style::Aggressive, |s| {
+                active_style(runtime, &s)
+            });
         if super::consume::consume_runes(runtime, cx.world, cx.gas, cx.owner, spell) {
-            super::resolve::roll_and_apply(runtime, cx.world, cx.gas, cx.owner, target, Attack::Cast { spell, weaved: false }, style);
+            super::resolve::roll_and_apply(
+                runtime,
+                cx.world,
+                cx.gas,
+                cx.owner,
+                target,
+                Attack::Cast {
+                    spell,
+                    weaved: false,
+                },
+                style,
+            );
         }
         cx.end();
     }
@@ -112,14 +153,22 @@ impl AbilityBehaviour for CastSpell {
 pub struct QueueWeave(pub Arc<CombatRuntime>);
 
 impl AbilityBehaviour for QueueWeave {
-    fn can_activate(&self, world: &World, _gas: &Gas, activation: &Activation<'_>) -> Result<(), Tag> {
+    fn can_activate(
+        &self,
+        world: &World,
+        _gas: &Gas,
+        activation: &Activation<'_>,
+    ) -> Result<(), Tag> {
         let runtime = &self.0;
         let tags = runtime.catalog.tags();
         let engaged_on = world
             .get::<&Combatant>(activation.owner)
             .ok()
             .and_then(|c| c.targeting.target);
-        let target = activation.event.target.ok_or(tags[native::FAIL_NO_TARGET])?;
+        let target = activation
+            .event
+            .target
+            .ok_or(tags[native::FAIL_NO_TARGET])?;
         if engaged_on != Some(target) {
             return Err(tags[native::FAIL_WRONG_TARGET]);
         }
@@ -131,7 +180,10 @@ impl AbilityBehaviour for QueueWeave {
 
     fn activate(&self, cx: &mut AbilityCx<'_>) {
         let runtime = &self.0;
-        let spell = cx.event.object.and_then(|r| runtime.catalog.combat().spell_from_raw(r));
+        let spell = cx
+            .event
+            .object
+            .and_then(|r| runtime.catalog.combat().spell_from_raw(r));
         if let (Some(spell), Some(target)) = (spell, cx.event.target) {
             let replaced = cx
                 .world

@@ -59,7 +59,9 @@ impl ChaseState {
     /// the threshold from the last issued destination *and* the minimum
     /// refresh interval has passed.
     pub fn update(&mut self, target_at: Vec2, now: SimTime, kind: &CombatKind) -> ChaseAction {
-        let drifted = !self.last_issued.within(target_at, kind.move_refresh_threshold_cm);
+        let drifted = !self
+            .last_issued
+            .within(target_at, kind.move_refresh_threshold_cm);
         let rested = now.saturating_since(self.last_issue_time) >= kind.min_move_refresh_interval;
         if self.is_active() && drifted && rested {
             self.last_issued = target_at;
@@ -81,7 +83,13 @@ impl ChaseState {
 /// the body. Each call reports what it issued so the caller can trace it.
 pub trait PawnCombatant: Send + Sync {
     /// Starts a chase of `target`; returns the destination issued.
-    fn begin_chase(&self, world: &mut World, entity: Entity, target: Entity, now: SimTime) -> Option<Vec2>;
+    fn begin_chase(
+        &self,
+        world: &mut World,
+        entity: Entity,
+        target: Entity,
+        now: SimTime,
+    ) -> Option<Vec2>;
     /// One poll of the chase; returns a re-issued destination, if any.
     fn update_chase(&self, world: &mut World, entity: Entity, now: SimTime) -> Option<Vec2>;
     /// Ends the chase (idempotent); returns `true` if one was active. Does
@@ -105,14 +113,27 @@ pub struct ChasingPawn {
 impl ChasingPawn {
     /// A pawn moving bodies through `mover`, with kinds from `catalog`.
     pub fn new(mover: Arc<dyn MoveIssuer>, catalog: Arc<crate::catalog::Catalog>) -> Self {
-        Self { mover, kinds: catalog }
+        Self {
+            mover,
+            kinds: catalog,
+        }
     }
 }
 
 impl PawnCombatant for ChasingPawn {
-    fn begin_chase(&self, world: &mut World, entity: Entity, target: Entity, now: SimTime) -> Option<Vec2> {
+    fn begin_chase(
+        &self,
+        world: &mut World,
+        entity: Entity,
+        target: Entity,
+        now: SimTime,
+    ) -> Option<Vec2> {
         let target_at = self.mover.position(world, target, now)?;
-        let to = world.get::<&mut Combatant>(entity).ok()?.chase.begin(target, target_at, now);
+        let to = world
+            .get::<&mut Combatant>(entity)
+            .ok()?
+            .chase
+            .begin(target, target_at, now);
         self.mover.issue_move_to(world, entity, to, now);
         Some(to)
     }
@@ -124,7 +145,11 @@ impl PawnCombatant for ChasingPawn {
         };
         let target_at = self.mover.position(world, target, now)?;
         let kind = self.kinds.combat().kind(kind);
-        let action = world.get::<&mut Combatant>(entity).ok()?.chase.update(target_at, now, kind);
+        let action = world
+            .get::<&mut Combatant>(entity)
+            .ok()?
+            .chase
+            .update(target_at, now, kind);
         match action {
             ChaseAction::Idle => None,
             ChaseAction::ReissueMove(to) => {
@@ -135,11 +160,15 @@ impl PawnCombatant for ChasingPawn {
     }
 
     fn end_chase(&self, world: &mut World, entity: Entity, _now: SimTime) -> bool {
-        world.get::<&mut Combatant>(entity).is_ok_and(|mut c| c.chase.end())
+        world
+            .get::<&mut Combatant>(entity)
+            .is_ok_and(|mut c| c.chase.end())
     }
 
     fn is_chase_active(&self, world: &World, entity: Entity) -> bool {
-        world.get::<&Combatant>(entity).is_ok_and(|c| c.chase.is_active())
+        world
+            .get::<&Combatant>(entity)
+            .is_ok_and(|c| c.chase.is_active())
     }
 
     fn stop_movement(&self, world: &mut World, entity: Entity, now: SimTime) {
@@ -177,18 +206,31 @@ mod tests {
         let target = world.spawn(());
         let mut chase = ChaseState::default();
         let kind = kind();
-        assert_eq!(chase.update(Vec2::new(500.0, 0.0), t(0), &kind), ChaseAction::Idle, "not active");
+        assert_eq!(
+            chase.update(Vec2::new(500.0, 0.0), t(0), &kind),
+            ChaseAction::Idle,
+            "not active"
+        );
         chase.begin(target, Vec2::ZERO, t(0));
         // Drifted far, but too soon.
-        assert_eq!(chase.update(Vec2::new(500.0, 0.0), t(100), &kind), ChaseAction::Idle);
+        assert_eq!(
+            chase.update(Vec2::new(500.0, 0.0), t(100), &kind),
+            ChaseAction::Idle
+        );
         // Long enough, but barely drifted (a jittery target).
-        assert_eq!(chase.update(Vec2::new(49.0, 0.0), t(1_000), &kind), ChaseAction::Idle);
+        assert_eq!(
+            chase.update(Vec2::new(49.0, 0.0), t(1_000), &kind),
+            ChaseAction::Idle
+        );
         // Both: re-issue, and the gates restart from here.
         assert_eq!(
             chase.update(Vec2::new(51.0, 0.0), t(1_000), &kind),
             ChaseAction::ReissueMove(Vec2::new(51.0, 0.0))
         );
-        assert_eq!(chase.update(Vec2::new(200.0, 0.0), t(1_200), &kind), ChaseAction::Idle);
+        assert_eq!(
+            chase.update(Vec2::new(200.0, 0.0), t(1_200), &kind),
+            ChaseAction::Idle
+        );
         assert_eq!(
             chase.update(Vec2::new(200.0, 0.0), t(1_250), &kind),
             ChaseAction::ReissueMove(Vec2::new(200.0, 0.0))

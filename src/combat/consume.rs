@@ -11,7 +11,12 @@ use crate::tags::{native, Tag};
 use crate::trace::TraceKind;
 
 /// `Ok` when `caster` carries every rune `spell` costs.
-pub(crate) fn check_runes(runtime: &CombatRuntime, world: &World, caster: Entity, spell: &SpellDef) -> Result<(), Tag> {
+pub(crate) fn check_runes(
+    runtime: &CombatRuntime,
+    world: &World,
+    caster: Entity,
+    spell: &SpellDef,
+) -> Result<(), Tag> {
     let has = world
         .get::<&Combatant>(caster)
         .is_ok_and(|c| c.inventory.has_all(&spell.runes));
@@ -24,7 +29,13 @@ pub(crate) fn check_runes(runtime: &CombatRuntime, world: &World, caster: Entity
 
 /// Removes the runes of `spell` from `caster`'s inventory; `false` (and
 /// nothing removed) when any is missing.
-pub(crate) fn consume_runes(runtime: &CombatRuntime, world: &mut World, gas: &mut Gas, caster: Entity, spell: SpellId) -> bool {
+pub(crate) fn consume_runes(
+    runtime: &CombatRuntime,
+    world: &mut World,
+    gas: &mut Gas,
+    caster: Entity,
+    spell: SpellId,
+) -> bool {
     let Some(def) = runtime.catalog.combat().spell(spell) else {
         return false;
     };
@@ -39,13 +50,24 @@ pub(crate) fn consume_runes(runtime: &CombatRuntime, world: &mut World, gas: &mu
     }
     if !def.runes.is_empty() {
         let now = gas.now();
-        gas.trace_mut().record(now, TraceKind::RunesSpent { entity: caster, spell });
+        gas.trace_mut().record(
+            now,
+            TraceKind::RunesSpent {
+                entity: caster,
+                spell,
+            },
+        );
     }
     true
 }
 
 /// Uses one ammunition from `shooter`'s ammo slot; `false` when empty.
-pub(crate) fn consume_ammo(runtime: &CombatRuntime, world: &mut World, gas: &mut Gas, shooter: Entity) -> bool {
+pub(crate) fn consume_ammo(
+    runtime: &CombatRuntime,
+    world: &mut World,
+    gas: &mut Gas,
+    shooter: Entity,
+) -> bool {
     let left = {
         let Ok(mut combatant) = world.get::<&mut Combatant>(shooter) else {
             return false;
@@ -53,9 +75,18 @@ pub(crate) fn consume_ammo(runtime: &CombatRuntime, world: &mut World, gas: &mut
         if !combatant.equipment.consume_one(runtime.ammo_slot) {
             return false;
         }
-        combatant.equipment.in_slot(runtime.ammo_slot).map_or(0, |(_, q)| q)
+        combatant
+            .equipment
+            .in_slot(runtime.ammo_slot)
+            .map_or(0, |(_, q)| q)
     };
     let now = gas.now();
-    gas.trace_mut().record(now, TraceKind::AmmoSpent { entity: shooter, left });
+    gas.trace_mut().record(
+        now,
+        TraceKind::AmmoSpent {
+            entity: shooter,
+            left,
+        },
+    );
     true
 }

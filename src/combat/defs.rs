@@ -5,7 +5,9 @@
 use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 
-use super::data::{CombatKindData, CombatSettingsData, ItemData, SpellData, SpellbookData, WeaponData};
+use super::data::{
+    CombatKindData, CombatSettingsData, ItemData, SpellData, SpellbookData, WeaponData,
+};
 use super::vec2::Vec2;
 use crate::diagnostics::{LoadErrors, SourceFile};
 use crate::names::NameTable;
@@ -373,7 +375,11 @@ impl CombatDefs {
         &self.spellbooks
     }
 
-    pub(crate) fn build(sources: CombatSources<'_>, tags: &TagRegistry, errors: &mut LoadErrors) -> CombatDefs {
+    pub(crate) fn build(
+        sources: CombatSources<'_>,
+        tags: &TagRegistry,
+        errors: &mut LoadErrors,
+    ) -> CombatDefs {
         let settings = compile_settings(&sources.settings, tags, errors);
         let mut kinds = vec![CombatKind::default_named("Default")];
         let mut kind_names = NameTable::new("combatant kind");
@@ -384,7 +390,10 @@ impl CombatDefs {
                 continue;
             }
             if kind_names.insert(&data.name).is_err() {
-                errors.push(file.error_at(&data.name, format!("combatant kind `{}` is defined twice", data.name)));
+                errors.push(file.error_at(
+                    &data.name,
+                    format!("combatant kind `{}` is defined twice", data.name),
+                ));
                 continue;
             }
             kinds.push(compile_kind(file, data, errors));
@@ -392,7 +401,9 @@ impl CombatDefs {
         let mut item_names = NameTable::new("item");
         for (file, data) in &sources.items {
             if item_names.insert(&data.name).is_err() {
-                errors.push(file.error_at(&data.name, format!("item `{}` is defined twice", data.name)));
+                errors.push(
+                    file.error_at(&data.name, format!("item `{}` is defined twice", data.name)),
+                );
             }
         }
         // Compile after every name is known, so spells can name runes in any file.
@@ -407,7 +418,10 @@ impl CombatDefs {
         let mut spells = Vec::new();
         for (file, data) in &sources.spells {
             if spell_names.insert(&data.name).is_err() {
-                errors.push(file.error_at(&data.name, format!("spell `{}` is defined twice", data.name)));
+                errors.push(file.error_at(
+                    &data.name,
+                    format!("spell `{}` is defined twice", data.name),
+                ));
                 continue;
             }
             spells.push(compile_spell(file, data, tags, &item_names, errors));
@@ -418,7 +432,10 @@ impl CombatDefs {
                 continue;
             };
             if spellbooks.iter().any(|b| b.tag == tag) {
-                errors.push(file.error_at(&data.tag, format!("spellbook `{}` is defined twice", data.tag)));
+                errors.push(file.error_at(
+                    &data.tag,
+                    format!("spellbook `{}` is defined twice", data.tag),
+                ));
                 continue;
             }
             spellbooks.push(SpellbookDef {
@@ -428,7 +445,14 @@ impl CombatDefs {
         }
         for (spell, (file, data)) in spells.iter().zip(&sources.spells) {
             if !spellbooks.iter().any(|b| b.tag == spell.book) {
-                errors.push(file.error_after(&data.name, &data.book, format!("spell `{}`: spellbook `{}` is not defined", data.name, data.book)));
+                errors.push(file.error_after(
+                    &data.name,
+                    &data.book,
+                    format!(
+                        "spell `{}`: spellbook `{}` is not defined",
+                        data.name, data.book
+                    ),
+                ));
             }
         }
         CombatDefs {
@@ -457,16 +481,36 @@ impl CombatKind {
     }
 }
 
-fn seconds(file: &SourceFile, anchor: &str, what: &str, value: f64, errors: &mut LoadErrors) -> SimDuration {
+fn seconds(
+    file: &SourceFile,
+    anchor: &str,
+    what: &str,
+    value: f64,
+    errors: &mut LoadErrors,
+) -> SimDuration {
     SimDuration::from_secs_f64(value).unwrap_or_else(|_| {
-        errors.push(file.error_after(anchor, what, format!("{what} must be a number of seconds ≥ 0, found {value}")));
+        errors.push(file.error_after(
+            anchor,
+            what,
+            format!("{what} must be a number of seconds ≥ 0, found {value}"),
+        ));
         SimDuration::ZERO
     })
 }
 
-fn positive(file: &SourceFile, anchor: &str, what: &str, value: f64, errors: &mut LoadErrors) -> f64 {
+fn positive(
+    file: &SourceFile,
+    anchor: &str,
+    what: &str,
+    value: f64,
+    errors: &mut LoadErrors,
+) -> f64 {
     if !(value.is_finite() && value >= 0.0) {
-        errors.push(file.error_after(anchor, what, format!("{what} must be a finite number ≥ 0, found {value}")));
+        errors.push(file.error_after(
+            anchor,
+            what,
+            format!("{what} must be a finite number ≥ 0, found {value}"),
+        ));
         return 0.0;
     }
     value
@@ -490,7 +534,9 @@ fn compile_settings(
         max_health_curve: Vec::new(),
         death_item_retention: 3,
         respawn_position: Vec2::ZERO,
-        default_spellbook: tags.get("Spellbook.Standard").unwrap_or(tags[native::COMBAT_STYLE]),
+        default_spellbook: tags
+            .get("Spellbook.Standard")
+            .unwrap_or(tags[native::COMBAT_STYLE]),
         routing_aggressive: (4.0, 0.0),
         routing_defensive_melee: (0.0, 4.0),
         routing_defensive_other: (2.0, 2.0),
@@ -505,18 +551,48 @@ fn compile_settings(
                 *slot = positive(file, anchor, what, v, errors);
             }
         };
-        range(data.melee_range_cm, "melee_range_cm", &mut s.melee_range_cm, errors);
-        range(data.ranged_range_cm, "ranged_range_cm", &mut s.ranged_range_cm, errors);
-        range(data.magic_range_cm, "magic_range_cm", &mut s.magic_range_cm, errors);
-        range(data.fallback_range_cm, "fallback_range_cm", &mut s.fallback_range_cm, errors);
+        range(
+            data.melee_range_cm,
+            "melee_range_cm",
+            &mut s.melee_range_cm,
+            errors,
+        );
+        range(
+            data.ranged_range_cm,
+            "ranged_range_cm",
+            &mut s.ranged_range_cm,
+            errors,
+        );
+        range(
+            data.magic_range_cm,
+            "magic_range_cm",
+            &mut s.magic_range_cm,
+            errors,
+        );
+        range(
+            data.fallback_range_cm,
+            "fallback_range_cm",
+            &mut s.fallback_range_cm,
+            errors,
+        );
         range(
             data.max_health_per_hitpoints_level,
             "max_health_per_hitpoints_level",
             &mut s.max_health_per_hitpoints_level,
             errors,
         );
-        range(data.magic_xp_per_damage, "magic_xp_per_damage", &mut s.magic_xp_per_damage, errors);
-        range(data.hitpoints_xp_per_damage, "hitpoints_xp_per_damage", &mut s.hitpoints_xp_per_damage, errors);
+        range(
+            data.magic_xp_per_damage,
+            "magic_xp_per_damage",
+            &mut s.magic_xp_per_damage,
+            errors,
+        );
+        range(
+            data.hitpoints_xp_per_damage,
+            "hitpoints_xp_per_damage",
+            &mut s.hitpoints_xp_per_damage,
+            errors,
+        );
         if let Some(v) = data.unarmed_swing_interval {
             s.unarmed_swing_interval = seconds(file, anchor, "unarmed_swing_interval", v, errors);
         }
@@ -525,10 +601,14 @@ fn compile_settings(
         }
         if let Some(v) = data.in_combat_seconds {
             // The contract's floor: combat never lasts less than a second.
-            s.in_combat = seconds(file, anchor, "in_combat_seconds", v, errors).max(SimDuration::from_secs(1));
+            s.in_combat = seconds(file, anchor, "in_combat_seconds", v, errors)
+                .max(SimDuration::from_secs(1));
         }
         if let Some(curve) = &data.max_health_curve {
-            s.max_health_curve = curve.iter().map(|&v| positive(file, anchor, "max_health_curve", v, errors)).collect();
+            s.max_health_curve = curve
+                .iter()
+                .map(|&v| positive(file, anchor, "max_health_curve", v, errors))
+                .collect();
         }
         if let Some(n) = data.death_item_retention {
             s.death_item_retention = n;
@@ -551,7 +631,13 @@ fn compile_settings(
             s.routing_defensive_melee = r.defensive_melee;
             s.routing_defensive_other = r.defensive_other;
             s.routing_controlled = r.controlled;
-            let totals = [r.aggressive, r.defensive_melee, r.defensive_other, r.controlled].map(|(a, b)| a + b);
+            let totals = [
+                r.aggressive,
+                r.defensive_melee,
+                r.defensive_other,
+                r.controlled,
+            ]
+            .map(|(a, b)| a + b);
             if totals.iter().any(|t| (t - totals[0]).abs() > 1e-9) {
                 errors.push(file.error_at("routing", format!(
                     "XP routing totals differ between styles ({totals:?}); total XP per damage must not depend on the style"
@@ -566,19 +652,31 @@ fn compile_kind(file: &SourceFile, data: &CombatKindData, errors: &mut LoadError
     let name = data.name.as_str();
     let mut kind = CombatKind::default_named(name);
     if let Some(v) = data.move_refresh_threshold_cm {
-        kind.move_refresh_threshold_cm = positive(file, name, "move_refresh_threshold_cm", v, errors);
+        kind.move_refresh_threshold_cm =
+            positive(file, name, "move_refresh_threshold_cm", v, errors);
     }
     if let Some(hz) = data.max_move_refresh_hz {
         if hz.is_finite() && hz > 0.0 {
-            kind.min_move_refresh_interval = seconds(file, name, "max_move_refresh_hz", 1.0 / hz, errors);
+            kind.min_move_refresh_interval =
+                seconds(file, name, "max_move_refresh_hz", 1.0 / hz, errors);
         } else {
-            errors.push(file.error_after(name, "max_move_refresh_hz", format!("combatant kind `{name}`: max_move_refresh_hz must be positive, found {hz}")));
+            errors.push(file.error_after(
+                name,
+                "max_move_refresh_hz",
+                format!(
+                    "combatant kind `{name}`: max_move_refresh_hz must be positive, found {hz}"
+                ),
+            ));
         }
     }
     if let Some(v) = data.chase_poll_seconds {
         let poll = seconds(file, name, "chase_poll_seconds", v, errors);
         if poll.is_zero() {
-            errors.push(file.error_after(name, "chase_poll_seconds", format!("combatant kind `{name}`: chase_poll_seconds must be positive")));
+            errors.push(file.error_after(
+                name,
+                "chase_poll_seconds",
+                format!("combatant kind `{name}`: chase_poll_seconds must be positive"),
+            ));
         } else {
             kind.chase_poll_interval = poll;
         }
@@ -592,7 +690,13 @@ fn compile_kind(file: &SourceFile, data: &CombatKindData, errors: &mut LoadError
     kind
 }
 
-fn damage_type(file: &SourceFile, anchor: &str, name: &str, tags: &TagRegistry, errors: &mut LoadErrors) -> Option<DamageType> {
+fn damage_type(
+    file: &SourceFile,
+    anchor: &str,
+    name: &str,
+    tags: &TagRegistry,
+    errors: &mut LoadErrors,
+) -> Option<DamageType> {
     let tag = match tags.resolve_in(name, &file.name, &file.text) {
         Ok(tag) => tag,
         Err(e) => {
@@ -607,7 +711,13 @@ fn damage_type(file: &SourceFile, anchor: &str, name: &str, tags: &TagRegistry, 
     found
 }
 
-fn style(file: &SourceFile, anchor: &str, name: &str, tags: &TagRegistry, errors: &mut LoadErrors) -> Option<Style> {
+fn style(
+    file: &SourceFile,
+    anchor: &str,
+    name: &str,
+    tags: &TagRegistry,
+    errors: &mut LoadErrors,
+) -> Option<Style> {
     let tag = match tags.resolve_in(name, &file.name, &file.text) {
         Ok(tag) => tag,
         Err(e) => {
@@ -622,7 +732,12 @@ fn style(file: &SourceFile, anchor: &str, name: &str, tags: &TagRegistry, errors
     found
 }
 
-fn book_tag(file: &SourceFile, name: &str, tags: &TagRegistry, errors: &mut LoadErrors) -> Option<Tag> {
+fn book_tag(
+    file: &SourceFile,
+    name: &str,
+    tags: &TagRegistry,
+    errors: &mut LoadErrors,
+) -> Option<Tag> {
     let tag = match tags.resolve_in(name, &file.name, &file.text) {
         Ok(tag) => tag,
         Err(e) => {
@@ -631,7 +746,10 @@ fn book_tag(file: &SourceFile, name: &str, tags: &TagRegistry, errors: &mut Load
         }
     };
     if !tags.name(tag).starts_with("Spellbook.") {
-        errors.push(file.error_at(name, format!("`{name}` is not a spellbook tag (Spellbook.*)")));
+        errors.push(file.error_at(
+            name,
+            format!("`{name}` is not a spellbook tag (Spellbook.*)"),
+        ));
         return None;
     }
     Some(tag)
@@ -653,19 +771,31 @@ fn bonuses(
     out
 }
 
-fn compile_item(file: &SourceFile, data: &ItemData, tags: &TagRegistry, errors: &mut LoadErrors) -> ItemDef {
+fn compile_item(
+    file: &SourceFile,
+    data: &ItemData,
+    tags: &TagRegistry,
+    errors: &mut LoadErrors,
+) -> ItemDef {
     let name = data.name.as_str();
-    let slot = data.slot.as_ref().and_then(|s| match tags.resolve_in(s, &file.name, &file.text) {
-        Ok(tag) if tags.name(tag).starts_with("Item.Slot.") => Some(tag),
-        Ok(_) => {
-            errors.push(file.error_after(name, s, format!("item `{name}`: `{s}` is not an equipment slot (Item.Slot.*)")));
-            None
-        }
-        Err(e) => {
-            errors.push(e.at_text_after(&file.text, name, s));
-            None
-        }
-    });
+    let slot = data
+        .slot
+        .as_ref()
+        .and_then(|s| match tags.resolve_in(s, &file.name, &file.text) {
+            Ok(tag) if tags.name(tag).starts_with("Item.Slot.") => Some(tag),
+            Ok(_) => {
+                errors.push(file.error_after(
+                    name,
+                    s,
+                    format!("item `{name}`: `{s}` is not an equipment slot (Item.Slot.*)"),
+                ));
+                None
+            }
+            Err(e) => {
+                errors.push(e.at_text_after(&file.text, name, s));
+                None
+            }
+        });
     let attack_bonus = bonuses(file, name, &data.attack_bonus, tags, errors);
     let defense_bonus = bonuses(file, name, &data.defense_bonus, tags, errors);
     let requirements = data
@@ -682,18 +812,32 @@ fn compile_item(file: &SourceFile, data: &ItemData, tags: &TagRegistry, errors: 
             match Skill::from_tag(tags, tag) {
                 Some(s) => Some((s, *level)),
                 None => {
-                    errors.push(file.error_after(name, skill, format!("item `{name}`: `{skill}` is not a combat skill")));
+                    errors.push(file.error_after(
+                        name,
+                        skill,
+                        format!("item `{name}`: `{skill}` is not a combat skill"),
+                    ));
                     None
                 }
             }
         })
         .collect();
-    let weapon = data.weapon.as_ref().and_then(|w| compile_weapon(file, name, w, &attack_bonus, tags, errors));
+    let weapon = data
+        .weapon
+        .as_ref()
+        .and_then(|w| compile_weapon(file, name, w, &attack_bonus, tags, errors));
     if weapon.is_some() && slot != Some(tags[native::ITEM_SLOT_WEAPON]) {
-        errors.push(file.error_at(name, format!("item `{name}` has weapon data but is not in Item.Slot.Weapon")));
+        errors.push(file.error_at(
+            name,
+            format!("item `{name}` has weapon data but is not in Item.Slot.Weapon"),
+        ));
     }
     if !data.magic_damage.is_finite() {
-        errors.push(file.error_after(name, "magic_damage", format!("item `{name}`: magic_damage must be finite")));
+        errors.push(file.error_after(
+            name,
+            "magic_damage",
+            format!("item `{name}`: magic_damage must be finite"),
+        ));
     }
     if let Some(heals) = data.heals {
         positive(file, name, "heals", heals, errors);
@@ -706,7 +850,11 @@ fn compile_item(file: &SourceFile, data: &ItemData, tags: &TagRegistry, errors: 
         defense_bonus,
         strength: data.strength,
         ranged_strength: data.ranged_strength,
-        magic_damage: if data.magic_damage.is_finite() { data.magic_damage } else { 0.0 },
+        magic_damage: if data.magic_damage.is_finite() {
+            data.magic_damage
+        } else {
+            0.0
+        },
         requirements,
         weapon,
         heals: data.heals.filter(|h| h.is_finite() && *h >= 0.0),
@@ -732,7 +880,11 @@ fn compile_weapon(
     let weapon_type = damage_type(file, item, type_name, tags, errors)?;
     let swing_interval = seconds(file, item, "swing_interval", swing, errors);
     if swing_interval.is_zero() {
-        errors.push(file.error_after(item, "swing_interval", format!("weapon `{item}`: swing_interval must be positive")));
+        errors.push(file.error_after(
+            item,
+            "swing_interval",
+            format!("weapon `{item}`: swing_interval must be positive"),
+        ));
     }
     let attack_range_cm = positive(file, item, "attack_range", data.attack_range, errors);
     if attack_range_cm == 0.0 {
@@ -748,8 +900,15 @@ fn compile_weapon(
         ) else {
             continue;
         };
-        if style_damage_types.iter().any(|(existing, _)| *existing == s) {
-            errors.push(file.error_after(item, style_name, format!("weapon `{item}`: style `{style_name}` is mapped twice")));
+        if style_damage_types
+            .iter()
+            .any(|(existing, _)| *existing == s)
+        {
+            errors.push(file.error_after(
+                item,
+                style_name,
+                format!("weapon `{item}`: style `{style_name}` is mapped twice"),
+            ));
             continue;
         }
         if attack_bonus[t.index()] == 0 {
@@ -759,7 +918,10 @@ fn compile_weapon(
         }
         style_damage_types.push((s, t));
     }
-    let default_style = data.default_style.as_ref().and_then(|s| style(file, item, s, tags, errors));
+    let default_style = data
+        .default_style
+        .as_ref()
+        .and_then(|s| style(file, item, s, tags, errors));
     Some(WeaponDef {
         damage_type: weapon_type,
         swing_interval,
@@ -782,26 +944,40 @@ fn compile_spell(
     let runes = data
         .runes
         .iter()
-        .filter_map(|(rune, count)| match items.resolve_in(rune, &file.name, &file.text) {
-            Ok(i) => Some((ItemId::new(i), *count)),
-            Err(e) => {
-                errors.push(e.at_text_after(&file.text, name, rune));
-                None
-            }
-        })
+        .filter_map(
+            |(rune, count)| match items.resolve_in(rune, &file.name, &file.text) {
+                Ok(i) => Some((ItemId::new(i), *count)),
+                Err(e) => {
+                    errors.push(e.at_text_after(&file.text, name, rune));
+                    None
+                }
+            },
+        )
         .collect();
     let cast_interval = seconds(file, name, "cast_interval", data.cast_interval, errors);
     if cast_interval.is_zero() {
-        errors.push(file.error_after(name, "cast_interval", format!("spell `{name}`: cast_interval must be positive")));
+        errors.push(file.error_after(
+            name,
+            "cast_interval",
+            format!("spell `{name}`: cast_interval must be positive"),
+        ));
     }
     if data.base_damage > data.max_damage {
-        errors.push(file.error_after(name, "base_damage", format!("spell `{name}`: base_damage is above max_damage")));
+        errors.push(file.error_after(
+            name,
+            "base_damage",
+            format!("spell `{name}`: base_damage is above max_damage"),
+        ));
     }
     let hit_cue = match &data.hit_cue {
         Some(cue) => match tags.resolve_in(cue, &file.name, &file.text) {
             Ok(tag) if tags.name(tag).starts_with("GameplayCue.") => tag,
             Ok(_) => {
-                errors.push(file.error_after(name, cue, format!("spell `{name}`: hit cue `{cue}` must live under GameplayCue.*")));
+                errors.push(file.error_after(
+                    name,
+                    cue,
+                    format!("spell `{name}`: hit cue `{cue}` must live under GameplayCue.*"),
+                ));
                 tags[native::CUE_HIT_MAGIC]
             }
             Err(e) => {

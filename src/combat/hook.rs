@@ -16,7 +16,13 @@ use crate::tags::native;
 pub struct CombatHook(pub Arc<CombatRuntime>);
 
 impl EffectHook for CombatHook {
-    fn post_execute(&self, world: &mut World, gas: &mut Gas, target: Entity, execution: &Execution) {
+    fn post_execute(
+        &self,
+        world: &mut World,
+        gas: &mut Gas,
+        target: Entity,
+        execution: &Execution,
+    ) {
         let runtime = &self.0;
         let Some(outcome) = execution.meta.iter().find(|m| m.drained == runtime.health) else {
             return;

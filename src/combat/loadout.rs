@@ -20,7 +20,10 @@ impl Equipment {
 
     /// What is in `slot`, with its quantity.
     pub fn in_slot(&self, slot: Tag) -> Option<(ItemId, u32)> {
-        self.slots.iter().find(|(s, _, _)| *s == slot).map(|&(_, i, q)| (i, q))
+        self.slots
+            .iter()
+            .find(|(s, _, _)| *s == slot)
+            .map(|&(_, i, q)| (i, q))
     }
 
     /// Puts `quantity` of `item` in `slot`, returning what was there.
@@ -58,23 +61,33 @@ impl Equipment {
     }
 
     fn items<'a>(&'a self, defs: &'a CombatDefs) -> impl Iterator<Item = &'a ItemDef> + 'a {
-        self.slots.iter().filter_map(|&(_, item, _)| defs.item(item))
+        self.slots
+            .iter()
+            .filter_map(|&(_, item, _)| defs.item(item))
     }
 
     /// The weapon worn in `weapon_slot`, if any.
-    pub fn weapon<'a>(&self, defs: &'a CombatDefs, weapon_slot: Tag) -> Option<(ItemId, &'a WeaponDef)> {
+    pub fn weapon<'a>(
+        &self,
+        defs: &'a CombatDefs,
+        weapon_slot: Tag,
+    ) -> Option<(ItemId, &'a WeaponDef)> {
         let (item, _) = self.in_slot(weapon_slot)?;
         defs.item(item)?.weapon.as_ref().map(|w| (item, w))
     }
 
     /// Attack bonus against `damage_type`, summed over every slot.
     pub fn attack_bonus(&self, defs: &CombatDefs, damage_type: DamageType) -> i32 {
-        self.items(defs).map(|i| i.attack_bonus[damage_type.index()]).sum()
+        self.items(defs)
+            .map(|i| i.attack_bonus[damage_type.index()])
+            .sum()
     }
 
     /// Defense bonus against `damage_type`, summed over every slot.
     pub fn defense_bonus(&self, defs: &CombatDefs, damage_type: DamageType) -> i32 {
-        self.items(defs).map(|i| i.defense_bonus[damage_type.index()]).sum()
+        self.items(defs)
+            .map(|i| i.defense_bonus[damage_type.index()])
+            .sum()
     }
 
     /// Melee strength bonus, summed.
@@ -107,7 +120,11 @@ impl Inventory {
 
     /// How many of `item`.
     pub fn count(&self, item: ItemId) -> u32 {
-        self.stacks.iter().filter(|(i, _)| *i == item).map(|(_, q)| q).sum()
+        self.stacks
+            .iter()
+            .filter(|(i, _)| *i == item)
+            .map(|(_, q)| q)
+            .sum()
     }
 
     /// Adds `quantity` of `item` (to its stack, or a new one at the end).
@@ -138,7 +155,9 @@ impl Inventory {
 
     /// True when every `(item, quantity)` is there.
     pub fn has_all(&self, needs: &[(ItemId, u32)]) -> bool {
-        needs.iter().all(|&(item, quantity)| self.count(item) >= quantity)
+        needs
+            .iter()
+            .all(|&(item, quantity)| self.count(item) >= quantity)
     }
 
     /// Every stack, in order.

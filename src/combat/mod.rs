@@ -43,11 +43,12 @@ pub use cast::{CastSpell, QueueWeave};
 pub use chase::{ChaseAction, ChaseState, ChasingPawn, PawnCombatant};
 pub use combatant::{Attackers, Combatant, SpellbookState, Targeting};
 pub use data::{
-    CombatKindData, CombatSettingsData, ItemData, SpellData, SpellbookData, WeaponData, XpRoutingData,
+    CombatKindData, CombatSettingsData, ItemData, SpellData, SpellbookData, WeaponData,
+    XpRoutingData,
 };
 pub use defs::{
-    CombatDefs, CombatKind, CombatSettings, DamageType, ItemDef, ItemId, KindId, Skill, SpellDef, SpellId,
-    SpellbookDef, Style, WeaponDef,
+    CombatDefs, CombatKind, CombatSettings, DamageType, ItemDef, ItemId, KindId, Skill, SpellDef,
+    SpellId, SpellbookDef, Style, WeaponDef,
 };
 pub use hook::CombatHook;
 pub use loadout::{Equipment, Inventory};

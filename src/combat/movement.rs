@@ -100,6 +100,9 @@ impl MoveIssuer for KinematicMover {
     }
 
     fn position(&self, world: &World, entity: Entity, now: SimTime) -> Option<Vec2> {
-        world.get::<&Kinematic>(entity).ok().map(|b| b.position(now))
+        world
+            .get::<&Kinematic>(entity)
+            .ok()
+            .map(|b| b.position(now))
     }
 }

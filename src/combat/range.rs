@@ -8,7 +8,11 @@ use super::defs::{CombatSettings, DamageType, SpellDef, WeaponDef};
 
 /// The engagement range (cm) of `weapon` swinging `damage_type`, or of bare
 /// hands when there is no weapon.
-pub fn resolve_engagement_range(settings: &CombatSettings, weapon: Option<&WeaponDef>, damage_type: DamageType) -> f64 {
+pub fn resolve_engagement_range(
+    settings: &CombatSettings,
+    weapon: Option<&WeaponDef>,
+    damage_type: DamageType,
+) -> f64 {
     if let Some(range) = weapon.map(|w| w.attack_range_cm).filter(|r| *r > 0.0) {
         return range;
     }

@@ -87,7 +87,10 @@ pub fn attack_rolls(
                 let max = math::spell_max_hit(spell.max_damage, a.equipment.magic_damage(defs));
                 (max, spell.base_damage.min(max))
             }
-            (DamageType::Ranged, _) => (math::max_hit(effective, a.equipment.ranged_strength(defs)), 0),
+            (DamageType::Ranged, _) => (
+                math::max_hit(effective, a.equipment.ranged_strength(defs)),
+                0,
+            ),
             _ => (math::max_hit(effective, a.equipment.strength(defs)), 0),
         };
         (attack, max_hit, min_hit)
@@ -97,7 +100,10 @@ pub fn attack_rolls(
         let d_style = world
             .get::<&AbilitySystem>(target)
             .map_or(Style::Aggressive, |s| active_style(runtime, &s));
-        let effective = math::effective_level(d.skills.level(super::defs::Skill::Defense), style_bonus(d_style).1);
+        let effective = math::effective_level(
+            d.skills.level(super::defs::Skill::Defense),
+            style_bonus(d_style).1,
+        );
         math::defense_roll(effective, d.equipment.defense_bonus(defs, damage_type))
     };
     Some(AttackRolls {
@@ -146,7 +152,11 @@ pub(crate) fn resolve(
 ) -> Result<AttackOutcome, crate::tags::Tag> {
     let tags = runtime.catalog.tags();
     let interval = match attack {
-        Attack::Swing { interval, uses_ammo, .. } => {
+        Attack::Swing {
+            interval,
+            uses_ammo,
+            ..
+        } => {
             if uses_ammo && !super::consume::consume_ammo(runtime, world, gas, attacker) {
                 return Err(tags[crate::tags::native::FAIL_NO_AMMO]);
             }
@@ -156,11 +166,17 @@ pub(crate) fn resolve(
             if !super::consume::consume_runes(runtime, world, gas, attacker, spell) {
                 return Err(tags[crate::tags::native::FAIL_NO_RUNES]);
             }
-            runtime.catalog.combat().spell(spell).map_or(SimDuration::ZERO, |s| s.cast_interval)
+            runtime
+                .catalog
+                .combat()
+                .spell(spell)
+                .map_or(SimDuration::ZERO, |s| s.cast_interval)
         }
     };
     stamp_attack_cooldown(runtime, world, gas, attacker, interval);
-    Ok(roll_and_apply(runtime, world, gas, attacker, target, attack, style))
+    Ok(roll_and_apply(
+        runtime, world, gas, attacker, target, attack, style,
+    ))
 }
 
 /// Rolls accuracy and damage, records the attack and its cue, and applies
@@ -180,7 +196,15 @@ pub(crate) fn roll_and_apply(
         Attack::Cast { spell, weaved } => (DamageType::Magic, Some(spell), weaved),
     };
     let spell_def = spell.and_then(|s| defs.spell(s));
-    let rolls = attack_rolls(runtime, world, attacker, target, damage_type, style, spell_def);
+    let rolls = attack_rolls(
+        runtime,
+        world,
+        attacker,
+        target,
+        damage_type,
+        style,
+        spell_def,
+    );
     let outcome = match rolls {
         Some(rolls) if math::roll_hit(gas.rng(), rolls.hit_chance) => {
             AttackOutcome::Hit(math::roll_between(gas.rng(), rolls.min_hit, rolls.max_hit))

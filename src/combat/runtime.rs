@@ -50,10 +50,7 @@ pub struct CombatRuntime {
     pub line_of_sight: Arc<dyn LineOfSight>,
     pub(crate) attack_cooldown_effect: EffectId,
     pub(crate) damage_effect: EffectId,
-    pub(crate) in_combat_effect: EffectId,
-    pub(crate) dead_effect: EffectId,
     pub(crate) health: AttributeId,
-    pub(crate) max_health: AttributeId,
     pub(crate) attack_speed: AttributeId,
     pub(crate) attack_cooldown: Tag,
     pub(crate) weapon_slot: Tag,
@@ -76,25 +73,22 @@ impl CombatRuntime {
         line_of_sight: Arc<dyn LineOfSight>,
     ) -> Result<Self, MissingDefinition> {
         let effect = |name: &'static str| {
-            catalog
-                .effects()
-                .get(name)
-                .ok_or(MissingDefinition { kind: "effect", name })
+            catalog.effects().get(name).ok_or(MissingDefinition {
+                kind: "effect",
+                name,
+            })
         };
         let attribute = |name: &'static str| {
-            catalog
-                .attributes()
-                .get(name)
-                .ok_or(MissingDefinition { kind: "attribute", name })
+            catalog.attributes().get(name).ok_or(MissingDefinition {
+                kind: "attribute",
+                name,
+            })
         };
         let tags = catalog.tags();
         Ok(CombatRuntime {
             attack_cooldown_effect: effect("GE_Attack_Cooldown")?,
             damage_effect: effect("GE_Damage")?,
-            in_combat_effect: effect("GE_InCombat")?,
-            dead_effect: effect("GE_Dead")?,
             health: attribute("Health")?,
-            max_health: attribute("MaxHealth")?,
             attack_speed: attribute("AttackSpeed")?,
             attack_cooldown: tags[native::COOLDOWN_COMBAT_ATTACK],
             weapon_slot: tags[native::ITEM_SLOT_WEAPON],
@@ -112,8 +106,18 @@ impl CombatRuntime {
     }
 
     /// True when `target` is within `range_cm` of `attacker` at `now`.
-    pub fn in_range(&self, world: &World, attacker: Entity, target: Entity, range_cm: f64, now: SimTime) -> bool {
-        match (self.position(world, attacker, now), self.position(world, target, now)) {
+    pub fn in_range(
+        &self,
+        world: &World,
+        attacker: Entity,
+        target: Entity,
+        range_cm: f64,
+        now: SimTime,
+    ) -> bool {
+        match (
+            self.position(world, attacker, now),
+            self.position(world, target, now),
+        ) {
             (Some(a), Some(b)) => a.within(b, range_cm),
             _ => false,
         }
@@ -130,7 +134,13 @@ impl CombatRuntime {
     /// target must be alive, within the attacker's engagement range (the
     /// same resolver the swing gate uses, autocast-aware) and visible.
     /// Returns an `Activation.Fail.*` tag when not.
-    pub fn can_engage(&self, world: &World, gas: &Gas, attacker: Entity, target: Entity) -> Result<(), Tag> {
+    pub fn can_engage(
+        &self,
+        world: &World,
+        gas: &Gas,
+        attacker: Entity,
+        target: Entity,
+    ) -> Result<(), Tag> {
         let tags = self.catalog.tags();
         if !self.is_alive(world, target) {
             return Err(tags[native::FAIL_TARGET_DEAD]);
@@ -156,7 +166,12 @@ impl CombatRuntime {
             return false;
         };
         let max = self.catalog.combat().kind(combatant.kind).max_attackers;
-        let alive = combatant.attackers.current.iter().filter(|&&e| world.contains(e)).count() as u32;
+        let alive = combatant
+            .attackers
+            .current
+            .iter()
+            .filter(|&&e| world.contains(e))
+            .count() as u32;
         combatant.attackers.current.contains(&attacker) || alive < max
     }
 }

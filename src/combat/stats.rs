@@ -71,10 +71,15 @@ pub fn snapshot(runtime: &CombatRuntime, world: &World, entity: Entity) -> Optio
     let weapon = combatant.equipment.weapon(combat, runtime.weapon_slot);
     let (item, damage_type, base_interval) = match weapon {
         Some((item, w)) => (Some(item), w.damage_type_for(style), w.swing_interval),
-        None => (None, settings.unarmed_damage_type, settings.unarmed_swing_interval),
+        None => (
+            None,
+            settings.unarmed_damage_type,
+            settings.unarmed_swing_interval,
+        ),
     };
     let attack_speed = system.current(runtime.attack_speed);
-    let interval = SimDuration::from_secs_f64(base_interval.as_secs_f64() / attack_speed).unwrap_or(base_interval);
+    let interval = SimDuration::from_secs_f64(base_interval.as_secs_f64() / attack_speed)
+        .unwrap_or(base_interval);
     Some(SwingStats {
         source: AttackSource::Weapon(item),
         damage_type,

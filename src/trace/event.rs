@@ -3,8 +3,8 @@
 use hecs::Entity;
 
 use crate::abilities::{AbilityId, ActivationFailure, EndReason};
-use crate::combat::{DamageType, SpellId, Vec2};
 use crate::attributes::AttributeId;
+use crate::combat::{DamageType, SpellId, Vec2};
 use crate::effects::{CueEvent, EffectError, EffectId};
 use crate::tags::Tag;
 use crate::time::{SimDuration, SimTime};

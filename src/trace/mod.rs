@@ -11,7 +11,9 @@
 mod event;
 mod text;
 
-pub use event::{AttackOutcome, BlockReason, ChasePhase, RemovalReason, TraceCategory, TraceEvent, TraceKind};
+pub use event::{
+    AttackOutcome, BlockReason, ChasePhase, RemovalReason, TraceCategory, TraceEvent, TraceKind,
+};
 pub use text::{entity_name, render_line, render_text, Name};
 
 use crate::time::SimTime;

@@ -119,13 +119,26 @@ pub fn render_line(world: &World, catalog: &Catalog, event: &TraceEvent) -> Stri
             };
             (*target, format!("cue {} {when}", tag(*cue)))
         }
-        TraceKind::Engaged { attacker, target } => (*attacker, format!("engage -> {}", name(*target))),
-        TraceKind::TargetChanged { entity, target, channel } => match (target, channel) {
+        TraceKind::Engaged { attacker, target } => {
+            (*attacker, format!("engage -> {}", name(*target)))
+        }
+        TraceKind::TargetChanged {
+            entity,
+            target,
+            channel,
+        } => match (target, channel) {
             (Some(t), Some(c)) => (*entity, format!("target {} ({c:?})", name(*t))),
             (Some(t), None) => (*entity, format!("target {}", name(*t))),
             (None, _) => (*entity, "target cleared".to_owned()),
         },
-        TraceKind::Attack { attacker, target, outcome, damage_type, weaved, spell } => {
+        TraceKind::Attack {
+            attacker,
+            target,
+            outcome,
+            damage_type,
+            weaved,
+            spell,
+        } => {
             let verb = match (spell, weaved) {
                 (None, _) => "swing".to_owned(),
                 (Some(s), true) => format!("weave {}", spell_name(catalog, *s)),
@@ -137,31 +150,73 @@ pub fn render_line(world: &World, catalog: &Catalog, event: &TraceEvent) -> Stri
             };
             (*attacker, format!("{verb} -> {}  {result}", name(*target)))
         }
-        TraceKind::AttackFailed { attacker, target, reason } => (
+        TraceKind::AttackFailed {
+            attacker,
+            target,
+            reason,
+        } => (
             *attacker,
-            format!("attack -> {} failed: {}", name(*target), catalog.tags().comment(*reason).unwrap_or_else(|| tag(*reason))),
+            format!(
+                "attack -> {} failed: {}",
+                name(*target),
+                catalog
+                    .tags()
+                    .comment(*reason)
+                    .unwrap_or_else(|| tag(*reason))
+            ),
         ),
-        TraceKind::CooldownStamped { entity, cooldown, duration } => {
-            (*entity, format!("cooldown {} {duration}", tag(*cooldown)))
-        }
-        TraceKind::Chase { chaser, target, phase } => {
+        TraceKind::CooldownStamped {
+            entity,
+            cooldown,
+            duration,
+        } => (*entity, format!("cooldown {} {duration}", tag(*cooldown))),
+        TraceKind::Chase {
+            chaser,
+            target,
+            phase,
+        } => {
             let what = match phase {
-                ChasePhase::Begin(to) => format!("chase begin -> {} to ({:.1}, {:.1})", name(*target), to.x, to.y),
-                ChasePhase::Reissue(to) => format!("chase reissue -> {} to ({:.1}, {:.1})", name(*target), to.x, to.y),
+                ChasePhase::Begin(to) => format!(
+                    "chase begin -> {} to ({:.1}, {:.1})",
+                    name(*target),
+                    to.x,
+                    to.y
+                ),
+                ChasePhase::Reissue(to) => format!(
+                    "chase reissue -> {} to ({:.1}, {:.1})",
+                    name(*target),
+                    to.x,
+                    to.y
+                ),
                 ChasePhase::End => format!("chase end -> {}", name(*target)),
             };
             (*chaser, what)
         }
-        TraceKind::WeaveQueued { entity, target, spell, replaced } => {
-            let mut what = format!("weave queued {} -> {}", spell_name(catalog, *spell), name(*target));
+        TraceKind::WeaveQueued {
+            entity,
+            target,
+            spell,
+            replaced,
+        } => {
+            let mut what = format!(
+                "weave queued {} -> {}",
+                spell_name(catalog, *spell),
+                name(*target)
+            );
             if let Some(old) = replaced {
                 let _ = write!(what, " (replaces {})", spell_name(catalog, *old));
             }
             (*entity, what)
         }
-        TraceKind::WeaveDropped { entity, spell } => (*entity, format!("weave dropped {}", spell_name(catalog, *spell))),
+        TraceKind::WeaveDropped { entity, spell } => (
+            *entity,
+            format!("weave dropped {}", spell_name(catalog, *spell)),
+        ),
         TraceKind::AmmoSpent { entity, left } => (*entity, format!("ammo spent ({left} left)")),
-        TraceKind::RunesSpent { entity, spell } => (*entity, format!("runes spent for {}", spell_name(catalog, *spell))),
+        TraceKind::RunesSpent { entity, spell } => (
+            *entity,
+            format!("runes spent for {}", spell_name(catalog, *spell)),
+        ),
         TraceKind::AbilityActivated {
             owner,
             ability: a,
@@ -194,7 +249,10 @@ pub fn render_line(world: &World, catalog: &Catalog, event: &TraceEvent) -> Stri
 }
 
 fn spell_name(catalog: &Catalog, spell: crate::combat::SpellId) -> &str {
-    catalog.combat().spell(spell).map_or("?", |s| s.name.as_str())
+    catalog
+        .combat()
+        .spell(spell)
+        .map_or("?", |s| s.name.as_str())
 }
 
 fn end_reason(catalog: &Catalog, reason: &crate::abilities::EndReason) -> String {

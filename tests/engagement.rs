@@ -1,0 +1,804 @@
+//! The CRADL engagement loop: cadence, the shared attack cooldown read as a
+//! level, weaving, standalone casts, chase, range, cancellation, teardown
+//! and the attacker ceiling. Every assertion is on exact simulated times.
+
+use gaskit::combat::{self, Combatant, Kinematic, Skills, Vec2};
+use gaskit::prelude::*;
+use gaskit::{AttackOutcome, ChasePhase, TraceKind};
+use hecs::{Entity, World};
+
+const CONTENT: &str = r#"(
+    effects: [
+        // Test fighters are hard to kill, so cadence runs long.
+        (name: "GE_Tank", duration: Infinite,
+         modifiers: [(attribute: "MaxHealth", op: Flat, magnitude: Constant(1000000))]),
+        (name: "GE_Test_Heal", modifiers: [(attribute: "Damage", op: Flat, magnitude: Constant(-1000000))]),
+        (name: "GE_Quick", duration: Duration(Constant(100)),
+         modifiers: [(attribute: "AttackSpeed", op: Mult, magnitude: Constant(1.25))]),
+    ],
+    items: [
+        (name: "Test Sword", slot: "Item.Slot.Weapon", attack_bonus: {"Combat.DamageType.Slash": 10}, strength: 10,
+         weapon: (damage_type: "Combat.DamageType.Slash", swing_interval: 2.4, attack_range: 250)),
+        (name: "Plain Sword", slot: "Item.Slot.Weapon", attack_bonus: {"Combat.DamageType.Slash": 1},
+         weapon: (damage_type: "Combat.DamageType.Slash", swing_interval: 2.4)),
+        (name: "Plain Bow", slot: "Item.Slot.Weapon", attack_bonus: {"Combat.DamageType.Ranged": 1},
+         weapon: (damage_type: "Combat.DamageType.Ranged", swing_interval: 1.8)),
+        (name: "Plain Wand", slot: "Item.Slot.Weapon", attack_bonus: {"Combat.DamageType.Magic": 1},
+         weapon: (damage_type: "Combat.DamageType.Magic", swing_interval: 2.4)),
+    ],
+    spells: [
+        (name: "Test Bolt", book: "Spellbook.Standard", max_damage: 5, cast_interval: 3.0, cast_range_cm: 1500),
+        (name: "Even Bolt", book: "Spellbook.Standard", max_damage: 5, cast_interval: 2.4),
+        (name: "Far Bolt", book: "Spellbook.Standard", max_damage: 5, cast_interval: 2.4, cast_range_cm: 3000),
+    ],
+)"#;
+
+struct Arena {
+    world: World,
+    gas: Gas,
+    runtime: std::sync::Arc<combat::CombatRuntime>,
+}
+
+impl Arena {
+    fn new() -> Self {
+        let mut builder = CatalogBuilder::with_defaults();
+        builder.add_source("arena.ron", CONTENT);
+        let catalog = builder.build().unwrap_or_else(|e| panic!("{e}"));
+        let mut gas = Gas::new(catalog);
+        let runtime = combat::install(&mut gas).unwrap();
+        Arena {
+            world: World::new(),
+            gas,
+            runtime,
+        }
+    }
+
+    fn catalog(&self) -> &Catalog {
+        self.gas.catalog()
+    }
+
+    /// A tanky level-50 fighter with `weapon` at `(x, 0)` moving at `speed`.
+    fn spawn(&mut self, name: &str, x: f64, speed: f64, weapon: Option<&str>) -> Entity {
+        let catalog = self.gas.catalog_arc().clone();
+        let mut combatant = combat::new_combatant(&catalog, catalog.combat().default_kind());
+        combatant.skills = Skills::all_at(50);
+        if let Some(weapon) = weapon {
+            let item = catalog.combat().item_named(weapon).unwrap();
+            combatant
+                .equipment
+                .put(catalog.tags()[native::ITEM_SLOT_WEAPON], item, 1);
+        }
+        let entity = self.world.spawn((
+            Name(name.into()),
+            self.gas.new_ability_system(),
+            combatant,
+            Kinematic::at(Vec2::new(x, 0.0), speed),
+        ));
+        for ability in [
+            "GA_AutoAttack",
+            "GA_Disengage",
+            "GA_QueueWeave",
+            "GA_CastSpell",
+            "GA_Death",
+        ] {
+            let id = catalog.abilities().get(ability).unwrap();
+            self.gas
+                .grant_ability(&mut self.world, entity, id, 1)
+                .unwrap();
+        }
+        for effect in ["GE_Tank", "GE_Test_Heal"] {
+            let id = catalog.effects().get(effect).unwrap();
+            self.gas
+                .apply_effect(&mut self.world, entity, EffectSpec::new(id))
+                .unwrap();
+        }
+        entity
+    }
+
+    fn tag(&self, name: &str) -> Tag {
+        self.catalog().tags().get(name).unwrap()
+    }
+
+    fn spell(&self, name: &str) -> u32 {
+        self.catalog().combat().spell_named(name).unwrap().index() as u32
+    }
+
+    fn send(&mut self, to: Entity, event: GameplayEvent) {
+        self.gas.send_event(to, event);
+        self.gas.advance_by(&mut self.world, SimDuration::ZERO);
+    }
+
+    fn engage(&mut self, attacker: Entity, target: Entity) {
+        let event = GameplayEvent::new(self.tag("Action.Trigger.Combat.Engage"))
+            .target(target)
+            .instigator(attacker);
+        self.send(attacker, event);
+    }
+
+    fn cast(&mut self, caster: Entity, target: Entity, spell: &str) {
+        let event = GameplayEvent::new(self.tag("Action.Trigger.Combat.Cast"))
+            .target(target)
+            .instigator(caster)
+            .object(self.spell(spell));
+        self.send(caster, event);
+    }
+
+    fn at(&mut self, secs: f64) {
+        self.gas
+            .advance_to(&mut self.world, SimTime::from_secs_f64(secs).unwrap());
+    }
+
+    fn engaged(&self, entity: Entity) -> bool {
+        let id = self.catalog().abilities().get("GA_AutoAttack").unwrap();
+        self.world
+            .get::<&AbilitySystem>(entity)
+            .unwrap()
+            .active_instance(id)
+            .is_some()
+    }
+
+    /// Attack resolutions as `(seconds, attacker, what)`; `what` is
+    /// `swing`, `cast <spell>` or `weave <spell>`.
+    fn attacks(&self) -> Vec<(f64, String, String)> {
+        self.gas
+            .trace()
+            .events()
+            .iter()
+            .filter_map(|e| match &e.kind {
+                TraceKind::Attack {
+                    attacker,
+                    spell,
+                    weaved,
+                    ..
+                } => {
+                    let what = match spell {
+                        None => "swing".to_owned(),
+                        Some(s) => {
+                            let name = &self.catalog().combat().spell(*s).unwrap().name;
+                            format!("{} {name}", if *weaved { "weave" } else { "cast" })
+                        }
+                    };
+                    Some((
+                        e.time.as_secs_f64(),
+                        gaskit::entity_name(&self.world, *attacker),
+                        what,
+                    ))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn attack_times(&self, attacker: &str) -> Vec<f64> {
+        self.attacks()
+            .into_iter()
+            .filter(|(_, a, _)| a == attacker)
+            .map(|(t, _, _)| t)
+            .collect()
+    }
+
+    fn chase_steps(&self) -> Vec<(f64, ChasePhase)> {
+        self.gas
+            .trace()
+            .events()
+            .iter()
+            .filter_map(|e| match &e.kind {
+                TraceKind::Chase { phase, .. } => Some((e.time.as_secs_f64(), *phase)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn failures(&self) -> Vec<String> {
+        self.gas
+            .trace()
+            .events()
+            .iter()
+            .filter_map(|e| match &e.kind {
+                TraceKind::AbilityFailed {
+                    ability, reason, ..
+                } => Some(format!(
+                    "{} {}",
+                    self.catalog().abilities().def(*ability).name,
+                    reason.message(self.catalog().tags())
+                )),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Teardown left nothing behind: no target, no weave, no chase, and no
+    /// attacker slot on `target`.
+    fn assert_torn_down(&self, attacker: Entity, target: Entity) {
+        let a = self.world.get::<&Combatant>(attacker).unwrap();
+        assert_eq!(a.targeting.target, None, "target cleared");
+        assert_eq!(a.targeting.pending_weave, None, "weave dropped");
+        assert!(!a.chase.is_active(), "chase ended");
+        if let Ok(t) = self.world.get::<&Combatant>(target) {
+            assert!(
+                !t.attackers.current.contains(&attacker),
+                "attacker slot freed"
+            );
+        }
+        assert!(!self.engaged(attacker));
+    }
+
+    fn buff_attack_speed(&mut self, entity: Entity) {
+        let id = self.catalog().effects().get("GE_Quick").unwrap();
+        self.gas
+            .apply_effect(&mut self.world, entity, EffectSpec::new(id))
+            .unwrap();
+    }
+}
+
+fn round3(values: Vec<f64>) -> Vec<f64> {
+    values
+        .into_iter()
+        .map(|v| (v * 1000.0).round() / 1000.0)
+        .collect()
+}
+
+// ------------------------------------------------------------- cadence
+
+#[test]
+fn swings_follow_swing_interval_and_a_speed_buff_applies_from_the_next_swing() {
+    let mut a = Arena::new();
+    let alice = a.spawn("alice", 0.0, 0.0, Some("Test Sword"));
+    let bob = a.spawn("bob", 100.0, 0.0, None);
+    a.engage(alice, bob);
+    a.at(3.0);
+    // Mid-window buff: the swing due at 4.8 was stamped at 2.4 for 2.4 s, so
+    // it still lands at 4.8; from then on every stamp is 2.4 / 1.25.
+    a.buff_attack_speed(alice);
+    a.at(12.0);
+    assert_eq!(
+        round3(a.attack_times("alice")),
+        [0.0, 2.4, 4.8, 6.72, 8.64, 10.56]
+    );
+    let stamps: Vec<f64> = a
+        .gas
+        .trace()
+        .events()
+        .iter()
+        .filter_map(|e| match e.kind {
+            TraceKind::CooldownStamped {
+                entity, duration, ..
+            } if entity == alice => Some(duration.as_secs_f64()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        stamps,
+        [2.4, 2.4, 1.92, 1.92, 1.92, 1.92],
+        "SwingInterval / AttackSpeed, read at each swing"
+    );
+}
+
+fn thousand_swings(steps: &[f64]) -> Vec<f64> {
+    let mut a = Arena::new();
+    let alice = a.spawn("alice", 0.0, 0.0, Some("Test Sword"));
+    let bob = a.spawn("bob", 100.0, 0.0, None);
+    a.engage(alice, bob);
+    let mut t = 0.0;
+    for &step in steps {
+        t += step;
+        a.at(t);
+    }
+    a.at(2.4 * 999.0);
+    a.attack_times("alice")
+}
+
+#[test]
+fn no_tick_is_lost_over_a_thousand_swings_whatever_the_step() {
+    let expected: Vec<f64> = (0..1000)
+        .map(|i| (i as u64 * 2_400_000) as f64 / 1e6)
+        .collect();
+    assert_eq!(thousand_swings(&[]), expected, "one big step");
+    for hz in [20.0, 60.0, 144.0] {
+        let steps = vec![1.0 / hz; (2.4 * 999.0 * hz) as usize];
+        assert_eq!(thousand_swings(&steps), expected, "{hz} Hz");
+    }
+}
+
+// ------------------------------------------------------------- weaving
+
+#[test]
+fn a_weave_takes_exactly_one_tick_and_preserves_the_total_rate() {
+    let mut a = Arena::new();
+    let alice = a.spawn("alice", 0.0, 0.0, Some("Test Sword"));
+    let bob = a.spawn("bob", 100.0, 0.0, None);
+    a.engage(alice, bob);
+    a.at(1.0);
+    a.cast(alice, bob, "Even Bolt");
+    a.at(8.0);
+    // melee -> cast -> melee takes exactly as long as three melee swings.
+    let got: Vec<(f64, String)> = a
+        .attacks()
+        .into_iter()
+        .map(|(t, _, w)| ((t * 1000.0).round() / 1000.0, w))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (0.0, "swing".to_owned()),
+            (2.4, "weave Even Bolt".to_owned()),
+            (4.8, "swing".to_owned()),
+            (7.2, "swing".to_owned())
+        ]
+    );
+
+    // A longer cast interval pushes the next swing by exactly that interval.
+    let mut a = Arena::new();
+    let alice = a.spawn("alice", 0.0, 0.0, Some("Test Sword"));
+    let bob = a.spawn("bob", 100.0, 0.0, None);
+    a.engage(alice, bob);
+    a.at(1.0);
+    a.cast(alice, bob, "Test Bolt");
+    a.at(10.0);
+    assert_eq!(round3(a.attack_times("alice")), [0.0, 2.4, 5.4, 7.8]);
+}
+
+#[test]
+fn the_last_click_wins_and_a_different_target_is_rejected() {
+    let mut a = Arena::new();
+    let alice = a.spawn("alice", 0.0, 0.0, Some("Test Sword"));
+    let bob = a.spawn("bob", 100.0, 0.0, None);
+    let carol = a.spawn("carol", -100.0, 0.0, None);
+    a.engage(alice, bob);
+    a.at(0.5);
+    a.cast(alice, bob, "Test Bolt");
+    a.at(1.0);
+    a.cast(alice, bob, "Even Bolt");
+    a.at(1.5);
+    a.cast(alice, carol, "Far Bolt");
+    assert_eq!(
+        a.failures(),
+        ["GA_QueueWeave You are fighting something else."]
+    );
+    a.at(3.0);
+    let weaves: Vec<_> = a
+        .attacks()
+        .into_iter()
+        .filter(|(_, _, w)| w.starts_with("weave"))
+        .collect();
+    assert_eq!(
+        weaves,
+        [(2.4, "alice".to_owned(), "weave Even Bolt".to_owned())]
+    );
+    let queued = a
+        .gas
+        .trace()
+        .events()
+        .iter()
+        .filter(|e| {
+            matches!(
+                e.kind,
+                TraceKind::WeaveQueued {
+                    replaced: Some(_),
+                    ..
+                }
+            )
+        })
+        .count();
+    assert_eq!(queued, 1, "the second click replaced the first");
+}
+
+#[test]
+fn a_standalone_cast_stamps_the_attack_cooldown_so_engaging_after_does_not_swing_early() {
+    let mut a = Arena::new();
+    let alice = a.spawn("alice", 0.0, 0.0, Some("Test Sword"));
+    let bob = a.spawn("bob", 100.0, 0.0, None);
+    a.cast(alice, bob, "Test Bolt");
+    a.at(1.0);
+    a.cast(alice, bob, "Test Bolt");
+    assert_eq!(a.failures(), ["GA_CastSpell Not ready yet."]);
+    a.engage(alice, bob);
+    a.at(8.0);
+    let got: Vec<(f64, String)> = a
+        .attacks()
+        .into_iter()
+        .map(|(t, _, w)| ((t * 1000.0).round() / 1000.0, w))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (0.0, "cast Test Bolt".to_owned()),
+            (3.0, "swing".to_owned()),
+            (5.4, "swing".to_owned()),
+            (7.8, "swing".to_owned())
+        ]
+    );
+}
+
+#[test]
+fn an_out_of_range_manual_cast_fails_without_walking_or_stamping() {
+    let mut a = Arena::new();
+    let alice = a.spawn("alice", 0.0, 100.0, None);
+    let bob = a.spawn("bob", 1600.0, 0.0, None);
+    a.cast(alice, bob, "Test Bolt");
+    assert_eq!(a.failures(), ["GA_CastSpell Out of range."]);
+    let attack = a.tag("Cooldown.Combat.Attack");
+    assert!(
+        a.gas.time_remaining(&a.world, alice, attack).is_zero(),
+        "nothing stamped"
+    );
+    a.at(1.0);
+    let body = *a.world.get::<&Kinematic>(alice).unwrap();
+    assert_eq!(body.position(a.gas.now()), Vec2::ZERO, "no walk-up");
+    a.cast(alice, bob, "Far Bolt");
+    assert_eq!(a.attacks().len(), 1);
+}
+
+// ------------------------------------------------------------- chase
+
+#[test]
+fn a_kiting_target_is_chased_with_rate_limited_reissues_and_swings_resume_in_range() {
+    let mut a = Arena::new();
+    let alice = a.spawn("alice", 0.0, 400.0, Some("Test Sword"));
+    let bob = a.spawn("bob", 1000.0, 0.0, None);
+    // Bob walks away slower than alice can chase.
+    a.world.get::<&mut Kinematic>(bob).unwrap().speed = 150.0;
+    a.world
+        .get::<&mut Kinematic>(bob)
+        .unwrap()
+        .move_to(Vec2::new(2000.0, 0.0), SimTime::ZERO);
+    a.engage(alice, bob);
+    a.at(20.0);
+    let steps = a.chase_steps();
+    assert!(
+        matches!(steps[0], (t, ChasePhase::Begin(to)) if t == 0.0 && to == Vec2::new(1000.0, 0.0))
+    );
+    let reissues: Vec<f64> = steps
+        .iter()
+        .filter(|(_, p)| matches!(p, ChasePhase::Reissue(_)))
+        .map(|(t, _)| *t)
+        .collect();
+    assert!(!reissues.is_empty());
+    // Rate limit: at least 1/4 s apart (the Default kind refreshes at 4 Hz).
+    let mut last = 0.0;
+    for t in &reissues {
+        assert!(t - last >= 0.25 - 1e-9, "re-issues at {reissues:?}");
+        last = *t;
+    }
+    // Drift gate: bob moves 150 cm/s, so 50 cm of drift takes a third of a second.
+    assert!(
+        reissues.windows(2).all(|w| w[1] - w[0] >= 0.333 - 1e-9),
+        "{reissues:?}"
+    );
+    // Caught up: the chase ends and swings start at a chase poll.
+    let end = steps
+        .iter()
+        .find(|(_, p)| *p == ChasePhase::End)
+        .expect("caught up")
+        .0;
+    let first_swing = a.attack_times("alice")[0];
+    assert_eq!(
+        first_swing, end,
+        "swing at the poll that found bob in range"
+    );
+    assert!(first_swing < 10.0);
+    // Bob keeps walking. A swing is on time (2.4 s) unless he slipped out of
+    // range, in which case it lands exactly at the chase poll that found
+    // him back in range: never blindly a whole interval later.
+    let swings = a.attack_times("alice");
+    let ends: Vec<f64> = steps
+        .iter()
+        .filter(|(_, p)| *p == ChasePhase::End)
+        .map(|(t, _)| *t)
+        .collect();
+    assert!(swings.len() >= 4, "{swings:?}");
+    for pair in swings.windows(2) {
+        let gap = ((pair[1] - pair[0]) * 1000.0).round() / 1000.0;
+        assert!(gap >= 2.4, "{swings:?}");
+        if gap > 2.4 {
+            assert!(
+                ends.contains(&pair[1]),
+                "late swing at {} is a chase arrival: {ends:?}",
+                pair[1]
+            );
+            let poll = (pair[1] * 10.0).round() / 10.0;
+            assert_eq!(pair[1], poll, "arrivals are found on the 0.1 s chase poll");
+        }
+    }
+}
+
+#[test]
+fn a_target_that_drifts_out_of_range_during_the_swing_window_is_chased_not_hit() {
+    let mut a = Arena::new();
+    let alice = a.spawn("alice", 0.0, 200.0, Some("Test Sword"));
+    let bob = a.spawn("bob", 200.0, 0.0, None);
+    a.engage(alice, bob);
+    a.at(1.0);
+    // Bob teleports far away between swings.
+    a.world.get::<&mut Kinematic>(bob).unwrap().from = Vec2::new(2000.0, 0.0);
+    a.world.get::<&mut Kinematic>(bob).unwrap().to = Vec2::new(2000.0, 0.0);
+    a.at(2.4);
+    assert_eq!(a.attack_times("alice"), [0.0], "no hit at distance");
+    assert!(matches!(a.chase_steps().last(), Some((t, ChasePhase::Begin(_))) if *t == 2.4));
+    // Alice needs (2000 - 250) / 200 = 8.75 s; the next poll after 2.4 + 8.75 swings.
+    a.at(12.0);
+    let times = round3(a.attack_times("alice"));
+    assert_eq!(times, [0.0, 11.2]);
+}
+
+#[test]
+fn moving_never_cancels_the_loop() {
+    let mut a = Arena::new();
+    let alice = a.spawn("alice", 0.0, 200.0, Some("Test Sword"));
+    let bob = a.spawn("bob", 100.0, 0.0, None);
+    a.engage(alice, bob);
+    let moving = a.tag("State.Moving");
+    a.gas.add_loose_tag(&mut a.world, alice, moving, false);
+    a.at(3.0);
+    assert!(a.engaged(alice));
+    assert_eq!(a.attack_times("alice"), [0.0, 2.4]);
+}
+
+// ------------------------------------------------------------- end paths
+
+fn engaged_pair() -> (Arena, Entity, Entity) {
+    let mut a = Arena::new();
+    let alice = a.spawn("alice", 0.0, 0.0, Some("Test Sword"));
+    let bob = a.spawn("bob", 100.0, 0.0, None);
+    a.engage(alice, bob);
+    a.at(1.0);
+    a.cast(alice, bob, "Test Bolt");
+    assert!(a
+        .world
+        .get::<&Combatant>(alice)
+        .unwrap()
+        .targeting
+        .pending_weave
+        .is_some());
+    assert!(a
+        .world
+        .get::<&Combatant>(bob)
+        .unwrap()
+        .attackers
+        .current
+        .contains(&alice));
+    (a, alice, bob)
+}
+
+#[test]
+fn every_end_path_tears_the_engagement_down() {
+    // Stun.
+    let (mut a, alice, bob) = engaged_pair();
+    let stun = a.catalog().effects().get("GE_Stun").unwrap();
+    let stunned = a.tag("Status.Stunned");
+    a.gas
+        .apply_effect(
+            &mut a.world,
+            alice,
+            EffectSpec::new(stun).with_set_by_caller(stunned, 1.0),
+        )
+        .unwrap();
+    a.assert_torn_down(alice, bob);
+
+    // A modal (parent match).
+    let (mut a, alice, bob) = engaged_pair();
+    let banking = a.tag("Action.Modal.Banking");
+    a.gas.add_loose_tag(&mut a.world, alice, banking, false);
+    a.assert_torn_down(alice, bob);
+
+    // Disengage.
+    let (mut a, alice, bob) = engaged_pair();
+    let disengage = GameplayEvent::new(a.tag("Action.Trigger.Combat.Disengage"));
+    a.send(alice, disengage);
+    a.assert_torn_down(alice, bob);
+
+    // Explicit cancel of Action.Combat.AutoAttack.
+    let (mut a, alice, bob) = engaged_pair();
+    let with: TagSet = std::iter::once(a.tag("Action.Combat.AutoAttack")).collect();
+    assert_eq!(
+        a.gas
+            .cancel_abilities(&mut a.world, alice, &with, &TagSet::new()),
+        1
+    );
+    a.assert_torn_down(alice, bob);
+
+    // Owner death.
+    let (mut a, alice, bob) = engaged_pair();
+    let death = GameplayEvent::new(a.tag("Combat.Event.Death"));
+    a.send(alice, death);
+    a.assert_torn_down(alice, bob);
+
+    // Target death: ends at once, not at the next swing.
+    let (mut a, alice, bob) = engaged_pair();
+    let death = GameplayEvent::new(a.tag("Combat.Event.Death"));
+    a.send(bob, death);
+    a.assert_torn_down(alice, bob);
+    a.at(10.0);
+    assert_eq!(a.attack_times("alice"), [0.0]);
+
+    // Target despawned through the context.
+    let (mut a, alice, bob) = engaged_pair();
+    a.gas.despawn(&mut a.world, bob);
+    a.assert_torn_down(alice, bob);
+
+    // Target despawned behind the context's back: noticed at the next poll.
+    let (mut a, alice, bob) = engaged_pair();
+    a.world.despawn(bob).unwrap();
+    a.at(2.4);
+    a.assert_torn_down(alice, bob);
+
+    // Owner despawned through the context: the target's slot is freed.
+    let (mut a, alice, bob) = engaged_pair();
+    a.gas.despawn(&mut a.world, alice);
+    assert!(a
+        .world
+        .get::<&Combatant>(bob)
+        .unwrap()
+        .attackers
+        .current
+        .is_empty());
+}
+
+#[test]
+fn line_of_sight_lost_past_the_tolerance_ends_the_engagement() {
+    struct Blind;
+    impl combat::LineOfSight for Blind {
+        fn visible(&self, _: &World, _: Entity, _: Entity, now: SimTime) -> bool {
+            now < SimTime::from_secs_f64(3.0).unwrap()
+        }
+    }
+    let mut builder = CatalogBuilder::with_defaults();
+    builder.add_source("arena.ron", CONTENT);
+    let catalog = std::sync::Arc::new(builder.build().unwrap());
+    let mut gas = Gas::new(catalog.clone());
+    let pawn = std::sync::Arc::new(combat::ChasingPawn::new(
+        std::sync::Arc::new(combat::KinematicMover),
+        catalog.clone(),
+    ));
+    let runtime = std::sync::Arc::new(
+        combat::CombatRuntime::with_hooks(catalog, pawn, std::sync::Arc::new(Blind)).unwrap(),
+    );
+    combat::install_runtime(&mut gas, runtime.clone());
+    let mut a = Arena {
+        world: World::new(),
+        gas,
+        runtime,
+    };
+    let alice = a.spawn("alice", 0.0, 0.0, Some("Test Sword"));
+    let bob = a.spawn("bob", 100.0, 0.0, None);
+    a.engage(alice, bob);
+    // Sight goes at 3.0; the loop first notices at its 4.8 poll, re-polls
+    // every 0.1 s, and gives up once more than the 1 s tolerance has passed.
+    a.at(5.8);
+    assert!(a.engaged(alice), "within the tolerance");
+    a.at(5.9);
+    a.assert_torn_down(alice, bob);
+    assert_eq!(a.attack_times("alice"), [0.0, 2.4]);
+}
+
+// ------------------------------------------------------------- ceiling
+
+#[test]
+fn a_fourth_attacker_is_rejected_and_every_end_path_frees_a_slot() {
+    let mut a = Arena::new();
+    let boss = a.spawn("boss", 0.0, 0.0, None);
+    let raiders: Vec<Entity> = (0..4)
+        .map(|i| a.spawn(&format!("r{i}"), 50.0 + i as f64, 0.0, None))
+        .collect();
+    for &r in &raiders[..3] {
+        a.engage(r, boss);
+    }
+    assert!(
+        !a.runtime.would_accept_attacker(&a.world, boss, raiders[3]),
+        "the peek says no"
+    );
+    assert!(
+        a.runtime.would_accept_attacker(&a.world, boss, raiders[0]),
+        "already in: idempotent"
+    );
+    a.engage(raiders[3], boss);
+    assert_eq!(a.failures(), ["GA_AutoAttack That target is overwhelmed."]);
+    assert!(!a.engaged(raiders[3]));
+
+    // Each end path frees a slot for the fourth.
+    let disengage = GameplayEvent::new(a.tag("Action.Trigger.Combat.Disengage"));
+    a.send(raiders[0], disengage);
+    assert!(a.runtime.would_accept_attacker(&a.world, boss, raiders[3]));
+    a.engage(raiders[3], boss);
+    assert!(a.engaged(raiders[3]));
+
+    let death = GameplayEvent::new(a.tag("Combat.Event.Death"));
+    a.send(raiders[1], death);
+    assert_eq!(
+        a.world
+            .get::<&Combatant>(boss)
+            .unwrap()
+            .attackers
+            .current
+            .len(),
+        2
+    );
+    a.gas.despawn(&mut a.world, raiders[2]);
+    assert_eq!(
+        a.world
+            .get::<&Combatant>(boss)
+            .unwrap()
+            .attackers
+            .current
+            .as_slice(),
+        [raiders[3]]
+    );
+}
+
+// ------------------------------------------------------------- range
+
+#[test]
+fn the_engage_gate_and_the_swing_gate_agree_for_every_weapon_class() {
+    // (weapon, autocast spell, range the resolver must give)
+    let cases: &[(Option<&str>, Option<&str>, f64)] = &[
+        (Some("Plain Sword"), None, 250.0),
+        (Some("Test Sword"), None, 250.0),
+        (Some("Plain Bow"), None, 2000.0),
+        (Some("Plain Wand"), None, 2000.0),
+        (Some("Oak Shortbow"), None, 1800.0),
+        (Some("Oak Wand"), None, 1200.0),
+        (None, None, 250.0),
+        (Some("Plain Sword"), Some("Far Bolt"), 3000.0),
+        (Some("Plain Bow"), Some("Even Bolt"), 2000.0),
+    ];
+    for &(weapon, autocast, range) in cases {
+        for (distance, inside) in [(range - 1.0, true), (range + 1.0, false)] {
+            let mut a = Arena::new();
+            let alice = a.spawn("alice", 0.0, 0.0, weapon);
+            let bob = a.spawn("bob", distance, 0.0, None);
+            let arrows = a.catalog().combat().item_named("Bronze Arrow").unwrap();
+            let ammo_slot = a.catalog().tags()[native::ITEM_SLOT_AMMO];
+            a.world
+                .get::<&mut Combatant>(alice)
+                .unwrap()
+                .equipment
+                .put(ammo_slot, arrows, 10);
+            if let Some(spell) = autocast {
+                let id = a.catalog().combat().spell_named(spell).unwrap();
+                a.world
+                    .get::<&mut Combatant>(alice)
+                    .unwrap()
+                    .spellbook
+                    .autocast = Some(id);
+            }
+            let stats = combat::snapshot(&a.runtime, &a.world, alice).unwrap();
+            assert_eq!(stats.range_cm, range, "{weapon:?} {autocast:?}");
+            let engage_gate = a.runtime.can_engage(&a.world, &a.gas, alice, bob).is_ok();
+            a.engage(alice, bob);
+            let swung = !a.attack_times("alice").is_empty();
+            assert_eq!(
+                engage_gate, inside,
+                "engage gate, {weapon:?} {autocast:?} at {distance}"
+            );
+            assert_eq!(
+                swung, inside,
+                "swing gate, {weapon:?} {autocast:?} at {distance}"
+            );
+        }
+    }
+}
+
+#[test]
+fn misses_and_hits_for_zero_are_different_records() {
+    let mut a = Arena::new();
+    let alice = a.spawn("alice", 0.0, 0.0, None);
+    let bob = a.spawn("bob", 100.0, 0.0, None);
+    a.world.get::<&mut Combatant>(alice).unwrap().skills = Skills::all_at(1);
+    a.engage(alice, bob);
+    a.at(2.4 * 200.0);
+    let outcomes: Vec<AttackOutcome> = a
+        .gas
+        .trace()
+        .events()
+        .iter()
+        .filter_map(|e| match e.kind {
+            TraceKind::Attack { outcome, .. } => Some(outcome),
+            _ => None,
+        })
+        .collect();
+    assert!(outcomes.contains(&AttackOutcome::Miss));
+    assert!(
+        outcomes.contains(&AttackOutcome::Hit(0)),
+        "a level-1 fist can hit for 0"
+    );
+}
