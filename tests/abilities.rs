@@ -194,10 +194,11 @@ impl Sim {
         gas.register_behaviour("Strike", Strike(log.clone()))
             .unwrap();
         gas.register_behaviour("Ping", Ping(log.clone())).unwrap();
-        assert_eq!(
-            gas.missing_behaviours(),
-            ["AutoAttack", "QueueWeave", "CastSpell"],
-            "only combat's"
+        gaskit::combat::install(&mut gas).unwrap();
+        assert!(
+            gas.missing_behaviours().is_empty(),
+            "{:?}",
+            gas.missing_behaviours()
         );
         let mut world = World::new();
         let hero = world.spawn((gas.new_ability_system(), NetOwner(ClientId(7))));
@@ -703,12 +704,16 @@ fn clients_may_only_predict_on_their_own_entities_and_never_server_only() {
 fn shipped_sample_abilities_are_data_only() {
     let mut world = World::new();
     let mut gas = Gas::new(Catalog::with_defaults());
-    // Nothing is registered: only the combat layer's behaviours are missing,
-    // and the samples do not need them.
-    assert_eq!(
-        gas.missing_behaviours(),
-        ["AutoAttack", "QueueWeave", "CastSpell"]
-    );
+    // Nothing is registered (not even the combat layer), and the samples
+    // still work: they are built-in ApplyEffects abilities.
+    assert!(!gas.missing_behaviours().is_empty());
+    for name in ["GA_Haste", "GA_Heal"] {
+        let id = gas.catalog().abilities().get(name).unwrap();
+        assert!(matches!(
+            gas.catalog().abilities().def(id).behaviour,
+            gaskit::Behaviour::ApplyEffects(_)
+        ));
+    }
     let hero = world.spawn((gas.new_ability_system(),));
     let abilities = gas.catalog().abilities().clone();
     for name in ["GA_Haste", "GA_Heal"] {

@@ -56,7 +56,7 @@ fn shipped_taxonomy_covers_every_cradl_namespace() {
     ] {
         assert!(r.get(name).is_some(), "{name} missing");
     }
-    assert_eq!(DEFAULT_TAG_FILES.len(), 10, "one file per namespace");
+    assert_eq!(DEFAULT_TAG_FILES.len(), 11, "one file per namespace");
 }
 
 #[test]

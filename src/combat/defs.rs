@@ -340,6 +340,11 @@ impl CombatDefs {
         self.items.get(id.index())
     }
 
+    /// The item whose id is `raw` (an event's object id), if any.
+    pub fn item_from_raw(&self, raw: u32) -> Option<ItemId> {
+        ((raw as usize) < self.items.len()).then(|| ItemId::new(raw as usize))
+    }
+
     /// Every item id.
     pub fn item_ids(&self) -> impl ExactSizeIterator<Item = ItemId> {
         (0..self.items.len()).map(ItemId::new)

@@ -1,18 +1,26 @@
-//! The combat post-execute step: what follows a damage application.
+//! The combat post-execute step: what follows every damage application
+//! (the role of `PostGameplayEffectExecute` for the `Damage` meta attribute).
 
 use std::sync::Arc;
 
 use hecs::{Entity, World};
 
+use super::defs::{DamageType, Style};
+use super::progress::grant_damage_xp;
 use super::runtime::CombatRuntime;
 use crate::abilities::GameplayEvent;
-use crate::effects::Execution;
+use crate::effects::{ApplyOutcome, EffectSpec, Execution};
 use crate::gas::{EffectHook, Gas};
 use crate::tags::native;
+use crate::trace::TraceKind;
 
-/// Runs after every execution that drained `Damage` into `Health`: a
-/// target brought to zero receives `Combat.Event.Death` (from the server),
-/// which triggers its death ability.
+/// After an execution drains `Damage` into `Health`:
+///
+/// - a hit that lowered health gives the source style-routed XP and
+///   Hitpoints XP (never a miss, a hit for zero or a heal), and refreshes
+///   `Status.InCombat` on both sides; entering combat after a clean expiry
+///   sends `Combat.Event.EnterCombat` once;
+/// - a target brought to zero receives `Combat.Event.Death` from the server.
 pub struct CombatHook(pub Arc<CombatRuntime>);
 
 impl EffectHook for CombatHook {
@@ -27,12 +35,54 @@ impl EffectHook for CombatHook {
         let Some(outcome) = execution.meta.iter().find(|m| m.drained == runtime.health) else {
             return;
         };
+        let tags = runtime.catalog.tags();
+        let lowered = outcome.applied();
+        if outcome.is_hit() && lowered > 0.0 {
+            let spec_tags = &execution.spec.tags;
+            let damage_type = DamageType::ALL
+                .iter()
+                .copied()
+                .find(|t| spec_tags.has_exact(t.tag(tags)));
+            let style = Style::ALL
+                .iter()
+                .copied()
+                .find(|s| spec_tags.has_exact(s.tag(tags)))
+                .unwrap_or(Style::Aggressive);
+            if let Some(attacker) = execution.spec.source.filter(|&a| a != target) {
+                if let Some(damage_type) = damage_type {
+                    grant_damage_xp(runtime, world, gas, attacker, damage_type, style, lowered);
+                }
+                refresh_in_combat(runtime, world, gas, attacker);
+            }
+            refresh_in_combat(runtime, world, gas, target);
+        }
         if outcome.reached_zero() {
-            let death = runtime.catalog.tags()[native::COMBAT_EVENT_DEATH];
-            let mut event = GameplayEvent::new(death).target(target);
+            let mut event = GameplayEvent::new(tags[native::COMBAT_EVENT_DEATH]).target(target);
             event.instigator = execution.spec.source;
             gas.send_event(target, event);
         }
-        let _ = world;
+    }
+}
+
+/// Applies (or refreshes) `Status.InCombat`; a fresh entry sends
+/// `Combat.Event.EnterCombat`.
+pub(crate) fn refresh_in_combat(
+    runtime: &CombatRuntime,
+    world: &mut World,
+    gas: &mut Gas,
+    entity: Entity,
+) {
+    let tags = runtime.catalog.tags();
+    let seconds = runtime.catalog.combat().settings.in_combat.as_secs_f64();
+    let spec = EffectSpec::new(runtime.in_combat_effect)
+        .with_set_by_caller(tags[native::STATUS_IN_COMBAT], seconds);
+    if let Ok(ApplyOutcome::Added(_)) = gas.apply_effect(world, entity, spec) {
+        let now = gas.now();
+        gas.trace_mut()
+            .record(now, TraceKind::EnteredCombat { entity });
+        gas.send_event(
+            entity,
+            GameplayEvent::new(tags[native::COMBAT_EVENT_ENTER_COMBAT]),
+        );
     }
 }

@@ -22,18 +22,23 @@ mod chase;
 mod combatant;
 mod consume;
 mod data;
+mod death;
 mod defs;
+mod gear;
 mod hook;
 mod loadout;
 mod los;
 pub mod math;
 mod movement;
+mod profile;
+mod progress;
 pub mod range;
 mod resolve;
 mod runtime;
 mod skills;
 mod spellbook;
 mod stats;
+mod style;
 mod vec2;
 
 use std::sync::Arc;
@@ -46,19 +51,26 @@ pub use data::{
     CombatKindData, CombatSettingsData, ItemData, SpellData, SpellbookData, WeaponData,
     XpRoutingData,
 };
+pub use death::{run_death_flow, Death};
 pub use defs::{
     CombatDefs, CombatKind, CombatSettings, DamageType, ItemDef, ItemId, KindId, Skill, SpellDef,
     SpellId, SpellbookDef, Style, WeaponDef,
 };
+pub use gear::{equip, Eat};
 pub use hook::CombatHook;
 pub use loadout::{Equipment, Inventory};
 pub use los::{AlwaysVisible, LineOfSight};
 pub use movement::{Kinematic, KinematicMover, MoveIssuer};
+pub use profile::{load_profile, save_profile, LoadReport, Profile};
+pub use progress::{max_health_for_level, sync_max_health, xp_routing};
 pub use resolve::{attack_rolls, style_bonus, AttackRolls};
 pub use runtime::{CombatRuntime, MissingDefinition};
 pub use skills::{level_for_xp, xp_for_level, Skills, MAX_LEVEL, XP_TABLE};
-pub use spellbook::has_learned;
+pub use spellbook::{
+    check_autocast, has_learned, set_autocast, set_spellbook, unlock_spellbook, AutocastSet,
+};
 pub use stats::{active_style, snapshot, AttackSource, SwingStats};
+pub use style::SetStyle;
 pub use vec2::Vec2;
 
 pub(crate) use defs::CombatSources;
@@ -86,7 +98,32 @@ pub fn install_runtime(gas: &mut Gas, runtime: Arc<CombatRuntime>) {
     if uses(gas, "QueueWeave") {
         let _ = gas.register_behaviour("QueueWeave", QueueWeave(runtime.clone()));
     }
+    if uses(gas, "Death") {
+        let _ = gas.register_behaviour("Death", Death(runtime.clone()));
+    }
+    if uses(gas, "SetStyle") {
+        let _ = gas.register_behaviour("SetStyle", SetStyle(runtime.clone()));
+    }
+    if uses(gas, "AutocastSet") {
+        let _ = gas.register_behaviour("AutocastSet", AutocastSet(runtime.clone()));
+    }
+    if uses(gas, "Eat") {
+        let _ = gas.register_behaviour("Eat", Eat(runtime.clone()));
+    }
     gas.add_hook(CombatHook(runtime));
+}
+
+/// Makes a freshly spawned combatant ready: `MaxHealth` from its Hitpoints
+/// level, health full.
+pub fn prepare(
+    runtime: &CombatRuntime,
+    world: &mut hecs::World,
+    gas: &mut Gas,
+    entity: hecs::Entity,
+) {
+    sync_max_health(runtime, world, gas, entity);
+    let spec = crate::effects::EffectSpec::new(runtime.restore_health_effect);
+    gas.apply_effect_recorded(world, entity, spec);
 }
 
 /// A fresh combatant of `kind`, on the default spellbook.

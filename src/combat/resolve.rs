@@ -234,11 +234,14 @@ pub(crate) fn roll_and_apply(
             event: crate::effects::CueEvent::Execute,
         },
     );
-    if let AttackOutcome::Hit(amount) = outcome {
+    // A hit for zero shows its cue and record but applies nothing: no XP,
+    // no in-combat refresh, as for a miss.
+    if let AttackOutcome::Hit(amount @ 1..) = outcome {
         let type_tag = damage_type.tag(tags);
         let spec = EffectSpec::new(runtime.damage_effect)
             .with_source(attacker)
             .with_tag(type_tag)
+            .with_tag(style.tag(tags))
             .with_set_by_caller(type_tag, f64::from(amount));
         gas.apply_effect_recorded(world, target, spec);
     }

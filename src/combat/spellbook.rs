@@ -1,10 +1,165 @@
-//! Spellbooks: learned spells are derived from book membership.
+//! Spellbooks: learned spells are derived from book membership; the
+//! autocast and book mutators are the one gate every caller goes through.
 
-use super::combatant::SpellbookState;
-use super::defs::{CombatDefs, SpellDef};
+use std::sync::Arc;
+
+use hecs::{Entity, World};
+
+use super::combatant::{Combatant, SpellbookState};
+use super::defs::{CombatDefs, Skill, SpellDef, SpellId};
+use super::runtime::CombatRuntime;
+use crate::abilities::{AbilityBehaviour, AbilityCx, Activation};
+use crate::gas::Gas;
+use crate::tags::{native, Tag};
+use crate::trace::TraceKind;
 
 /// True when `spell` belongs to the entity's current book and that book is
 /// still a known book. Nothing is learned one spell at a time.
 pub fn has_learned(defs: &CombatDefs, state: &SpellbookState, spell: &SpellDef) -> bool {
     spell.book == state.current && defs.is_known_book(state.current)
+}
+
+/// The autocast gate: a spell may be set only when learned and within the
+/// caster's Magic level. `None` clears it.
+pub fn check_autocast(
+    runtime: &CombatRuntime,
+    combatant: &Combatant,
+    spell: Option<SpellId>,
+) -> Result<(), Tag> {
+    let tags = runtime.catalog.tags();
+    let defs = runtime.catalog.combat();
+    let Some(id) = spell else {
+        return Ok(());
+    };
+    let def = defs.spell(id).ok_or(tags[native::FAIL_INVALID_PAYLOAD])?;
+    if !has_learned(defs, &combatant.spellbook, def) {
+        return Err(tags[native::FAIL_NOT_LEARNED]);
+    }
+    if combatant.skills.level(Skill::Magic) < def.required_level {
+        return Err(tags[native::FAIL_LEVEL_TOO_LOW]);
+    }
+    Ok(())
+}
+
+/// Sets or clears the autocast spell through the gate.
+pub fn set_autocast(
+    runtime: &CombatRuntime,
+    world: &mut World,
+    gas: &mut Gas,
+    entity: Entity,
+    spell: Option<SpellId>,
+) -> Result<(), Tag> {
+    {
+        let mut combatant = world
+            .get::<&mut Combatant>(entity)
+            .map_err(|_| runtime.catalog.tags()[native::FAIL_INVALID_PAYLOAD])?;
+        check_autocast(runtime, &combatant, spell)?;
+        combatant.spellbook.autocast = spell;
+    }
+    let now = gas.now();
+    gas.trace_mut()
+        .record(now, TraceKind::AutocastChanged { entity, spell });
+    Ok(())
+}
+
+/// Switches to `book`, which must be known and unlocked. An autocast spell
+/// from another book is cleared.
+pub fn set_spellbook(
+    runtime: &CombatRuntime,
+    world: &mut World,
+    gas: &mut Gas,
+    entity: Entity,
+    book: Tag,
+) -> Result<(), Tag> {
+    let tags = runtime.catalog.tags();
+    let defs = runtime.catalog.combat();
+    let cleared = {
+        let mut combatant = world
+            .get::<&mut Combatant>(entity)
+            .map_err(|_| tags[native::FAIL_INVALID_PAYLOAD])?;
+        if !defs.is_known_book(book) || !combatant.spellbook.unlocked.contains(&book) {
+            return Err(tags[native::FAIL_NOT_LEARNED]);
+        }
+        combatant.spellbook.current = book;
+        let foreign = combatant
+            .spellbook
+            .autocast
+            .and_then(|s| defs.spell(s))
+            .is_some_and(|s| s.book != book);
+        if foreign {
+            combatant.spellbook.autocast = None;
+        }
+        foreign
+    };
+    if cleared {
+        let now = gas.now();
+        gas.trace_mut().record(
+            now,
+            TraceKind::AutocastChanged {
+                entity,
+                spell: None,
+            },
+        );
+    }
+    Ok(())
+}
+
+/// Unlocks a known `book`; a no-op when already unlocked.
+pub fn unlock_spellbook(
+    runtime: &CombatRuntime,
+    world: &mut World,
+    entity: Entity,
+    book: Tag,
+) -> Result<(), Tag> {
+    let tags = runtime.catalog.tags();
+    if !runtime.catalog.combat().is_known_book(book) {
+        return Err(tags[native::FAIL_INVALID_PAYLOAD]);
+    }
+    let mut combatant = world
+        .get::<&mut Combatant>(entity)
+        .map_err(|_| tags[native::FAIL_INVALID_PAYLOAD])?;
+    if !combatant.spellbook.unlocked.contains(&book) {
+        combatant.spellbook.unlocked.push(book);
+    }
+    Ok(())
+}
+
+/// `behaviour: Registered("AutocastSet")`: the event's object is the spell
+/// (none clears). The gate lives in [`check_autocast`], shared with every
+/// other caller.
+pub struct AutocastSet(pub Arc<CombatRuntime>);
+
+impl AbilityBehaviour for AutocastSet {
+    fn can_activate(
+        &self,
+        world: &World,
+        _gas: &Gas,
+        activation: &Activation<'_>,
+    ) -> Result<(), Tag> {
+        let runtime = &self.0;
+        let tags = runtime.catalog.tags();
+        let spell = match activation.event.object {
+            Some(raw) => Some(
+                runtime
+                    .catalog
+                    .combat()
+                    .spell_from_raw(raw)
+                    .ok_or(tags[native::FAIL_INVALID_PAYLOAD])?,
+            ),
+            None => None,
+        };
+        let combatant = world
+            .get::<&Combatant>(activation.owner)
+            .map_err(|_| tags[native::FAIL_INVALID_PAYLOAD])?;
+        check_autocast(runtime, &combatant, spell)
+    }
+
+    fn activate(&self, cx: &mut AbilityCx<'_>) {
+        let spell = cx
+            .event
+            .object
+            .and_then(|raw| self.0.catalog.combat().spell_from_raw(raw));
+        let _ = set_autocast(&self.0, cx.world, cx.gas, cx.owner, spell);
+        cx.end();
+    }
 }

@@ -6,6 +6,7 @@ use smallvec::SmallVec;
 
 use super::Gas;
 use crate::abilities::AbilitySystem;
+use crate::attributes::AttributeId;
 use crate::effects::{
     ApplyOutcome, CaptureFrom, EffectCx, EffectDef, EffectError, EffectId, EffectKey, EffectSpec,
     EffectTimer, Execution, Magnitude, SourceCaptures,
@@ -173,6 +174,31 @@ impl Gas {
             })
             .map(|(key, _)| key)
             .collect()
+    }
+
+    /// Writes an attribute's *base* value directly, outside any effect.
+    ///
+    /// For sources that are not gameplay effects by design, such as
+    /// `MaxHealth` following the Hitpoints level; everything a fight does
+    /// goes through effects. `false` if the entity is gone or the value is
+    /// not finite (nothing changes).
+    pub fn set_base_attribute(
+        &mut self,
+        world: &mut World,
+        entity: Entity,
+        attribute: AttributeId,
+        value: f64,
+    ) -> bool {
+        self.with_host(world, entity, |host, cx| {
+            match host.attributes.set_base(cx.schema, attribute, value) {
+                Ok(changes) => {
+                    host.note_changes(&changes, cx.now, cx.trace, cx.entity);
+                    true
+                }
+                Err(_) => false,
+            }
+        })
+        .unwrap_or(false)
     }
 
     /// Names the effect and tag in an error, for messages and logs.

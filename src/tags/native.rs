@@ -173,4 +173,10 @@ native_tags! {
     FAIL_WRONG_TARGET => "Activation.Fail.WrongTarget",
     /// `Activation.Fail.InvalidPayload`: the event's payload does not fit.
     FAIL_INVALID_PAYLOAD => "Activation.Fail.InvalidPayload",
+    /// `Activation.Fail.NothingToEat`.
+    FAIL_NOTHING_TO_EAT => "Activation.Fail.NothingToEat",
+    /// `SetByCaller.Heal`: amount healed, as negative damage.
+    SET_BY_CALLER_HEAL => "SetByCaller.Heal",
+    /// `Action.Trigger.Ability.Eat`.
+    TRIGGER_EAT => "Action.Trigger.Ability.Eat",
 }

@@ -27,6 +27,10 @@ pub const DEFAULT_TAG_FILES: &[(&str, &str)] = &[
         include_str!("../../tags/gameplay_cue.tags"),
     ),
     ("tags/item.tags", include_str!("../../tags/item.tags")),
+    (
+        "tags/set_by_caller.tags",
+        include_str!("../../tags/set_by_caller.tags"),
+    ),
     ("tags/skill.tags", include_str!("../../tags/skill.tags")),
     (
         "tags/spellbook.tags",

@@ -4,7 +4,7 @@ use hecs::Entity;
 
 use crate::abilities::{AbilityId, ActivationFailure, EndReason};
 use crate::attributes::AttributeId;
-use crate::combat::{DamageType, SpellId, Vec2};
+use crate::combat::{DamageType, ItemId, Skill, SpellId, Vec2};
 use crate::effects::{CueEvent, EffectError, EffectId};
 use crate::tags::Tag;
 use crate::time::{SimDuration, SimTime};
@@ -273,6 +273,66 @@ pub enum TraceKind {
         /// The spell.
         spell: SpellId,
     },
+    /// XP was granted.
+    Xp {
+        /// To whom.
+        entity: Entity,
+        /// Which skill.
+        skill: Skill,
+        /// How much, in hundredths.
+        centi_xp: u64,
+    },
+    /// A skill reached a new level.
+    LevelUp {
+        /// Whose.
+        entity: Entity,
+        /// Which skill.
+        skill: Skill,
+        /// The new level.
+        level: u32,
+    },
+    /// `Status.InCombat` was gained after a clean expiry.
+    EnteredCombat {
+        /// Who.
+        entity: Entity,
+    },
+    /// The death flow ran.
+    Died {
+        /// Who died.
+        entity: Entity,
+        /// Items kept, most valuable first.
+        kept: Vec<(ItemId, u32)>,
+        /// Items moved to cold storage.
+        stored: Vec<(ItemId, u32)>,
+    },
+    /// A respawn.
+    Respawned {
+        /// Who.
+        entity: Entity,
+        /// Where.
+        at: Vec2,
+    },
+    /// The combat style changed.
+    StyleChanged {
+        /// Whose.
+        entity: Entity,
+        /// The new style.
+        style: Tag,
+    },
+    /// The autocast spell changed.
+    AutocastChanged {
+        /// Whose.
+        entity: Entity,
+        /// The new spell (`None`: cleared).
+        spell: Option<SpellId>,
+    },
+    /// Food was eaten.
+    Ate {
+        /// Who.
+        entity: Entity,
+        /// What.
+        item: ItemId,
+    },
     /// A gameplay cue fired.
     Cue {
         /// On whom.
@@ -309,7 +369,15 @@ impl TraceKind {
             | TraceKind::WeaveQueued { .. }
             | TraceKind::WeaveDropped { .. }
             | TraceKind::AmmoSpent { .. }
-            | TraceKind::RunesSpent { .. } => TraceCategory::Combat,
+            | TraceKind::RunesSpent { .. }
+            | TraceKind::Xp { .. }
+            | TraceKind::LevelUp { .. }
+            | TraceKind::EnteredCombat { .. }
+            | TraceKind::Died { .. }
+            | TraceKind::Respawned { .. }
+            | TraceKind::StyleChanged { .. }
+            | TraceKind::AutocastChanged { .. }
+            | TraceKind::Ate { .. } => TraceCategory::Combat,
             TraceKind::Chase { .. } => TraceCategory::Movement,
         }
     }

@@ -217,6 +217,53 @@ pub fn render_line(world: &World, catalog: &Catalog, event: &TraceEvent) -> Stri
             *entity,
             format!("runes spent for {}", spell_name(catalog, *spell)),
         ),
+        TraceKind::Xp {
+            entity,
+            skill,
+            centi_xp,
+        } => (
+            *entity,
+            format!("xp {:?} +{}.{:02}", skill, centi_xp / 100, centi_xp % 100),
+        ),
+        TraceKind::LevelUp {
+            entity,
+            skill,
+            level,
+        } => (*entity, format!("level up {skill:?} {level}")),
+        TraceKind::EnteredCombat { entity } => (*entity, "enter combat".to_owned()),
+        TraceKind::Died {
+            entity,
+            kept,
+            stored,
+        } => (
+            *entity,
+            format!(
+                "died: kept [{}] stored [{}]",
+                item_list(catalog, kept),
+                item_list(catalog, stored)
+            ),
+        ),
+        TraceKind::Respawned { entity, at } => {
+            (*entity, format!("respawn at ({:.1}, {:.1})", at.x, at.y))
+        }
+        TraceKind::StyleChanged { entity, style } => (*entity, format!("style {}", tag(*style))),
+        TraceKind::AutocastChanged { entity, spell } => (
+            *entity,
+            match spell {
+                Some(s) => format!("autocast {}", spell_name(catalog, *s)),
+                None => "autocast cleared".to_owned(),
+            },
+        ),
+        TraceKind::Ate { entity, item } => (
+            *entity,
+            format!(
+                "eat {}",
+                catalog
+                    .combat()
+                    .item(*item)
+                    .map_or("?", |i| i.name.as_str())
+            ),
+        ),
         TraceKind::AbilityActivated {
             owner,
             ability: a,
@@ -246,6 +293,24 @@ pub fn render_line(world: &World, catalog: &Catalog, event: &TraceEvent) -> Stri
         ),
     };
     format!("{:>8}  {}  {what}", event.time.to_string(), name(subject))
+}
+
+fn item_list(catalog: &Catalog, items: &[(crate::combat::ItemId, u32)]) -> String {
+    let names: Vec<String> = items
+        .iter()
+        .map(|(item, quantity)| {
+            let name = catalog
+                .combat()
+                .item(*item)
+                .map_or("?", |i| i.name.as_str());
+            if *quantity == 1 {
+                name.to_owned()
+            } else {
+                format!("{name} x{quantity}")
+            }
+        })
+        .collect();
+    names.join(", ")
 }
 
 fn spell_name(catalog: &Catalog, spell: crate::combat::SpellId) -> &str {

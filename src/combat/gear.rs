@@ -1,0 +1,131 @@
+//! Equipping items (skill requirements, the weapon's default style) and
+//! eating food (healing is negative damage).
+
+use std::sync::Arc;
+
+use hecs::{Entity, World};
+
+use super::combatant::Combatant;
+use super::defs::ItemId;
+use super::runtime::CombatRuntime;
+use super::style::apply_style;
+use crate::abilities::{AbilityBehaviour, AbilityCx, Activation};
+use crate::effects::EffectSpec;
+use crate::gas::Gas;
+use crate::tags::{native, Tag};
+use crate::trace::TraceKind;
+
+/// Equips `item` from the inventory (the whole stack for ammunition, one
+/// otherwise), returning what the slot held to the inventory. Checks the
+/// item's skill requirements. A weapon with a default style sets it.
+pub fn equip(
+    runtime: &CombatRuntime,
+    world: &mut World,
+    gas: &mut Gas,
+    entity: Entity,
+    item: ItemId,
+) -> Result<(), Tag> {
+    let tags = runtime.catalog.tags();
+    let defs = runtime.catalog.combat();
+    let def = defs.item(item).ok_or(tags[native::FAIL_INVALID_PAYLOAD])?;
+    let slot = def.slot.ok_or(tags[native::FAIL_INVALID_PAYLOAD])?;
+    let default_style = {
+        let mut combatant = world
+            .get::<&mut Combatant>(entity)
+            .map_err(|_| tags[native::FAIL_INVALID_PAYLOAD])?;
+        if def
+            .requirements
+            .iter()
+            .any(|&(skill, level)| combatant.skills.level(skill) < level)
+        {
+            return Err(tags[native::FAIL_LEVEL_TOO_LOW]);
+        }
+        let have = combatant.inventory.count(item);
+        let quantity = if slot == runtime.ammo_slot {
+            have
+        } else {
+            have.min(1)
+        };
+        if quantity == 0 || !combatant.inventory.remove(item, quantity) {
+            return Err(tags[native::FAIL_INVALID_PAYLOAD]);
+        }
+        if let Some((old, count)) = combatant.equipment.put(slot, item, quantity) {
+            combatant.inventory.add(old, count);
+        }
+        def.weapon.as_ref().and_then(|w| w.default_style)
+    };
+    if let Some(style) = default_style {
+        apply_style(runtime, world, gas, entity, style);
+    }
+    Ok(())
+}
+
+/// `behaviour: Registered("Eat")`: the event's object is the food item.
+pub struct Eat(pub Arc<CombatRuntime>);
+
+impl AbilityBehaviour for Eat {
+    fn can_activate(
+        &self,
+        world: &World,
+        _gas: &Gas,
+        activation: &Activation<'_>,
+    ) -> Result<(), Tag> {
+        let runtime = &self.0;
+        let tags = runtime.catalog.tags();
+        let item = activation
+            .event
+            .object
+            .and_then(|raw| runtime.catalog.combat().item_from_raw(raw));
+        let heals = item
+            .and_then(|i| runtime.catalog.combat().item(i))
+            .and_then(|d| d.heals);
+        let carried = item.is_some_and(|i| {
+            world
+                .get::<&Combatant>(activation.owner)
+                .is_ok_and(|c| c.inventory.count(i) > 0)
+        });
+        if heals.is_some() && carried {
+            Ok(())
+        } else {
+            Err(tags[native::FAIL_NOTHING_TO_EAT])
+        }
+    }
+
+    fn activate(&self, cx: &mut AbilityCx<'_>) {
+        let runtime = &self.0;
+        let Some(item) = cx
+            .event
+            .object
+            .and_then(|raw| runtime.catalog.combat().item_from_raw(raw))
+        else {
+            cx.end();
+            return;
+        };
+        let heals = runtime
+            .catalog
+            .combat()
+            .item(item)
+            .and_then(|d| d.heals)
+            .unwrap_or(0.0);
+        let eaten = cx
+            .world
+            .get::<&mut Combatant>(cx.owner)
+            .is_ok_and(|mut c| c.inventory.remove(item, 1));
+        if eaten && cx.commit().is_ok() {
+            let now = cx.gas.now();
+            cx.gas.trace_mut().record(
+                now,
+                TraceKind::Ate {
+                    entity: cx.owner,
+                    item,
+                },
+            );
+            let key = runtime.catalog.tags()[native::SET_BY_CALLER_HEAL];
+            let spec = EffectSpec::new(runtime.food_effect)
+                .with_source(cx.owner)
+                .with_set_by_caller(key, -heals);
+            cx.gas.apply_effect_recorded(cx.world, cx.owner, spec);
+        }
+        cx.end();
+    }
+}

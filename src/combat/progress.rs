@@ -1,0 +1,125 @@
+//! Progress from fighting: XP routed by style, Hitpoints XP, and `MaxHealth`
+//! following the Hitpoints level.
+
+use hecs::{Entity, World};
+
+use super::combatant::Combatant;
+use super::defs::{CombatSettings, DamageType, Skill, Style};
+use super::runtime::CombatRuntime;
+use crate::gas::Gas;
+use crate::trace::TraceKind;
+
+/// XP per damage point as `(weapon skill, Defense)` for an attack of
+/// `damage_type` in `style`, from the settings' routing matrix. Magic's
+/// split is the same shape, scaled to magic's lower total. The total is the
+/// same for every style, so the style is a training choice, never an
+/// efficiency one.
+pub fn xp_routing(settings: &CombatSettings, damage_type: DamageType, style: Style) -> (f64, f64) {
+    let (weapon, defense) = match (style, damage_type.skill()) {
+        (Style::Aggressive, _) => settings.routing_aggressive,
+        (Style::Defensive, Skill::Melee) => settings.routing_defensive_melee,
+        (Style::Defensive, _) => settings.routing_defensive_other,
+        (Style::Controlled, _) => settings.routing_controlled,
+    };
+    if damage_type == DamageType::Magic {
+        let total = settings.routing_aggressive.0 + settings.routing_aggressive.1;
+        let scale = if total > 0.0 {
+            settings.magic_xp_per_damage / total
+        } else {
+            0.0
+        };
+        (weapon * scale, defense * scale)
+    } else {
+        (weapon, defense)
+    }
+}
+
+/// `MaxHealth` for a Hitpoints level: the curve's entry when it has one,
+/// else `level × multiplier`.
+pub fn max_health_for_level(settings: &CombatSettings, level: u32) -> f64 {
+    settings
+        .max_health_curve
+        .get(level.saturating_sub(1) as usize)
+        .copied()
+        .unwrap_or(f64::from(level) * settings.max_health_per_hitpoints_level)
+}
+
+fn centi(value: f64) -> u64 {
+    (value * 100.0).round().max(0.0) as u64
+}
+
+/// Grants the XP for `damage` points dealt by `attacker`: style-routed XP
+/// to the weapon skill and Defense, plus Hitpoints XP. A Hitpoints level-up
+/// rewrites `MaxHealth`'s base.
+pub(crate) fn grant_damage_xp(
+    runtime: &CombatRuntime,
+    world: &mut World,
+    gas: &mut Gas,
+    attacker: Entity,
+    damage_type: DamageType,
+    style: Style,
+    damage: f64,
+) {
+    let settings = &runtime.catalog.combat().settings;
+    let (weapon, defense) = xp_routing(settings, damage_type, style);
+    let grants = [
+        (damage_type.skill(), centi(damage * weapon)),
+        (Skill::Defense, centi(damage * defense)),
+        (
+            Skill::Hitpoints,
+            centi(damage * settings.hitpoints_xp_per_damage),
+        ),
+    ];
+    let mut level_ups = Vec::new();
+    {
+        let Ok(mut combatant) = world.get::<&mut Combatant>(attacker) else {
+            return;
+        };
+        for (skill, amount) in grants {
+            if amount == 0 {
+                continue;
+            }
+            if let Some(level) = combatant.skills.add_centi_xp(skill, amount) {
+                level_ups.push((skill, level));
+            }
+        }
+    }
+    let now = gas.now();
+    for (skill, centi_xp) in grants.into_iter().filter(|(_, a)| *a > 0) {
+        gas.trace_mut().record(
+            now,
+            TraceKind::Xp {
+                entity: attacker,
+                skill,
+                centi_xp,
+            },
+        );
+    }
+    for (skill, level) in level_ups {
+        gas.trace_mut().record(
+            now,
+            TraceKind::LevelUp {
+                entity: attacker,
+                skill,
+                level,
+            },
+        );
+        if skill == Skill::Hitpoints {
+            sync_max_health(runtime, world, gas, attacker);
+        }
+    }
+}
+
+/// Writes `MaxHealth`'s base from the entity's Hitpoints level (buffs keep
+/// layering on top).
+pub fn sync_max_health(runtime: &CombatRuntime, world: &mut World, gas: &mut Gas, entity: Entity) {
+    let Some(level) = world
+        .get::<&Combatant>(entity)
+        .ok()
+        .map(|c| c.skills.level(Skill::Hitpoints))
+    else {
+        return;
+    };
+    let max = max_health_for_level(&runtime.catalog.combat().settings, level);
+    gas.set_base_attribute(world, entity, runtime.max_health, max);
+}
