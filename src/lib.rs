@@ -57,7 +57,7 @@
 //! | `attributes` | [`AttributeSchema`], per-entity [`Attributes`], the modifier pipeline, derived attributes, [`Breakdown`] | built |
 //! | `effects` | [`EffectDef`]s, [`EffectSpec`]s, active effects ([`EffectHost`]), stacking, periods, meta damage | built |
 //! | `abilities` | the per-entity [`AbilitySystem`]; ability definitions, [`GameplayEvent`]s, activation rules, [`AbilityBehaviour`]s, long-running instances | built |
-//! | [`combat`] | the CRADL rules: engagement loop, shared attack cooldown, weave queue, chase, range resolver, damage math; death, XP and persistence planned (#6) | engagement built |
+//! | [`combat`] | the CRADL rules: engagement loop, shared attack cooldown, weave queue, chase, range resolver, damage math, skills and XP, styles, equipment, ammo and runes, in-combat, death and cold storage, spellbooks, profiles | built |
 //! | `catalog` | [`Catalog`]: loading and validating `abilities/*.ron` and `tags/*.tags` | attributes, effects, abilities, combat content |
 //! | `gas` | the [`Gas`] context: catalog, clock, timers, RNG, trace, hooks; the step loop | built |
 //!
@@ -154,6 +154,15 @@
 //! call; chase is a pure re-issue state machine behind pawn and mover
 //! traits, with a kinematic mover whose position is a function of time.
 //! Every engagement end path runs one teardown.
+//!
+//! Everything that follows a hit lives in one post-execute hook
+//! ([`combat::CombatHook`]): style-routed XP and Hitpoints XP (only when
+//! health actually fell), `Status.InCombat` on both sides, and
+//! `Combat.Event.Death` to a target brought to zero, which triggers the
+//! server-only death ability. The attack records which style and damage type
+//! it used as tags on the damage spec, so the hook needs no other channel.
+//! Persistence saves sources only ([`combat::Profile`], by name, never by
+//! id) and rebuilds the rest on load, reporting each fallback it takes.
 //!
 //! ### Catalog
 //!
