@@ -1,62 +1,440 @@
-//! The gaskit duel. Until the combat layer lands, this example demonstrates
-//! gameplay tag matching on the shipped CRADL taxonomy, and says so.
+//! The gaskit duel: two shipped combatants fight to the death on the
+//! embedded default data, and the duel prints who fights with what, a
+//! readable trace with health bars, and a summary per side (swings, hits,
+//! misses, damage, measured DPS against the analytic expectation, time of
+//! death). The same seed gives the same duel at any frame step.
 //!
-//! Run: `cargo run --release --example duel`
+//! Run: `cargo run --release --example duel [-- --seed 7 --step 0.0069]`
+//! (`--help` lists every flag).
 
-use gaskit::prelude::*;
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::process::ExitCode;
+use std::sync::Arc;
 
-fn main() {
-    println!("gaskit duel: the combat layer is not built yet.");
-    println!("Showing gameplay tag matching on the shipped CRADL taxonomy instead.\n");
+use gaskit::combat::{attack_rolls, snapshot, AttackSource, Combatant, DamageType, Skill};
+use gaskit::scenario::{Scenario, ScenarioRun};
+use gaskit::{
+    AttackOutcome, Catalog, EntityNames, SimDuration, SimTime, TraceCategory, TraceEvent, TraceKind,
+};
+use hecs::Entity;
 
-    let tags = TagRegistry::with_defaults();
-    println!(
-        "{} tags loaded from {} embedded files.\n",
-        tags.len(),
-        gaskit::DEFAULT_TAG_FILES.len()
-    );
+/// The default duel: a swordsman closes in on an archer.
+const DEFAULT_DUEL: &str = r#"(
+    seed: 1,
+    duration: 300.0,
+    step: 0.05,
+    combatants: [
+        (name: "alice", levels: {"Skill.Combat.Melee": 50, "Skill.Combat.Defense": 35, "Skill.Combat.Hitpoints": 18},
+         position: (0, 0), speed: 250,
+         equipment: [("Rune Scimitar", 1), ("Bronze Platebody", 1), ("Bronze Full Helm", 1)],
+         inventory: [("Gold Bar", 1), ("Lobster", 2)]),
+        (name: "bob", levels: {"Skill.Combat.Ranged": 50, "Skill.Combat.Defense": 35, "Skill.Combat.Hitpoints": 18},
+         position: (1500, 0), speed: 200, style: "Combat.Style.Defensive",
+         equipment: [("Yew Longbow", 1), ("Iron Arrow", 200), ("Leather Body", 1)],
+         inventory: [("Gold Bar", 2)]),
+    ],
+    timeline: [
+        (at: 0.0, do: Engage("alice", "bob")),
+        (at: 0.0, do: Engage("bob", "alice")),
+    ],
+)"#;
 
-    let mut owned = TagCounts::new();
-    for name in [
-        "Status.InCombat",
-        "Combat.Style.Aggressive",
-        "Action.Modal.Banking",
-    ] {
-        let tag = tags.get(name).expect("shipped tag");
-        let appeared = owned.add(tag);
-        println!("grant {name:<28} present now: {appeared}");
+const HELP: &str = "\
+gaskit duel: two combatants fight to the death.
+
+USAGE:
+    cargo run --release --example duel -- [FLAGS]
+
+FLAGS:
+    --seed N              RNG seed (default: the scenario's)
+    --step SECONDS        frame step; results do not depend on it (default: the scenario's)
+    --duration SECONDS    stop after this long if nobody dies (default: the scenario's)
+    --scenario PATH       run a scenario file instead of the default duel
+    --trace-jsonl PATH    also write the full trace as JSON lines to PATH
+    --quiet               print the summary only
+    --help                print this help
+";
+
+#[derive(Default)]
+struct Options {
+    seed: Option<u64>,
+    step: Option<f64>,
+    duration: Option<f64>,
+    scenario: Option<String>,
+    trace_jsonl: Option<String>,
+    quiet: bool,
+}
+
+fn parse_args(args: impl Iterator<Item = String>) -> Result<Option<Options>, String> {
+    let mut options = Options::default();
+    let mut args = args.peekable();
+    while let Some(flag) = args.next() {
+        let mut value = |name: &str| args.next().ok_or_else(|| format!("{name} needs a value"));
+        let number = |name: &str, text: String| -> Result<f64, String> {
+            match text.parse::<f64>() {
+                Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+                _ => Err(format!(
+                    "{name} must be a positive number of seconds, not `{text}`"
+                )),
+            }
+        };
+        match flag.as_str() {
+            "--help" | "-h" => return Ok(None),
+            "--quiet" | "-q" => options.quiet = true,
+            "--seed" => {
+                let text = value("--seed")?;
+                options.seed = Some(
+                    text.parse()
+                        .map_err(|_| format!("--seed must be a whole number, not `{text}`"))?,
+                );
+            }
+            "--step" => options.step = Some(number("--step", value("--step")?)?),
+            "--duration" => options.duration = Some(number("--duration", value("--duration")?)?),
+            "--scenario" => options.scenario = Some(value("--scenario")?),
+            "--trace-jsonl" => options.trace_jsonl = Some(value("--trace-jsonl")?),
+            other => return Err(format!("unknown flag `{other}` (see --help)")),
+        }
     }
-    println!("\nowned: {}\n", tags.format_set(owned.tags()));
+    Ok(Some(options))
+}
 
-    for name in [
-        "Action.Modal",
-        "Action.Modal.Banking",
-        "Combat.Style",
-        "Status.Dead",
-        "Status",
-    ] {
-        let tag = tags.get(name).expect("shipped tag");
-        println!(
-            "has {name:<22} parent-aware: {:<5}  exact: {}",
-            owned.tags().has(tag),
-            owned.tags().has_exact(tag)
+fn main() -> ExitCode {
+    let options = match parse_args(std::env::args().skip(1)) {
+        Ok(Some(options)) => options,
+        Ok(None) => {
+            print!("{HELP}");
+            return ExitCode::SUCCESS;
+        }
+        Err(message) => {
+            eprintln!("error: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    // Everything goes to one buffer written at the end, so a closed pipe
+    // (`| head`) ends the program quietly instead of panicking mid-print.
+    let mut out = String::new();
+    let result = run(&options, &mut out);
+    let _ = std::io::stdout().write_all(out.as_bytes());
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("{message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(options: &Options, out: &mut String) -> Result<(), String> {
+    let catalog = Arc::new(Catalog::with_defaults());
+    let (file, text) = match &options.scenario {
+        None => ("default duel".to_owned(), DEFAULT_DUEL.to_owned()),
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("error: cannot read scenario `{path}`: {e}"))?;
+            (path.clone(), text)
+        }
+    };
+    let mut scenario = Scenario::parse(&text, &file, &catalog).map_err(|e| e.to_string())?;
+    if let Some(seed) = options.seed {
+        scenario.seed = seed;
+    }
+    if let Some(duration) = options.duration {
+        scenario.duration = SimDuration::from_secs_f64(duration).map_err(|e| e.to_string())?;
+    }
+    if let Some(step) = options.step {
+        scenario.step = SimDuration::from_secs_f64(step).map_err(|e| e.to_string())?;
+    }
+    if scenario.step.is_zero() {
+        return Err("error: --step rounds to zero microseconds".into());
+    }
+    scenario.trace_filter = TraceCategory::ALL;
+    let mut run = ScenarioRun::new(catalog.clone(), scenario).map_err(|e| format!("error: {e}"))?;
+
+    if !options.quiet {
+        let _ = writeln!(
+            out,
+            "gaskit duel: seed {}, frame step {}, on the embedded default data\n",
+            run.scenario().seed,
+            run.scenario().step
+        );
+        for (name, entity) in run.fighters.clone() {
+            let _ = writeln!(out, "  {name:<8} {}", loadout(&run, entity));
+        }
+        let _ = writeln!(out);
+    }
+    let expected = expected_dps(&run);
+
+    // Frame by frame until someone dies or time is up.
+    let end = SimTime::ZERO + run.scenario().duration;
+    let step = run.scenario().step;
+    let mut now = SimTime::ZERO;
+    while now < end && !someone_died(run.gas.trace().events()) {
+        now = (now + step).min(end);
+        run.advance_to(now);
+    }
+
+    let events = run.gas.trace().events().to_vec();
+    if !options.quiet {
+        print_trace(&run, &events, out);
+    }
+    print_summary(&run, &events, &expected, now, out);
+
+    if let Some(path) = &options.trace_jsonl {
+        std::fs::write(path, run.jsonl_trace())
+            .map_err(|e| format!("error: cannot write `{path}`: {e}"))?;
+        if !options.quiet {
+            let _ = writeln!(
+                out,
+                "\nfull trace written to {path} ({} events)",
+                events.len()
+            );
+        }
+    }
+    Ok(())
+}
+
+fn someone_died(events: &[TraceEvent]) -> bool {
+    events
+        .iter()
+        .any(|e| matches!(e.kind, TraceKind::Died { .. }))
+}
+
+fn loadout(run: &ScenarioRun, entity: Entity) -> String {
+    let catalog = run.gas.catalog();
+    let combatant = run
+        .world
+        .get::<&Combatant>(entity)
+        .expect("fighters are combatants");
+    let items: Vec<String> = combatant
+        .equipment
+        .iter()
+        .map(|(_, item, q)| {
+            let name = &catalog.combat().item(item).expect("known item").name;
+            if q > 1 {
+                format!("{q} x {name}")
+            } else {
+                name.clone()
+            }
+        })
+        .collect();
+    let health = catalog
+        .attributes()
+        .get("Health")
+        .expect("shipped attribute");
+    let hp = run
+        .world
+        .get::<&gaskit::AbilitySystem>(entity)
+        .map_or(0.0, |s| s.current(health));
+    let weapon = match snapshot(&run.runtime, &run.world, entity) {
+        Some(stats) => format!(
+            "{:?}, {} per attack, reach {} cm",
+            stats.damage_type, stats.interval, stats.range_cm
+        ),
+        None => "unarmed".into(),
+    };
+    format!(
+        "level {} melee / {} ranged / {} defense, {} HP | {} | {}",
+        combatant.skills.level(Skill::Melee),
+        combatant.skills.level(Skill::Ranged),
+        combatant.skills.level(Skill::Defense),
+        hp,
+        if items.is_empty() {
+            "nothing worn".into()
+        } else {
+            items.join(", ")
+        },
+        weapon
+    )
+}
+
+/// Expected damage per second of each fighter against the other, from the
+/// hit chance and hit range at the start.
+fn expected_dps(run: &ScenarioRun) -> HashMap<Entity, f64> {
+    let mut out = HashMap::new();
+    let fighters = &run.fighters;
+    for (i, (_, attacker)) in fighters.iter().enumerate() {
+        let Some((_, target)) = fighters.get(if i == 0 { 1 } else { 0 }) else {
+            continue;
+        };
+        let Some(stats) = snapshot(&run.runtime, &run.world, *attacker) else {
+            continue;
+        };
+        let spell = match stats.source {
+            AttackSource::Autocast(s) => run.gas.catalog().combat().spell(s),
+            AttackSource::Weapon(_) => None,
+        };
+        let damage_type = if spell.is_some() {
+            DamageType::Magic
+        } else {
+            stats.damage_type
+        };
+        if let Some(rolls) = attack_rolls(
+            &run.runtime,
+            &run.world,
+            *attacker,
+            *target,
+            damage_type,
+            stats.style,
+            spell,
+        ) {
+            out.insert(
+                *attacker,
+                rolls.expected_damage() / stats.interval.as_secs_f64(),
+            );
+        }
+    }
+    out
+}
+
+fn bar(current: f64, max: f64) -> String {
+    let width = 20;
+    let filled = if max > 0.0 {
+        ((current / max) * width as f64).round() as usize
+    } else {
+        0
+    };
+    format!(
+        "[{}{}] {current}/{max}",
+        "#".repeat(filled.min(width)),
+        "-".repeat(width - filled.min(width))
+    )
+}
+
+fn print_trace(run: &ScenarioRun, events: &[TraceEvent], out: &mut String) {
+    let catalog = run.gas.catalog();
+    let names = run.fighters.as_slice();
+    let health = catalog
+        .attributes()
+        .get("Health")
+        .expect("shipped attribute");
+    let max_health = catalog
+        .attributes()
+        .get("MaxHealth")
+        .expect("shipped attribute");
+    let mut hp: HashMap<Entity, (f64, f64)> = HashMap::new();
+    for (_, entity) in &run.fighters {
+        hp.insert(*entity, (0.0, 0.0));
+    }
+    let mut pending: Option<(String, Entity)> = None;
+    let flush = |pending: &mut Option<(String, Entity)>,
+                 hp: &HashMap<Entity, (f64, f64)>,
+                 out: &mut String| {
+        if let Some((line, target)) = pending.take() {
+            let (current, max) = hp.get(&target).copied().unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "{line:<52} {} {}",
+                names.name_of(target),
+                bar(current, max)
+            );
+        }
+    };
+    for event in events {
+        match &event.kind {
+            TraceKind::AttributeChanged {
+                entity,
+                attribute,
+                new,
+                ..
+            } => {
+                let slot = hp.entry(*entity).or_default();
+                if *attribute == health {
+                    slot.0 = *new;
+                } else if *attribute == max_health {
+                    slot.1 = *new;
+                }
+                if *attribute == health && pending.as_ref().is_some_and(|(_, t)| t == entity) {
+                    flush(&mut pending, &hp, out);
+                }
+            }
+            TraceKind::Attack { target, .. } => {
+                flush(&mut pending, &hp, out);
+                pending = Some((gaskit::render_line(names, catalog, event), *target));
+            }
+            TraceKind::Engaged { .. }
+            | TraceKind::Chase { .. }
+            | TraceKind::WeaveQueued { .. }
+            | TraceKind::AttackFailed { .. }
+            | TraceKind::AbilityFailed { .. }
+            | TraceKind::Died { .. }
+            | TraceKind::Respawned { .. }
+            | TraceKind::LevelUp { .. } => {
+                flush(&mut pending, &hp, out);
+                let _ = writeln!(out, "{}", gaskit::render_line(names, catalog, event));
+            }
+            _ => {}
+        }
+    }
+    flush(&mut pending, &hp, out);
+}
+
+fn print_summary(
+    run: &ScenarioRun,
+    events: &[TraceEvent],
+    expected: &HashMap<Entity, f64>,
+    end: SimTime,
+    out: &mut String,
+) {
+    let names = run.fighters.as_slice();
+    let death_of = |entity: Entity| {
+        events.iter().find_map(|e| match e.kind {
+            TraceKind::Died { entity: who, .. } if who == entity => Some(e.time),
+            _ => None,
+        })
+    };
+    let fight_end = run
+        .fighters
+        .iter()
+        .filter_map(|(_, e)| death_of(*e))
+        .min()
+        .unwrap_or(end);
+    let _ = writeln!(out, "\nsummary (fight lasted {fight_end} s)");
+    let _ = writeln!(
+        out,
+        "  {:<8} {:>6} {:>5} {:>6} {:>7} {:>8} {:>13} {:>9}",
+        "", "swings", "hits", "misses", "damage", "DPS", "expected DPS", "died at"
+    );
+    for (_, entity) in &run.fighters {
+        let attacks: Vec<AttackOutcome> = events
+            .iter()
+            .filter_map(|e| match e.kind {
+                TraceKind::Attack {
+                    attacker, outcome, ..
+                } if attacker == *entity => Some(outcome),
+                _ => None,
+            })
+            .collect();
+        let hits = attacks
+            .iter()
+            .filter(|o| matches!(o, AttackOutcome::Hit(_)))
+            .count();
+        let damage: u32 = attacks
+            .iter()
+            .map(|o| match o {
+                AttackOutcome::Hit(n) => *n,
+                AttackOutcome::Miss => 0,
+            })
+            .sum();
+        let seconds = fight_end.as_secs_f64();
+        let dps = if seconds > 0.0 {
+            f64::from(damage) / seconds
+        } else {
+            0.0
+        };
+        let died = death_of(*entity).map_or_else(|| "-".to_owned(), |t| t.to_string());
+        let _ = writeln!(
+            out,
+            "  {:<8} {:>6} {:>5} {:>6} {:>7} {:>8.2} {:>13.2} {:>9}",
+            names.name_of(*entity).chars().take(8).collect::<String>(),
+            attacks.len(),
+            hits,
+            attacks.len() - hits,
+            damage,
+            dps,
+            expected.get(entity).copied().unwrap_or(0.0),
+            died
         );
     }
-
-    let can_fight = TagQueryDef::parse(
-        r#"(all: ["Status.InCombat"], none: ["Action.Modal", "Status.Dead"])"#,
-        "duel",
-        &tags,
-    )
-    .expect("valid query");
-    println!(
-        "\ncan fight (none of Action.Modal, Status.Dead): {}",
-        can_fight.matches(owned.tags())
-    );
-    let banking = tags.get("Action.Modal.Banking").expect("shipped tag");
-    let closed = owned.remove(banking).expect("held");
-    println!(
-        "close the bank (vanished: {closed}) -> can fight: {}",
-        can_fight.matches(owned.tags())
-    );
 }

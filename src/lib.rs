@@ -53,13 +53,14 @@
 //! | `diagnostics` | located errors and warnings, "did you mean" | built |
 //! | `tags` | registry, [`Tag`], [`TagSet`], [`TagQuery`], [`TagCounts`], native tags | built |
 //! | `time` | [`SimTime`], [`SimDuration`], the [`TimerQueue`] | built |
-//! | `trace` | the structured record of what happened ([`Trace`]), the [`Name`] component, the text renderer | built; JSON lines planned (#7) |
+//! | [`trace`] | the structured record of what happened ([`Trace`]), the [`Name`] component, text and JSON-lines renderers | built |
 //! | `attributes` | [`AttributeSchema`], per-entity [`Attributes`], the modifier pipeline, derived attributes, [`Breakdown`] | built |
 //! | `effects` | [`EffectDef`]s, [`EffectSpec`]s, active effects ([`EffectHost`]), stacking, periods, meta damage | built |
 //! | `abilities` | the per-entity [`AbilitySystem`]; ability definitions, [`GameplayEvent`]s, activation rules, [`AbilityBehaviour`]s, long-running instances | built |
 //! | [`combat`] | the CRADL rules: engagement loop, shared attack cooldown, weave queue, chase, range resolver, damage math, skills and XP, styles, equipment, ammo and runes, in-combat, death and cold storage, spellbooks, profiles | built |
 //! | `catalog` | [`Catalog`]: loading and validating `abilities/*.ron` and `tags/*.tags` | attributes, effects, abilities, combat content |
 //! | `gas` | the [`Gas`] context: catalog, clock, timers, RNG, trace, hooks; the step loop | built |
+//! | [`scenario`] | scripted fights (RON): fighters and timed inputs, run at any frame step | built |
 //!
 //! ### Tags
 //!
@@ -184,9 +185,10 @@ mod fs_util;
 mod gas;
 mod names;
 mod ron_format;
+pub mod scenario;
 mod tags;
 mod time;
-mod trace;
+pub mod trace;
 
 pub mod prelude;
 
@@ -221,8 +223,8 @@ pub use time::{
     InvalidDuration, Lane, SimDuration, SimTime, TimerKey, TimerQueue, MICROS_PER_SECOND,
 };
 pub use trace::{
-    entity_name, render_line, render_text, AttackOutcome, BlockReason, ChasePhase, Name,
-    RemovalReason, Trace, TraceCategory, TraceEvent, TraceKind,
+    entity_name, render_json, render_jsonl, render_line, render_text, AttackOutcome, BlockReason,
+    ChasePhase, EntityNames, Name, RemovalReason, Trace, TraceCategory, TraceEvent, TraceKind,
 };
 
 #[doc = include_str!("../README.md")]

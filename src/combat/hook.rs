@@ -20,7 +20,8 @@ use crate::trace::TraceKind;
 ///   Hitpoints XP (never a miss, a hit for zero or a heal), and refreshes
 ///   `Status.InCombat` on both sides; entering combat after a clean expiry
 ///   sends `Combat.Event.EnterCombat` once;
-/// - a target brought to zero receives `Combat.Event.Death` from the server.
+/// - a target brought to zero receives `Combat.Event.Death` from the server,
+///   handled at once.
 pub struct CombatHook(pub Arc<CombatRuntime>);
 
 impl EffectHook for CombatHook {
@@ -57,9 +58,11 @@ impl EffectHook for CombatHook {
             refresh_in_combat(runtime, world, gas, target);
         }
         if outcome.reached_zero() {
+            // Handled now, not queued: nothing else may happen at this
+            // instant (a swing of the dying entity) before it is dead.
             let mut event = GameplayEvent::new(tags[native::COMBAT_EVENT_DEATH]).target(target);
             event.instigator = execution.spec.source;
-            gas.send_event(target, event);
+            gas.handle_event(world, target, event);
         }
     }
 }

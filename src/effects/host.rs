@@ -224,6 +224,7 @@ impl EffectHost {
     pub(crate) fn note_changes(
         &mut self,
         changes: &AttributeChanges,
+        schema: &AttributeSchema,
         now: SimTime,
         trace: &mut Trace,
         entity: Entity,
@@ -234,6 +235,10 @@ impl EffectHost {
         self.attributes_changed = true;
         if trace.wants(TraceCategory::Attributes) {
             for change in changes {
+                // A meta attribute holds no state: its blips are noise.
+                if schema.def(change.attribute).meta {
+                    continue;
+                }
                 trace.record(
                     now,
                     TraceKind::AttributeChanged {
@@ -433,7 +438,7 @@ impl EffectHost {
                 ModOp::Override => value,
             };
             if let Ok(changes) = self.attributes.set_base(cx.schema, id, next) {
-                self.note_changes(&changes, cx.now, cx.trace, cx.entity);
+                self.note_changes(&changes, cx.schema, cx.now, cx.trace, cx.entity);
             }
             if attribute.meta && !touched_meta.contains(&id) {
                 touched_meta.push(id);
@@ -451,7 +456,7 @@ impl EffectHost {
             let before = self.attributes.current(drained);
             let target_base = self.attributes.base(drained) - amount;
             if let Ok(changes) = self.attributes.set_base(cx.schema, drained, target_base) {
-                self.note_changes(&changes, cx.now, cx.trace, cx.entity);
+                self.note_changes(&changes, cx.schema, cx.now, cx.trace, cx.entity);
             }
             meta.push(MetaOutcome {
                 meta: id,
@@ -635,7 +640,7 @@ impl EffectHost {
             return;
         }
         let changes = self.attributes.remove_modifiers(cx.schema, key.source_id());
-        self.note_changes(&changes, cx.now, cx.trace, cx.entity);
+        self.note_changes(&changes, cx.schema, cx.now, cx.trace, cx.entity);
         self.add_modifiers(cx, key);
     }
 
@@ -655,7 +660,7 @@ impl EffectHost {
                 all.extend(changes);
             }
         }
-        self.note_changes(&all, cx.now, cx.trace, cx.entity);
+        self.note_changes(&all, cx.schema, cx.now, cx.trace, cx.entity);
     }
 
     /// Starts or stops an effect's modifiers and granted tags.
@@ -674,7 +679,7 @@ impl EffectHost {
         let def = cx.defs.def(def_id);
         if inhibited {
             let changes = self.attributes.remove_modifiers(cx.schema, key.source_id());
-            self.note_changes(&changes, cx.now, cx.trace, cx.entity);
+            self.note_changes(&changes, cx.schema, cx.now, cx.trace, cx.entity);
             // The tags were granted when the effect became uninhibited.
             let _ = self.release_tags(&def.granted_tags);
         } else {

@@ -192,7 +192,7 @@ impl Gas {
         self.with_host(world, entity, |host, cx| {
             match host.attributes.set_base(cx.schema, attribute, value) {
                 Ok(changes) => {
-                    host.note_changes(&changes, cx.now, cx.trace, cx.entity);
+                    host.note_changes(&changes, cx.schema, cx.now, cx.trace, cx.entity);
                     true
                 }
                 Err(_) => false,

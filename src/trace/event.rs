@@ -34,6 +34,8 @@ pub enum TraceCategory {
     Combat = 16,
     /// Chase begin, re-issue and end.
     Movement = 32,
+    /// XP and level-ups.
+    Progress = 64,
 }
 
 /// How an attack went.
@@ -326,6 +328,11 @@ pub enum TraceKind {
         /// The new spell (`None`: cleared).
         spell: Option<SpellId>,
     },
+    /// A profile was saved.
+    Saved {
+        /// Whose.
+        entity: Entity,
+    },
     /// Food was eaten.
     Ate {
         /// Who.
@@ -347,6 +354,85 @@ pub enum TraceKind {
 }
 
 impl TraceKind {
+    /// The event's name in the JSON form (`snake_case`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            TraceKind::EffectApplied { .. } => "effect_applied",
+            TraceKind::EffectExecuted { .. } => "effect_executed",
+            TraceKind::EffectBlocked { .. } => "effect_blocked",
+            TraceKind::EffectRemoved { .. } => "effect_removed",
+            TraceKind::EffectInhibited { .. } => "effect_inhibited",
+            TraceKind::EffectFailed { .. } => "effect_failed",
+            TraceKind::AttributeChanged { .. } => "attribute_changed",
+            TraceKind::AbilityActivated { .. } => "ability_activated",
+            TraceKind::AbilityFailed { .. } => "ability_failed",
+            TraceKind::AbilityEnded { .. } => "ability_ended",
+            TraceKind::Engaged { .. } => "engaged",
+            TraceKind::TargetChanged { .. } => "target_changed",
+            TraceKind::Attack { .. } => "attack",
+            TraceKind::AttackFailed { .. } => "attack_failed",
+            TraceKind::CooldownStamped { .. } => "cooldown_stamped",
+            TraceKind::Chase { .. } => "chase",
+            TraceKind::WeaveQueued { .. } => "weave_queued",
+            TraceKind::WeaveDropped { .. } => "weave_dropped",
+            TraceKind::AmmoSpent { .. } => "ammo_spent",
+            TraceKind::RunesSpent { .. } => "runes_spent",
+            TraceKind::Xp { .. } => "xp",
+            TraceKind::LevelUp { .. } => "level_up",
+            TraceKind::EnteredCombat { .. } => "entered_combat",
+            TraceKind::Died { .. } => "died",
+            TraceKind::Respawned { .. } => "respawned",
+            TraceKind::StyleChanged { .. } => "style_changed",
+            TraceKind::AutocastChanged { .. } => "autocast_changed",
+            TraceKind::Ate { .. } => "ate",
+            TraceKind::Saved { .. } => "saved",
+            TraceKind::Cue { .. } => "cue",
+        }
+    }
+
+    /// `(subject, other)`: the entity the event happened to or was done by
+    /// (the name column of the text form, `source` in JSON), and the other
+    /// entity involved (`target` in JSON), if any.
+    pub fn parties(&self) -> (Entity, Option<Entity>) {
+        match *self {
+            TraceKind::EffectApplied { target, source, .. }
+            | TraceKind::EffectExecuted { target, source, .. } => (target, source),
+            TraceKind::EffectBlocked { target, .. }
+            | TraceKind::EffectRemoved { target, .. }
+            | TraceKind::EffectInhibited { target, .. }
+            | TraceKind::EffectFailed { target, .. } => (target, None),
+            TraceKind::AttributeChanged { entity, .. }
+            | TraceKind::CooldownStamped { entity, .. }
+            | TraceKind::WeaveDropped { entity, .. }
+            | TraceKind::AmmoSpent { entity, .. }
+            | TraceKind::RunesSpent { entity, .. }
+            | TraceKind::Xp { entity, .. }
+            | TraceKind::LevelUp { entity, .. }
+            | TraceKind::EnteredCombat { entity }
+            | TraceKind::Died { entity, .. }
+            | TraceKind::Respawned { entity, .. }
+            | TraceKind::StyleChanged { entity, .. }
+            | TraceKind::AutocastChanged { entity, .. }
+            | TraceKind::Ate { entity, .. }
+            | TraceKind::Saved { entity } => (entity, None),
+            TraceKind::AbilityActivated { owner, target, .. } => (owner, target),
+            TraceKind::AbilityFailed { owner, .. } | TraceKind::AbilityEnded { owner, .. } => {
+                (owner, None)
+            }
+            TraceKind::Engaged { attacker, target }
+            | TraceKind::Attack {
+                attacker, target, ..
+            }
+            | TraceKind::AttackFailed {
+                attacker, target, ..
+            } => (attacker, Some(target)),
+            TraceKind::TargetChanged { entity, target, .. } => (entity, target),
+            TraceKind::Chase { chaser, target, .. } => (chaser, Some(target)),
+            TraceKind::WeaveQueued { entity, target, .. } => (entity, Some(target)),
+            TraceKind::Cue { target, source, .. } => (target, source),
+        }
+    }
+
     /// The category the event is filtered by.
     pub fn category(&self) -> TraceCategory {
         match self {
@@ -370,15 +456,15 @@ impl TraceKind {
             | TraceKind::WeaveDropped { .. }
             | TraceKind::AmmoSpent { .. }
             | TraceKind::RunesSpent { .. }
-            | TraceKind::Xp { .. }
-            | TraceKind::LevelUp { .. }
             | TraceKind::EnteredCombat { .. }
             | TraceKind::Died { .. }
             | TraceKind::Respawned { .. }
             | TraceKind::StyleChanged { .. }
             | TraceKind::AutocastChanged { .. }
-            | TraceKind::Ate { .. } => TraceCategory::Combat,
+            | TraceKind::Ate { .. }
+            | TraceKind::Saved { .. } => TraceCategory::Combat,
             TraceKind::Chase { .. } => TraceCategory::Movement,
+            TraceKind::Xp { .. } | TraceKind::LevelUp { .. } => TraceCategory::Progress,
         }
     }
 }

@@ -6,15 +6,73 @@
 //! filtered by [`TraceCategory`], and checking the filter is the only cost a
 //! disabled category pays: events are not even built.
 //!
-//! Events name entities and definitions by id; renderers resolve names.
+//! Events name entities and definitions by id; renderers resolve names
+//! (entities through the [`Name`] component or a roster, see
+//! [`EntityNames`]), so raw entity ids never appear in output.
+//!
+//! # Renderers
+//!
+//! [`render_text`] writes one event per line with the time in seconds to
+//! three decimals, the subject's name, and what happened:
+//!
+//! ```text
+//!    2.400  mage  weave Fire Bolt -> dummy  hit 9 Magic
+//!    4.800  bob  activate GA_Death -> bob
+//! ```
+//!
+//! [`render_jsonl`] writes one JSON object per line. Every object has:
+//!
+//! | field | type | meaning |
+//! |---|---|---|
+//! | `t` | number | simulated time in seconds |
+//! | `kind` | string | the event kind, below |
+//! | `source` | string | name of the entity the event is about (the text form's name column) |
+//! | `target` | string or null | name of the other entity involved |
+//!
+//! and the fields of its kind:
+//!
+//! | `kind` | category | fields |
+//! |---|---|---|
+//! | `effect_applied` | Effects | `effect`, `stacks`, `duration` (s or null); `source` holds it, `target` applied it |
+//! | `effect_executed` | Effects | `effect` (an instant or periodic execution) |
+//! | `effect_blocked` | Effects | `effect`, `reason` (`requirements`, `immune`), `by` (immune) |
+//! | `effect_removed` | Effects | `effect`, `reason` (`expired`, `removed`, `removed_by`), `by` |
+//! | `effect_inhibited` | Effects | `effect`, `inhibited` (bool: stopped or resumed) |
+//! | `effect_failed` | Effects | `effect`, `error` |
+//! | `attribute_changed` | Attributes | `attribute`, `old`, `new` (current values; meta attributes are not recorded) |
+//! | `cue` | Cues | `cue` (a `GameplayCue.*` tag), `event` (`execute`, `add`, `remove`) |
+//! | `ability_activated` | Abilities | `ability`; `target` is the event's target |
+//! | `ability_failed` | Abilities | `ability`, `reason` (an `Activation.Fail.*` tag), `message` |
+//! | `ability_ended` | Abilities | `ability`, `reason` |
+//! | `engaged` | Combat | `target` is the engaged entity |
+//! | `target_changed` | Combat | `channel` (the leaf damage type tag, or null when cleared) |
+//! | `attack` | Combat | `outcome` (`hit`, `miss`), `amount`, `damage_type`, `weaved` (bool), `spell` (or null) |
+//! | `attack_failed` | Combat | `reason` (tag), `message` (no ammunition, no runes) |
+//! | `cooldown_stamped` | Combat | `cooldown` (tag), `duration` (s) |
+//! | `weave_queued` | Combat | `spell`, `replaced` (or null) |
+//! | `weave_dropped` | Combat | `spell` |
+//! | `ammo_spent` | Combat | `left` |
+//! | `runes_spent` | Combat | `spell` |
+//! | `entered_combat` | Combat | (none) |
+//! | `died` | Combat | `kept`, `stored`: lists of `{item, quantity}` |
+//! | `respawned` | Combat | `x`, `y` (cm) |
+//! | `style_changed` | Combat | `style` (tag) |
+//! | `autocast_changed` | Combat | `spell` (or null) |
+//! | `ate` | Combat | `item` |
+//! | `saved` | Combat | (none) |
+//! | `chase` | Movement | `phase` (`begin`, `reissue`, `end`), `x`, `y` (destination, cm) |
+//! | `xp` | Progress | `skill` (tag), `xp` |
+//! | `level_up` | Progress | `skill` (tag), `level` |
 
 mod event;
+mod jsonl;
 mod text;
 
 pub use event::{
     AttackOutcome, BlockReason, ChasePhase, RemovalReason, TraceCategory, TraceEvent, TraceKind,
 };
-pub use text::{entity_name, render_line, render_text, Name};
+pub use jsonl::{render_json, render_jsonl};
+pub use text::{entity_name, render_line, render_text, EntityNames, Name};
 
 use crate::time::SimTime;
 

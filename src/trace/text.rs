@@ -1,12 +1,18 @@
 //! The human text rendering of a trace: one event per line, fixed decimals,
-//! stable and diff-friendly.
+//! stable and diff-friendly:
+//!
+//! ```text
+//!   12.600  alice  swing -> bob  hit 7 Slash
+//! ```
 
 use std::fmt::Write as _;
 
 use hecs::{Entity, World};
 
 use super::{AttackOutcome, BlockReason, ChasePhase, RemovalReason, TraceEvent, TraceKind};
+use crate::abilities::EndReason;
 use crate::catalog::Catalog;
+use crate::combat::{ItemId, SpellId};
 use crate::effects::CueEvent;
 
 /// Component: the name an entity goes by in rendered traces. Entities
@@ -14,17 +20,68 @@ use crate::effects::CueEvent;
 #[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Name(pub String);
 
-/// The name of `entity` for output.
-pub fn entity_name(world: &World, entity: Entity) -> String {
-    match world.get::<&Name>(entity) {
-        Ok(name) => name.0.clone(),
-        Err(_) => format!("#{}", entity.id()),
+/// Where renderers find entity names.
+pub trait EntityNames {
+    /// The name of `entity`.
+    fn name_of(&self, entity: Entity) -> String;
+}
+
+impl EntityNames for World {
+    /// The [`Name`] component, or `#<id>` without one (or once despawned).
+    fn name_of(&self, entity: Entity) -> String {
+        match self.get::<&Name>(entity) {
+            Ok(name) => name.0.clone(),
+            Err(_) => format!("#{}", entity.id()),
+        }
     }
 }
 
+impl EntityNames for [(String, Entity)] {
+    /// A roster kept beside the world, so despawned entities keep their names.
+    fn name_of(&self, entity: Entity) -> String {
+        self.iter()
+            .find(|(_, e)| *e == entity)
+            .map_or_else(|| format!("#{}", entity.id()), |(n, _)| n.clone())
+    }
+}
+
+/// The name of `entity` in `world` (see [`EntityNames`]).
+pub fn entity_name(world: &World, entity: Entity) -> String {
+    world.name_of(entity)
+}
+
 /// One event as a line of text: `  12.600  alice  <what happened>`.
-pub fn render_line(world: &World, catalog: &Catalog, event: &TraceEvent) -> String {
-    let name = |e: Entity| entity_name(world, e);
+pub fn render_line(
+    names: &(impl EntityNames + ?Sized),
+    catalog: &Catalog,
+    event: &TraceEvent,
+) -> String {
+    let (subject, _) = event.kind.parties();
+    format!(
+        "{:>8}  {}  {}",
+        event.time.to_string(),
+        names.name_of(subject),
+        describe(names, catalog, &event.kind)
+    )
+}
+
+/// Every event of `events` as text, one line each.
+pub fn render_text(
+    names: &(impl EntityNames + ?Sized),
+    catalog: &Catalog,
+    events: &[TraceEvent],
+) -> String {
+    let mut out = String::new();
+    for event in events {
+        out.push_str(&render_line(names, catalog, event));
+        out.push('\n');
+    }
+    out
+}
+
+/// What happened, after the subject's name.
+fn describe(names: &(impl EntityNames + ?Sized), catalog: &Catalog, kind: &TraceKind) -> String {
+    let name = |e: Entity| names.name_of(e);
     let tag = |t| catalog.tags().name(t);
     let effect = |id: crate::effects::EffectId| {
         catalog
@@ -38,9 +95,8 @@ pub fn render_line(world: &World, catalog: &Catalog, event: &TraceEvent) -> Stri
             .try_def(id)
             .map_or("?", |d| d.name.as_str())
     };
-    let (subject, what) = match &event.kind {
+    match kind {
         TraceKind::EffectApplied {
-            target,
             effect: e,
             stacks,
             duration,
@@ -53,91 +109,85 @@ pub fn render_line(world: &World, catalog: &Catalog, event: &TraceEvent) -> Stri
             if let Some(d) = duration {
                 let _ = write!(what, " {d}");
             }
-            (*target, what)
+            what
         }
-        TraceKind::EffectExecuted {
-            target, effect: e, ..
-        } => (*target, format!("execute {}", effect(*e))),
+        TraceKind::EffectExecuted { effect: e, .. } => format!("execute {}", effect(*e)),
         TraceKind::EffectBlocked {
-            target,
-            effect: e,
-            reason,
-        } => {
-            let why = match reason {
-                BlockReason::Requirements => "requirements".to_owned(),
-                BlockReason::Immune { by } => format!("immune ({})", effect(*by)),
-            };
-            (*target, format!("blocked {} {why}", effect(*e)))
-        }
+            effect: e, reason, ..
+        } => match reason {
+            BlockReason::Requirements => format!("blocked {} requirements", effect(*e)),
+            BlockReason::Immune { by } => {
+                format!("blocked {} immune ({})", effect(*e), effect(*by))
+            }
+        },
         TraceKind::EffectRemoved {
-            target,
-            effect: e,
-            reason,
-        } => {
-            let why = match reason {
-                RemovalReason::Expired => "expired".to_owned(),
-                RemovalReason::Removed => "removed".to_owned(),
-                RemovalReason::RemovedBy(by) => format!("removed by {}", effect(*by)),
-            };
-            (*target, format!("effect- {} {why}", effect(*e)))
-        }
+            effect: e, reason, ..
+        } => match reason {
+            RemovalReason::Expired => format!("effect- {} expired", effect(*e)),
+            RemovalReason::Removed => format!("effect- {} removed", effect(*e)),
+            RemovalReason::RemovedBy(by) => {
+                format!("effect- {} removed by {}", effect(*e), effect(*by))
+            }
+        },
         TraceKind::EffectInhibited {
-            target,
             effect: e,
             inhibited,
+            ..
         } => {
-            let state = if *inhibited { "inhibited" } else { "resumed" };
-            (*target, format!("{state} {}", effect(*e)))
+            format!(
+                "{} {}",
+                if *inhibited { "inhibited" } else { "resumed" },
+                effect(*e)
+            )
         }
-        TraceKind::EffectFailed {
-            target,
-            effect: e,
-            error,
-        } => {
-            let _ = e;
-            (*target, format!("effect failed: {error}"))
-        }
+        TraceKind::EffectFailed { error, .. } => format!("effect failed: {error}"),
         TraceKind::AttributeChanged {
-            entity,
             attribute,
             old,
             new,
-        } => (
-            *entity,
-            format!("{} {old} -> {new}", catalog.attributes().name(*attribute)),
-        ),
-        TraceKind::Cue {
-            target,
-            cue,
-            event: when,
             ..
         } => {
-            let when = match when {
+            format!("{} {old} -> {new}", catalog.attributes().name(*attribute))
+        }
+        TraceKind::Cue { cue, event, .. } => {
+            let when = match event {
                 CueEvent::Execute => "execute",
                 CueEvent::Add => "add",
                 CueEvent::Remove => "remove",
             };
-            (*target, format!("cue {} {when}", tag(*cue)))
+            format!("cue {} {when}", tag(*cue))
         }
-        TraceKind::Engaged { attacker, target } => {
-            (*attacker, format!("engage -> {}", name(*target)))
+        TraceKind::AbilityActivated {
+            ability: a, target, ..
+        } => match target {
+            Some(t) => format!("activate {} -> {}", ability(*a), name(*t)),
+            None => format!("activate {}", ability(*a)),
+        },
+        TraceKind::AbilityFailed {
+            ability: a, reason, ..
+        } => {
+            format!("fail {}: {}", ability(*a), reason.message(catalog.tags()))
         }
+        TraceKind::AbilityEnded {
+            ability: a, reason, ..
+        } => {
+            format!("end {} ({})", ability(*a), end_reason(catalog, reason))
+        }
+        TraceKind::Engaged { target, .. } => format!("engage -> {}", name(*target)),
         TraceKind::TargetChanged {
-            entity,
-            target,
-            channel,
+            target, channel, ..
         } => match (target, channel) {
-            (Some(t), Some(c)) => (*entity, format!("target {} ({c:?})", name(*t))),
-            (Some(t), None) => (*entity, format!("target {}", name(*t))),
-            (None, _) => (*entity, "target cleared".to_owned()),
+            (Some(t), Some(c)) => format!("target {} ({c:?})", name(*t)),
+            (Some(t), None) => format!("target {}", name(*t)),
+            (None, _) => "target cleared".to_owned(),
         },
         TraceKind::Attack {
-            attacker,
             target,
             outcome,
             damage_type,
             weaved,
             spell,
+            ..
         } => {
             let verb = match (spell, weaved) {
                 (None, _) => "swing".to_owned(),
@@ -148,55 +198,39 @@ pub fn render_line(world: &World, catalog: &Catalog, event: &TraceEvent) -> Stri
                 AttackOutcome::Hit(amount) => format!("hit {amount} {damage_type:?}"),
                 AttackOutcome::Miss => format!("miss {damage_type:?}"),
             };
-            (*attacker, format!("{verb} -> {}  {result}", name(*target)))
+            format!("{verb} -> {}  {result}", name(*target))
         }
-        TraceKind::AttackFailed {
-            attacker,
-            target,
-            reason,
-        } => (
-            *attacker,
-            format!(
-                "attack -> {} failed: {}",
-                name(*target),
-                catalog
-                    .tags()
-                    .comment(*reason)
-                    .unwrap_or_else(|| tag(*reason))
-            ),
+        TraceKind::AttackFailed { target, reason, .. } => format!(
+            "attack -> {} failed: {}",
+            name(*target),
+            catalog
+                .tags()
+                .comment(*reason)
+                .unwrap_or_else(|| tag(*reason))
         ),
         TraceKind::CooldownStamped {
-            entity,
-            cooldown,
-            duration,
-        } => (*entity, format!("cooldown {} {duration}", tag(*cooldown))),
-        TraceKind::Chase {
-            chaser,
-            target,
-            phase,
-        } => {
-            let what = match phase {
-                ChasePhase::Begin(to) => format!(
-                    "chase begin -> {} to ({:.1}, {:.1})",
-                    name(*target),
-                    to.x,
-                    to.y
-                ),
-                ChasePhase::Reissue(to) => format!(
-                    "chase reissue -> {} to ({:.1}, {:.1})",
-                    name(*target),
-                    to.x,
-                    to.y
-                ),
-                ChasePhase::End => format!("chase end -> {}", name(*target)),
-            };
-            (*chaser, what)
-        }
+            cooldown, duration, ..
+        } => format!("cooldown {} {duration}", tag(*cooldown)),
+        TraceKind::Chase { target, phase, .. } => match phase {
+            ChasePhase::Begin(to) => format!(
+                "chase begin -> {} to ({:.1}, {:.1})",
+                name(*target),
+                to.x,
+                to.y
+            ),
+            ChasePhase::Reissue(to) => format!(
+                "chase reissue -> {} to ({:.1}, {:.1})",
+                name(*target),
+                to.x,
+                to.y
+            ),
+            ChasePhase::End => format!("chase end -> {}", name(*target)),
+        },
         TraceKind::WeaveQueued {
-            entity,
             target,
             spell,
             replaced,
+            ..
         } => {
             let mut what = format!(
                 "weave queued {} -> {}",
@@ -206,122 +240,59 @@ pub fn render_line(world: &World, catalog: &Catalog, event: &TraceEvent) -> Stri
             if let Some(old) = replaced {
                 let _ = write!(what, " (replaces {})", spell_name(catalog, *old));
             }
-            (*entity, what)
+            what
         }
-        TraceKind::WeaveDropped { entity, spell } => (
-            *entity,
-            format!("weave dropped {}", spell_name(catalog, *spell)),
-        ),
-        TraceKind::AmmoSpent { entity, left } => (*entity, format!("ammo spent ({left} left)")),
-        TraceKind::RunesSpent { entity, spell } => (
-            *entity,
-            format!("runes spent for {}", spell_name(catalog, *spell)),
-        ),
+        TraceKind::WeaveDropped { spell, .. } => {
+            format!("weave dropped {}", spell_name(catalog, *spell))
+        }
+        TraceKind::AmmoSpent { left, .. } => format!("ammo spent ({left} left)"),
+        TraceKind::RunesSpent { spell, .. } => {
+            format!("runes spent for {}", spell_name(catalog, *spell))
+        }
         TraceKind::Xp {
-            entity,
-            skill,
-            centi_xp,
-        } => (
-            *entity,
-            format!("xp {:?} +{}.{:02}", skill, centi_xp / 100, centi_xp % 100),
+            skill, centi_xp, ..
+        } => format!("xp {skill:?} +{}.{:02}", centi_xp / 100, centi_xp % 100),
+        TraceKind::LevelUp { skill, level, .. } => format!("level up {skill:?} {level}"),
+        TraceKind::EnteredCombat { .. } => "enter combat".to_owned(),
+        TraceKind::Died { kept, stored, .. } => format!(
+            "died: kept [{}] stored [{}]",
+            item_list(catalog, kept),
+            item_list(catalog, stored)
         ),
-        TraceKind::LevelUp {
-            entity,
-            skill,
-            level,
-        } => (*entity, format!("level up {skill:?} {level}")),
-        TraceKind::EnteredCombat { entity } => (*entity, "enter combat".to_owned()),
-        TraceKind::Died {
-            entity,
-            kept,
-            stored,
-        } => (
-            *entity,
-            format!(
-                "died: kept [{}] stored [{}]",
-                item_list(catalog, kept),
-                item_list(catalog, stored)
-            ),
-        ),
-        TraceKind::Respawned { entity, at } => {
-            (*entity, format!("respawn at ({:.1}, {:.1})", at.x, at.y))
-        }
-        TraceKind::StyleChanged { entity, style } => (*entity, format!("style {}", tag(*style))),
-        TraceKind::AutocastChanged { entity, spell } => (
-            *entity,
-            match spell {
-                Some(s) => format!("autocast {}", spell_name(catalog, *s)),
-                None => "autocast cleared".to_owned(),
-            },
-        ),
-        TraceKind::Ate { entity, item } => (
-            *entity,
-            format!(
-                "eat {}",
-                catalog
-                    .combat()
-                    .item(*item)
-                    .map_or("?", |i| i.name.as_str())
-            ),
-        ),
-        TraceKind::AbilityActivated {
-            owner,
-            ability: a,
-            target,
-        } => {
-            let mut what = format!("activate {}", ability(*a));
-            if let Some(t) = target {
-                let _ = write!(what, " -> {}", name(*t));
-            }
-            (*owner, what)
-        }
-        TraceKind::AbilityFailed {
-            owner,
-            ability: a,
-            reason,
-        } => (
-            *owner,
-            format!("fail {}: {}", ability(*a), reason.message(catalog.tags())),
-        ),
-        TraceKind::AbilityEnded {
-            owner,
-            ability: a,
-            reason,
-        } => (
-            *owner,
-            format!("end {} ({})", ability(*a), end_reason(catalog, reason)),
-        ),
-    };
-    format!("{:>8}  {}  {what}", event.time.to_string(), name(subject))
+        TraceKind::Respawned { at, .. } => format!("respawn at ({:.1}, {:.1})", at.x, at.y),
+        TraceKind::StyleChanged { style, .. } => format!("style {}", tag(*style)),
+        TraceKind::AutocastChanged { spell, .. } => match spell {
+            Some(s) => format!("autocast {}", spell_name(catalog, *s)),
+            None => "autocast cleared".to_owned(),
+        },
+        TraceKind::Ate { item, .. } => format!("eat {}", item_name(catalog, *item)),
+        TraceKind::Saved { .. } => "saved profile".to_owned(),
+    }
 }
 
-fn item_list(catalog: &Catalog, items: &[(crate::combat::ItemId, u32)]) -> String {
+fn item_name(catalog: &Catalog, item: ItemId) -> &str {
+    catalog.combat().item(item).map_or("?", |i| i.name.as_str())
+}
+
+fn item_list(catalog: &Catalog, items: &[(ItemId, u32)]) -> String {
     let names: Vec<String> = items
         .iter()
-        .map(|(item, quantity)| {
-            let name = catalog
-                .combat()
-                .item(*item)
-                .map_or("?", |i| i.name.as_str());
-            if *quantity == 1 {
-                name.to_owned()
-            } else {
-                format!("{name} x{quantity}")
-            }
+        .map(|&(item, quantity)| match quantity {
+            1 => item_name(catalog, item).to_owned(),
+            n => format!("{} x{n}", item_name(catalog, item)),
         })
         .collect();
     names.join(", ")
 }
 
-fn spell_name(catalog: &Catalog, spell: crate::combat::SpellId) -> &str {
+fn spell_name(catalog: &Catalog, spell: SpellId) -> &str {
     catalog
         .combat()
         .spell(spell)
         .map_or("?", |s| s.name.as_str())
 }
 
-fn end_reason(catalog: &Catalog, reason: &crate::abilities::EndReason) -> String {
-    use crate::abilities::EndReason;
+fn end_reason(catalog: &Catalog, reason: &EndReason) -> String {
     match reason {
         EndReason::Completed => "completed".into(),
         EndReason::Cancelled => "cancelled".into(),
@@ -339,14 +310,4 @@ fn end_reason(catalog: &Catalog, reason: &crate::abilities::EndReason) -> String
         EndReason::TargetGainedTag(t) => format!("target gained {}", catalog.tags().name(*t)),
         EndReason::Behaviour(t) => catalog.tags().name(*t).to_owned(),
     }
-}
-
-/// Every event of `events` as text, one line each.
-pub fn render_text(world: &World, catalog: &Catalog, events: &[TraceEvent]) -> String {
-    let mut out = String::new();
-    for event in events {
-        out.push_str(&render_line(world, catalog, event));
-        out.push('\n');
-    }
-    out
 }

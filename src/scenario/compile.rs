@@ -1,0 +1,392 @@
+//! Checking a scenario against a catalog: every name resolved once, every
+//! problem located in the scenario file.
+
+use smallvec::SmallVec;
+
+use super::data::{ActionData, CombatantData, ScenarioData};
+use crate::attributes::AttributeId;
+use crate::catalog::Catalog;
+use crate::combat::{ItemId, KindId, Skill, SpellId, Style, Vec2};
+use crate::diagnostics::{nearest, LoadErrors, SourceFile};
+use crate::tags::Tag;
+use crate::time::{SimDuration, SimTime};
+use crate::trace::TraceCategory;
+
+/// A fighter, resolved.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CombatantSpec {
+    /// Trace name.
+    pub name: String,
+    /// Kind.
+    pub kind: KindId,
+    /// Level for every skill.
+    pub level: Option<u32>,
+    /// Per-skill levels.
+    pub levels: SmallVec<[(Skill, u32); 5]>,
+    /// Worn items.
+    pub equipment: Vec<(ItemId, u32)>,
+    /// Carried items.
+    pub inventory: Vec<(ItemId, u32)>,
+    /// Style.
+    pub style: Style,
+    /// Spellbook.
+    pub spellbook: Option<Tag>,
+    /// Autocast spell.
+    pub autocast: Option<SpellId>,
+    /// Start position.
+    pub position: Vec2,
+    /// Mover speed.
+    pub speed: f64,
+    /// Base attribute overrides.
+    pub attributes: Vec<(AttributeId, f64)>,
+    /// Owning client.
+    pub owner: Option<u32>,
+}
+
+/// An input, resolved; fighters are indices into the combatant list.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    /// Engage event.
+    Engage(usize, usize),
+    /// Cast event.
+    Cast(usize, usize, SpellId),
+    /// Set-style event.
+    SetStyle(usize, Tag),
+    /// Disengage event.
+    Disengage(usize),
+    /// Autocast-set event.
+    Autocast(usize, Option<SpellId>),
+    /// Eat event.
+    Eat(usize, ItemId),
+    /// Any gameplay event.
+    Event(usize, Tag),
+    /// Move order.
+    Move(usize, Vec2),
+    /// Open a modal (loose tag).
+    OpenModal(usize, Tag),
+    /// Close a modal.
+    CloseModal(usize, Tag),
+    /// Stun for a time.
+    Stun(usize, f64),
+    /// Equip from the inventory.
+    Equip(usize, ItemId),
+    /// Save the profile.
+    Save(usize),
+    /// Despawn.
+    Despawn(usize),
+}
+
+/// A scenario checked against a catalog, ready to run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    /// RNG seed.
+    pub seed: u64,
+    /// How long to run.
+    pub duration: SimDuration,
+    /// Frame step.
+    pub step: SimDuration,
+    /// Trace filter mask.
+    pub trace_filter: u32,
+    /// Fighters.
+    pub combatants: Vec<CombatantSpec>,
+    /// Inputs sorted by time (file order at equal times).
+    pub timeline: Vec<(SimTime, Action)>,
+}
+
+impl Scenario {
+    /// Parses and checks the scenario in `text` (the contents of `file`).
+    pub fn parse(text: &str, file: &str, catalog: &Catalog) -> Result<Scenario, LoadErrors> {
+        let data: ScenarioData = crate::ron_format::from_str(text, file)?;
+        let source = SourceFile {
+            name: file.to_owned(),
+            text: text.to_owned(),
+        };
+        Self::compile(&data, &source, catalog)
+    }
+
+    /// Checks parsed scenario data; `source` locates problems.
+    pub fn compile(
+        data: &ScenarioData,
+        source: &SourceFile,
+        catalog: &Catalog,
+    ) -> Result<Scenario, LoadErrors> {
+        let mut errors = LoadErrors::default();
+        let mut cx = Resolver {
+            catalog,
+            source,
+            errors: &mut errors,
+        };
+        let seconds = |cx: &mut Resolver<'_>, what: &str, value: f64| {
+            SimDuration::from_secs_f64(value).unwrap_or_else(|_| {
+                cx.errors.push(source.error_at(
+                    what,
+                    format!("{what} must be a number of seconds ≥ 0, found {value}"),
+                ));
+                SimDuration::ZERO
+            })
+        };
+        let duration = seconds(&mut cx, "duration", data.duration);
+        let mut step = seconds(&mut cx, "step", data.step);
+        if step.is_zero() {
+            cx.errors
+                .push(source.error_at("step", "step must be positive"));
+            step = SimDuration::from_millis(50);
+        }
+        let trace_filter = match &data.trace {
+            None => {
+                TraceCategory::Abilities as u32
+                    | TraceCategory::Combat as u32
+                    | TraceCategory::Movement as u32
+                    | TraceCategory::Attributes as u32
+            }
+            Some(names) => names.iter().fold(0, |mask, name| mask | cx.category(name)),
+        };
+        let mut names: Vec<&str> = Vec::new();
+        for c in &data.combatants {
+            if names.contains(&c.name.as_str()) {
+                cx.errors.push(
+                    source.error_at(&c.name, format!("combatant `{}` is listed twice", c.name)),
+                );
+            }
+            names.push(&c.name);
+        }
+        let combatants = data.combatants.iter().map(|c| cx.combatant(c)).collect();
+        let mut timeline: Vec<(SimTime, Action)> = Vec::new();
+        for input in &data.timeline {
+            let at = SimTime::from_secs_f64(input.at).unwrap_or_else(|_| {
+                cx.errors.push(
+                    source.error_at("at", format!("input time must be ≥ 0, found {}", input.at)),
+                );
+                SimTime::ZERO
+            });
+            if let Some(action) = cx.action(&input.action, &names) {
+                timeline.push((at, action));
+            }
+        }
+        // Stable: equal times keep file order.
+        timeline.sort_by_key(|(at, _)| *at);
+        errors.into_result(Scenario {
+            seed: data.seed,
+            duration,
+            step,
+            trace_filter,
+            combatants,
+            timeline,
+        })
+    }
+}
+
+struct Resolver<'a> {
+    catalog: &'a Catalog,
+    source: &'a SourceFile,
+    errors: &'a mut LoadErrors,
+}
+
+impl Resolver<'_> {
+    fn unknown(&mut self, what: &str, name: &str, candidates: Vec<String>) {
+        let suggestion = nearest(name, candidates.iter().map(String::as_str));
+        self.errors.push(
+            self.source
+                .error_at(name, format!("unknown {what} `{name}`"))
+                .suggest(suggestion),
+        );
+    }
+
+    fn tag(&mut self, name: &str) -> Option<Tag> {
+        match self
+            .catalog
+            .tags()
+            .resolve_in(name, &self.source.name, &self.source.text)
+        {
+            Ok(tag) => Some(tag),
+            Err(e) => {
+                self.errors.push(e);
+                None
+            }
+        }
+    }
+
+    fn item(&mut self, name: &str) -> Option<ItemId> {
+        let combat = self.catalog.combat();
+        let found = combat.item_named(name);
+        if found.is_none() {
+            let all = combat
+                .item_ids()
+                .filter_map(|i| combat.item(i))
+                .map(|i| i.name.clone())
+                .collect();
+            self.unknown("item", name, all);
+        }
+        found
+    }
+
+    fn spell(&mut self, name: &str) -> Option<SpellId> {
+        let combat = self.catalog.combat();
+        let found = combat.spell_named(name);
+        if found.is_none() {
+            let all = combat
+                .spell_ids()
+                .filter_map(|s| combat.spell(s))
+                .map(|s| s.name.clone())
+                .collect();
+            self.unknown("spell", name, all);
+        }
+        found
+    }
+
+    fn category(&mut self, name: &str) -> u32 {
+        let all = [
+            ("Effects", TraceCategory::Effects),
+            ("Attributes", TraceCategory::Attributes),
+            ("Cues", TraceCategory::Cues),
+            ("Abilities", TraceCategory::Abilities),
+            ("Combat", TraceCategory::Combat),
+            ("Movement", TraceCategory::Movement),
+            ("Progress", TraceCategory::Progress),
+        ];
+        match all.iter().find(|(n, _)| *n == name) {
+            Some((_, c)) => *c as u32,
+            None => {
+                self.unknown(
+                    "trace category",
+                    name,
+                    all.iter().map(|(n, _)| n.to_string()).collect(),
+                );
+                0
+            }
+        }
+    }
+
+    fn items(&mut self, list: &[(String, u32)]) -> Vec<(ItemId, u32)> {
+        list.iter()
+            .filter_map(|(name, q)| Some((self.item(name)?, *q)))
+            .collect()
+    }
+
+    fn combatant(&mut self, data: &CombatantData) -> CombatantSpec {
+        let tags = self.catalog.tags();
+        let combat = self.catalog.combat();
+        let kind = match &data.kind {
+            None => combat.default_kind(),
+            Some(name) => combat.kind_named(name).unwrap_or_else(|| {
+                self.unknown(
+                    "combatant kind",
+                    name,
+                    vec!["Default".into(), "Player".into(), "Boss".into()],
+                );
+                combat.default_kind()
+            }),
+        };
+        let mut levels = SmallVec::new();
+        for (skill, level) in &data.levels {
+            match self.tag(skill).and_then(|t| Skill::from_tag(tags, t)) {
+                Some(s) => levels.push((s, *level)),
+                None if tags.get(skill).is_some() => {
+                    self.errors.push(
+                        self.source
+                            .error_at(skill, format!("`{skill}` is not a combat skill")),
+                    );
+                }
+                None => {}
+            }
+        }
+        let style = match &data.style {
+            None => Style::Aggressive,
+            Some(name) => match self.tag(name).and_then(|t| Style::from_tag(tags, t)) {
+                Some(s) => s,
+                None => {
+                    if tags.get(name).is_some() {
+                        self.errors.push(
+                            self.source
+                                .error_at(name, format!("`{name}` is not a combat style")),
+                        );
+                    }
+                    Style::Aggressive
+                }
+            },
+        };
+        let attributes = data
+            .attributes
+            .iter()
+            .filter_map(|(name, value)| {
+                let id = self
+                    .catalog
+                    .attributes()
+                    .resolve_in(name, self.source)
+                    .map_err(|e| self.errors.push(e))
+                    .ok()?;
+                if !value.is_finite() {
+                    self.errors.push(
+                        self.source
+                            .error_at(name, format!("attribute `{name}` override must be finite")),
+                    );
+                    return None;
+                }
+                Some((id, *value))
+            })
+            .collect();
+        CombatantSpec {
+            name: data.name.clone(),
+            kind,
+            level: data.level,
+            levels,
+            equipment: self.items(&data.equipment),
+            inventory: self.items(&data.inventory),
+            style,
+            spellbook: data.spellbook.as_deref().and_then(|b| self.tag(b)),
+            autocast: data.autocast.as_deref().and_then(|s| self.spell(s)),
+            position: Vec2::new(data.position.0, data.position.1),
+            speed: data.speed,
+            attributes,
+            owner: data.owner,
+        }
+    }
+
+    fn who(&mut self, name: &str, names: &[&str]) -> Option<usize> {
+        let found = names.iter().position(|n| *n == name);
+        if found.is_none() {
+            self.unknown(
+                "combatant",
+                name,
+                names.iter().map(|n| n.to_string()).collect(),
+            );
+        }
+        found
+    }
+
+    fn action(&mut self, action: &ActionData, names: &[&str]) -> Option<Action> {
+        Some(match action {
+            ActionData::Engage(a, b) => Action::Engage(self.who(a, names)?, self.who(b, names)?),
+            ActionData::Cast(a, b, s) => {
+                Action::Cast(self.who(a, names)?, self.who(b, names)?, self.spell(s)?)
+            }
+            ActionData::SetStyle(a, s) => Action::SetStyle(self.who(a, names)?, self.tag(s)?),
+            ActionData::Disengage(a) => Action::Disengage(self.who(a, names)?),
+            ActionData::Autocast(a, s) => {
+                let spell = match s {
+                    Some(s) => Some(self.spell(s)?),
+                    None => None,
+                };
+                Action::Autocast(self.who(a, names)?, spell)
+            }
+            ActionData::Eat(a, i) => Action::Eat(self.who(a, names)?, self.item(i)?),
+            ActionData::Event(a, t) => Action::Event(self.who(a, names)?, self.tag(t)?),
+            ActionData::Move(a, (x, y)) => Action::Move(self.who(a, names)?, Vec2::new(*x, *y)),
+            ActionData::OpenModal(a, t) => Action::OpenModal(self.who(a, names)?, self.tag(t)?),
+            ActionData::CloseModal(a, t) => Action::CloseModal(self.who(a, names)?, self.tag(t)?),
+            ActionData::Stun(a, secs) => {
+                if !(secs.is_finite() && *secs >= 0.0) {
+                    self.errors.push(
+                        self.source
+                            .error_at("Stun", format!("stun seconds must be ≥ 0, found {secs}")),
+                    );
+                    return None;
+                }
+                Action::Stun(self.who(a, names)?, *secs)
+            }
+            ActionData::Equip(a, i) => Action::Equip(self.who(a, names)?, self.item(i)?),
+            ActionData::Save(a) => Action::Save(self.who(a, names)?),
+            ActionData::Despawn(a) => Action::Despawn(self.who(a, names)?),
+        })
+    }
+}

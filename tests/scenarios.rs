@@ -1,0 +1,133 @@
+//! Every scenario in `tests/scenarios/` runs to a text-trace snapshot. Each
+//! snapshot was reviewed by hand against the times the contract predicts
+//! (the header comment of each scenario says what they are).
+
+use std::sync::Arc;
+
+use gaskit::scenario::{Scenario, ScenarioRun};
+use gaskit::Catalog;
+
+fn run(path: &std::path::Path, catalog: &Arc<Catalog>) -> ScenarioRun {
+    let text = std::fs::read_to_string(path).unwrap();
+    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+    let scenario = Scenario::parse(&text, &name, catalog).unwrap_or_else(|e| panic!("{e}"));
+    let mut run = ScenarioRun::new(catalog.clone(), scenario).unwrap();
+    run.run(None);
+    run
+}
+
+#[test]
+fn scenario_traces() {
+    let catalog = Arc::new(Catalog::with_defaults());
+    insta::glob!("scenarios/*.ron", |path| {
+        insta::assert_snapshot!(run(path, &catalog).text_trace());
+    });
+}
+
+#[test]
+fn every_scenario_gives_the_same_trace_at_other_frame_steps() {
+    let catalog = Arc::new(Catalog::with_defaults());
+    insta::glob!("scenarios/*.ron", |path| {
+        let reference = run(path, &catalog).text_trace();
+        for step in [0.0069, 1.0 / 144.0, 0.7] {
+            let text = std::fs::read_to_string(path).unwrap();
+            let mut scenario = Scenario::parse(&text, "s", &catalog).unwrap();
+            scenario.step = gaskit::SimDuration::from_secs_f64(step).unwrap();
+            let mut other = ScenarioRun::new(catalog.clone(), scenario).unwrap();
+            other.run(None);
+            assert_eq!(
+                other.text_trace(),
+                reference,
+                "{} at step {step}",
+                path.display()
+            );
+        }
+    });
+}
+
+#[test]
+fn json_lines_follow_the_documented_schema() {
+    let catalog = Arc::new(Catalog::with_defaults());
+    let mut kinds = std::collections::BTreeSet::new();
+    insta::glob!("scenarios/*.ron", |path| {
+        let text = std::fs::read_to_string(path).unwrap();
+        let mut scenario = Scenario::parse(&text, "s", &catalog).unwrap();
+        scenario.trace_filter = gaskit::TraceCategory::ALL;
+        let mut run = ScenarioRun::new(catalog.clone(), scenario).unwrap();
+        run.run(None);
+        let jsonl = run.jsonl_trace();
+        assert_eq!(jsonl.lines().count(), run.gas.trace().events().len());
+        for line in jsonl.lines() {
+            let value: serde_json::Value =
+                serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+            let object = value.as_object().expect("one object per line");
+            assert!(object["t"].is_number(), "{line}");
+            assert!(object["kind"].is_string(), "{line}");
+            assert!(object["source"].is_string(), "{line}");
+            assert!(
+                object["target"].is_string() || object["target"].is_null(),
+                "{line}"
+            );
+            assert!(
+                !object["source"].as_str().unwrap().starts_with('#'),
+                "names, never ids: {line}"
+            );
+            kinds.insert(object["kind"].as_str().unwrap().to_owned());
+        }
+    });
+    for kind in [
+        "attack",
+        "chase",
+        "cooldown_stamped",
+        "died",
+        "respawned",
+        "weave_queued",
+        "ability_failed",
+    ] {
+        assert!(kinds.contains(kind), "{kind} missing from {kinds:?}");
+    }
+}
+
+#[test]
+fn a_disabled_trace_records_nothing_and_a_filter_records_only_its_categories() {
+    let catalog = Arc::new(Catalog::with_defaults());
+    let text = std::fs::read_to_string("tests/scenarios/melee_duel_to_death.ron").unwrap();
+    let mut scenario = Scenario::parse(&text, "s", &catalog).unwrap();
+    scenario.trace_filter = 0;
+    let mut quiet = ScenarioRun::new(catalog.clone(), scenario.clone()).unwrap();
+    quiet.run(None);
+    assert!(quiet.gas.trace().events().is_empty());
+    scenario.trace_filter = gaskit::TraceCategory::Movement as u32;
+    let mut moves = ScenarioRun::new(catalog.clone(), scenario).unwrap();
+    moves.run(None);
+    assert!(moves
+        .gas
+        .trace()
+        .events()
+        .iter()
+        .all(|e| e.kind.category() == gaskit::TraceCategory::Movement));
+}
+
+#[test]
+fn bad_scenarios_are_located_errors() {
+    let catalog = Catalog::with_defaults();
+    let cases: &[(&str, &str)] = &[
+        ("(duration: 5, combatants: [(name: \"a\")], timeline: [(at: 1, do: Engage(\"a\", \"zed\"))])", "unknown combatant `zed`"),
+        ("(duration: 5, combatants: [(name: \"a\", equipment: [(\"Rune Scimitr\", 1)])])", "did you mean `Rune Scimitar`?"),
+        ("(duration: 5, combatants: [(name: \"a\"), (name: \"a\")])", "listed twice"),
+        ("(duration: -5, combatants: [])", "duration must be"),
+        ("(duration: 5, step: 0, combatants: [])", "step must be positive"),
+        ("(duration: 5, trace: [\"Combta\"], combatants: [])", "did you mean `Combat`?"),
+        ("(duration: 5, combatants: [(name: \"a\", style: \"Status.Dead\")])", "is not a combat style"),
+        ("(duration: 5, combatants: [], timeline: [(at: 1, do: Dance(\"a\"))])", "Dance"),
+    ];
+    for (text, expected) in cases {
+        let errors = Scenario::parse(text, "bad.ron", &catalog).expect_err(text);
+        let rendered = errors.to_string();
+        assert!(
+            rendered.contains(expected),
+            "expected `{expected}` in\n{rendered}"
+        );
+        assert!(rendered.contains("bad.ron:1:"), "{rendered}");
+    }
+}
