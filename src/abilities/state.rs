@@ -71,6 +71,13 @@ impl AbilityState {
         self.granted.iter().copied().find(|g| g.ability == ability)
     }
 
+    /// True when some instance waits for a tag to be added or removed.
+    pub fn waits_on_tags(&self) -> bool {
+        self.instances
+            .values()
+            .any(|i| matches!(i.wait, Wait::TagAdded(_) | Wait::TagRemoved(_)))
+    }
+
     /// The running instance of `ability`.
     pub fn instance_of(&self, ability: AbilityId) -> Option<InstanceKey> {
         self.instances

@@ -97,7 +97,7 @@ impl AbilityBehaviour for AutoAttack {
 
 impl AutoAttack {
     fn poll(&self, cx: &mut AbilityCx<'_>, target: Entity) {
-        let runtime = self.0.clone();
+        let runtime = &*self.0;
         let now = cx.gas.now();
         if !runtime.is_alive(cx.world, target) {
             let dead = runtime.catalog.tags()[native::FAIL_TARGET_DEAD];
@@ -105,12 +105,12 @@ impl AutoAttack {
             return;
         }
         // Stats first: the range compared below is this weapon's (or spell's).
-        let Some(stats) = snapshot(&runtime, cx.world, cx.owner) else {
+        let Some(stats) = snapshot(runtime, cx.world, cx.owner) else {
             cx.end();
             return;
         };
         set_target(
-            &runtime,
+            runtime,
             cx.world,
             cx.gas,
             cx.owner,
@@ -118,10 +118,10 @@ impl AutoAttack {
             Some(stats),
         );
         let kind = match cx.world.get::<&Combatant>(cx.owner) {
-            Ok(c) => runtime.catalog.combat().kind(c.kind).clone(),
+            Ok(c) => runtime.catalog.combat().kind(c.kind),
             Err(_) => return,
         };
-        if !self.sight_ok(cx, target, &kind) {
+        if !self.sight_ok(cx, target, kind) {
             return;
         }
         if !runtime.in_range(cx.world, cx.owner, target, stats.range_cm, now) {

@@ -190,6 +190,7 @@ pub(crate) fn roll_and_apply(
     attack: Attack,
     style: Style,
 ) -> AttackOutcome {
+    runtime.count_attack();
     let defs = runtime.catalog.combat();
     let (damage_type, spell, weaved) = match attack {
         Attack::Swing { damage_type, .. } => (damage_type, None, false),

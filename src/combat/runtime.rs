@@ -2,6 +2,7 @@
 //! pawn and line-of-sight hooks, and the ids combat relies on, resolved once.
 
 use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use hecs::{Entity, World};
@@ -61,6 +62,8 @@ pub struct CombatRuntime {
     pub(crate) weapon_slot: Tag,
     pub(crate) ammo_slot: Tag,
     pub(crate) dead: Tag,
+    /// Attacks resolved so far (swings and casts), for throughput reports.
+    attacks_resolved: AtomicU64,
 }
 
 impl CombatRuntime {
@@ -107,7 +110,18 @@ impl CombatRuntime {
             catalog: catalog.clone(),
             pawn,
             line_of_sight,
+            attacks_resolved: AtomicU64::new(0),
         })
+    }
+
+    /// How many attacks (swings and casts) have been resolved, on every
+    /// context this runtime is installed on. Counted even with tracing off.
+    pub fn attacks_resolved(&self) -> u64 {
+        self.attacks_resolved.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn count_attack(&self) {
+        self.attacks_resolved.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Where `entity` is at `now`.

@@ -37,6 +37,9 @@ pub(crate) struct ActiveEffect {
     /// Length of the current window; `None` when infinite.
     pub duration: Option<SimDuration>,
     pub expiry_timer: Option<TimerKey>,
+    /// When the pending expiry timer fires. A refresh that only pushes the
+    /// expiry later keeps the timer; it re-arms itself when it fires early.
+    pub expiry_timer_at: SimTime,
     pub period_timer: Option<TimerKey>,
     /// When the next periodic execution is due (meaningful with a period).
     pub next_period: SimTime,

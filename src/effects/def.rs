@@ -225,6 +225,11 @@ impl EffectDefs {
         &self.defs[id.index()]
     }
 
+    /// Every definition, in id order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &EffectDef> {
+        self.defs.iter()
+    }
+
     /// The definition of `id`, if it exists in this catalog.
     pub fn try_def(&self, id: EffectId) -> Option<&EffectDef> {
         self.defs.get(id.index())

@@ -536,6 +536,7 @@ impl EffectHost {
             started: cx.now,
             duration,
             expiry_timer: None,
+            expiry_timer_at: SimTime::ZERO,
             period_timer: None,
             next_period: SimTime::MAX,
             inhibited: true,
@@ -543,14 +544,8 @@ impl EffectHost {
             captures,
         });
         let entity = cx.entity;
+        arm_expiry(&mut self.effects[key], cx, key);
         let effect = &mut self.effects[key];
-        if let Some(duration) = duration {
-            effect.expiry_timer = Some(cx.timers.schedule_in(
-                cx.now + duration,
-                Lane::Expiry,
-                EffectTimer::Expire { entity, key }.into(),
-            ));
-        }
         if let Some(period) = def.period {
             effect.next_period = cx.now + period.interval;
             effect.period_timer = Some(cx.timers.schedule(
@@ -596,16 +591,7 @@ impl EffectHost {
         if stacking.duration == DurationOnReapply::Refresh {
             effect.started = cx.now;
             effect.duration = duration;
-            if let Some(timer) = effect.expiry_timer.take() {
-                cx.timers.cancel(timer);
-            }
-            if let Some(duration) = duration {
-                effect.expiry_timer = Some(cx.timers.schedule_in(
-                    cx.now + duration,
-                    Lane::Expiry,
-                    EffectTimer::Expire { entity, key }.into(),
-                ));
-            }
+            arm_expiry(effect, cx, key);
         }
         if let (Some(period), PeriodOnReapply::Reset) = (def.period, stacking.period) {
             if let Some(timer) = effect.period_timer.take() {
@@ -696,6 +682,11 @@ impl EffectHost {
             return;
         };
         effect.expiry_timer = None;
+        if effect.expires_at() > cx.now {
+            // Refreshed since this timer was set: follow the expiry.
+            arm_expiry(effect, cx, key);
+            return;
+        }
         // A tick due at the very instant of expiry still executes.
         if effect.period_timer.is_some() && effect.next_period <= cx.now {
             self.execute_period(cx, key);
@@ -708,14 +699,7 @@ impl EffectHost {
         if remove_one && effect.stacks > 1 {
             effect.stacks -= 1;
             effect.started = cx.now;
-            if let Some(duration) = effect.duration {
-                let entity = cx.entity;
-                effect.expiry_timer = Some(cx.timers.schedule_in(
-                    cx.now + duration,
-                    Lane::Expiry,
-                    EffectTimer::Expire { entity, key }.into(),
-                ));
-            }
+            arm_expiry(effect, cx, key);
             self.restack(cx, key);
             return;
         }
@@ -934,4 +918,35 @@ impl EffectHost {
         }
         sources
     }
+}
+
+/// Makes sure an expiry timer fires no later than the effect's expiry. A
+/// pending timer that fires earlier is kept (it re-arms when it fires), so
+/// refreshing an effect every hit costs no timer work; only an expiry moved
+/// earlier replaces the timer.
+fn arm_expiry<P: From<EffectTimer>>(
+    effect: &mut ActiveEffect,
+    cx: &mut EffectCx<P>,
+    key: EffectKey,
+) {
+    if effect.duration.is_none() {
+        if let Some(timer) = effect.expiry_timer.take() {
+            cx.timers.cancel(timer);
+        }
+        return;
+    }
+    let at = effect.expires_at();
+    if effect.expiry_timer.is_some() && effect.expiry_timer_at <= at {
+        return;
+    }
+    if let Some(timer) = effect.expiry_timer.take() {
+        cx.timers.cancel(timer);
+    }
+    let entity = cx.entity;
+    effect.expiry_timer = Some(cx.timers.schedule_in(
+        at,
+        Lane::Expiry,
+        EffectTimer::Expire { entity, key }.into(),
+    ));
+    effect.expiry_timer_at = at;
 }

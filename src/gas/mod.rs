@@ -25,6 +25,7 @@ use crate::abilities::{AbilityBehaviour, AbilitySystem, GameplayEvent, InstanceK
 use crate::attributes::{Attributes, ProfileId};
 use crate::catalog::Catalog;
 use crate::effects::EffectTimer;
+use crate::tags::TagSet;
 use crate::time::{SimDuration, SimTime, TimerQueue};
 use crate::trace::Trace;
 
@@ -86,6 +87,9 @@ pub struct Gas {
     live_holders: Vec<Entity>,
     /// Some attribute changed since the last reconcile.
     attributes_moved: bool,
+    /// Every tag some rule reacts to (cancel-on-tags-added, ongoing
+    /// requirements): a change to any other tag needs no reconcile.
+    reactive_tags: TagSet,
 }
 
 impl Gas {
@@ -97,7 +101,17 @@ impl Gas {
     /// A context whose RNG starts from `seed`.
     pub fn with_seed(catalog: impl Into<Arc<Catalog>>, seed: u64) -> Self {
         let catalog: Arc<Catalog> = catalog.into();
+        let mut reactive_tags = TagSet::new();
+        for id in catalog.abilities().ids() {
+            let def = catalog.abilities().def(id);
+            reactive_tags.extend_from(&def.cancel_on_tags_added);
+            reactive_tags.extend_from(&def.cancel_on_target_tags_added);
+        }
+        for def in catalog.effects().iter() {
+            def.ongoing_requirements.collect_tags(&mut reactive_tags);
+        }
         Self {
+            reactive_tags,
             behaviours: vec![None; catalog.abilities().behaviour_count()],
             catalog,
             now: SimTime::ZERO,

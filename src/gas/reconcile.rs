@@ -16,10 +16,21 @@ impl Gas {
             host.attributes_changed = false;
             self.attributes_moved = true;
         }
-        let tags_moved = !host.appeared.is_empty() || !host.vanished.is_empty();
-        if tags_moved && !system.queued {
-            system.queued = true;
-            self.dirty.push_back(entity);
+        if host.appeared.is_empty() && host.vanished.is_empty() {
+            return;
+        }
+        let reacts = host.appeared.has_any(&self.reactive_tags)
+            || host.vanished.has_any(&self.reactive_tags)
+            || system.abilities.waits_on_tags();
+        if reacts {
+            if !system.queued {
+                system.queued = true;
+                self.dirty.push_back(entity);
+            }
+        } else if !system.queued {
+            // Nothing reacts to these tags: forget them now.
+            host.appeared.clear();
+            host.vanished.clear();
         }
     }
 

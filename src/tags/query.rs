@@ -83,6 +83,16 @@ impl TagQuery {
             && self.none_of.is_empty()
     }
 
+    /// Adds every tag the query mentions, at any depth, to `out`.
+    pub fn collect_tags(&self, out: &mut TagSet) {
+        for set in [&self.all, &self.any, &self.none] {
+            out.extend_from(set);
+        }
+        for query in self.all_of.iter().chain(&self.any_of).chain(&self.none_of) {
+            query.collect_tags(out);
+        }
+    }
+
     /// Evaluates the query against `tags`.
     pub fn matches(&self, tags: &TagSet) -> bool {
         tags.has_all(&self.all)
