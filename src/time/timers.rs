@@ -2,18 +2,20 @@
 //! order.
 //!
 //! The queue is a calendar wheel: time is cut into buckets of 1.024 ms, and a
-//! ring of 65 536 buckets covers the next 67 s. Scheduling drops an entry
-//! into its bucket (O(1)); popping sorts a bucket once when the cursor
-//! reaches it and then takes entries from its end. A bitmap finds the next
-//! occupied bucket a word at a time. Timers beyond the ring's horizon wait
-//! in a small binary heap and move into the ring as the cursor approaches.
-//! The order is exactly the order of `(time, lane, sequence)`, so it never
-//! depends on the bucket layout.
+//! ring of 65 536 buckets covers the next 67 s. Each bucket is an intrusive
+//! list threaded through one node pool, so scheduling is O(1) and allocates
+//! nothing once the pool has grown to the peak number of timers. When the
+//! cursor reaches a bucket, its list moves into one reused scratch vector
+//! and is sorted once (timers pushed in order, the common case, are checked
+//! and left as they are). A bitmap finds the next occupied bucket a word at
+//! a time. Timers beyond the ring's horizon wait in a small binary heap and
+//! move into the ring as the cursor approaches. The pop order is exactly
+//! `(time, lane, sequence)`, so it never depends on the bucket layout.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use slotmap::{new_key_type, SlotMap};
 
 use super::SimTime;
@@ -41,6 +43,8 @@ const BUCKET_SHIFT: u32 = 10;
 const RING_SHIFT: u32 = 16;
 const RING: u64 = 1 << RING_SHIFT;
 const RING_MASK: u64 = RING - 1;
+/// End of a bucket list.
+const NIL: u32 = u32::MAX;
 
 /// One scheduled timer: its order key and its slot.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -57,6 +61,14 @@ impl Entry {
     }
 }
 
+/// A pool node: an entry and the next node of its bucket (or of the free
+/// list).
+#[derive(Copy, Clone, Debug)]
+struct Node {
+    entry: Entry,
+    next: u32,
+}
+
 /// Timers ordered by `(time, lane, sequence)`: at equal times expiries come
 /// first, then everything else in the order it was scheduled, so the order
 /// of events never depends on anything but the order of inputs.
@@ -65,17 +77,25 @@ impl Entry {
 /// amortised plus one sort per occupied bucket. Cancelling is O(1): the
 /// payload leaves a slot map, and the entry is skipped by a generation check
 /// when it surfaces. Nothing is ever searched for.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+///
+/// Serialized as the pending timers alone (their keys, order and payloads),
+/// so a saved queue is small and restores to the same pop order with the
+/// same keys.
+#[derive(Clone, Debug)]
 pub struct TimerQueue<P> {
-    /// The ring; bucket `b` holds entries of absolute bucket `b` within
-    /// `cursor..cursor + RING`.
-    buckets: Vec<Vec<Entry>>,
+    /// First node of each ring slot's list (`NIL` when empty); slot `b & MASK`
+    /// holds entries of absolute bucket `b` within `cursor..cursor + RING`.
+    heads: Vec<u32>,
     /// Bit `i` set when ring slot `i` holds entries.
     occupied: Vec<u64>,
+    /// The node pool and its free list.
+    nodes: Vec<Node>,
+    free: u32,
     /// Absolute index of the first bucket not yet drained.
     cursor: u64,
-    /// The cursor's bucket is sorted (descending, minimum last) and being drained.
-    draining: bool,
+    /// The cursor's bucket, sorted largest first (earliest last), while it
+    /// is being drained.
+    draining: Vec<Entry>,
     /// Timers beyond the ring's horizon.
     far: BinaryHeap<Reverse<Entry>>,
     live: SlotMap<TimerKey, P>,
@@ -85,10 +105,12 @@ pub struct TimerQueue<P> {
 impl<P> Default for TimerQueue<P> {
     fn default() -> Self {
         Self {
-            buckets: Vec::new(),
+            heads: Vec::new(),
             occupied: vec![0; (RING / 64) as usize],
+            nodes: Vec::new(),
+            free: NIL,
             cursor: 0,
-            draining: false,
+            draining: Vec::new(),
             far: BinaryHeap::new(),
             live: SlotMap::with_key(),
             next_seq: 0,
@@ -122,27 +144,38 @@ impl<P> TimerQueue<P> {
         key
     }
 
-    /// Puts an entry where it belongs: the ring, or the far heap.
+    /// Puts an entry where it belongs: the bucket being drained, a ring
+    /// list, or the far heap.
     fn place(&mut self, entry: Entry) {
-        // A timer in the past of the cursor (only possible for a time before
-        // any timer ever popped) belongs to the cursor's bucket.
+        // A timer in the past of the cursor belongs to the cursor's bucket.
         let bucket = entry.bucket().max(self.cursor);
+        if bucket == self.cursor && !self.draining.is_empty() {
+            let at = self.draining.partition_point(|e| *e > entry);
+            self.draining.insert(at, entry);
+            return;
+        }
         if bucket >= self.cursor + RING {
             self.far.push(Reverse(entry));
             return;
         }
-        if self.buckets.is_empty() {
-            self.buckets.resize_with(RING as usize, Vec::new);
+        if self.heads.is_empty() {
+            self.heads = vec![NIL; RING as usize];
         }
         let slot = (bucket & RING_MASK) as usize;
-        let list = &mut self.buckets[slot];
-        if bucket == self.cursor && self.draining {
-            // Keep the drained bucket sorted, largest first.
-            let at = list.partition_point(|e| *e > entry);
-            list.insert(at, entry);
+        let node = Node {
+            entry,
+            next: self.heads[slot],
+        };
+        let index = if self.free == NIL {
+            self.nodes.push(node);
+            (self.nodes.len() - 1) as u32
         } else {
-            list.push(entry);
-        }
+            let index = self.free;
+            self.free = self.nodes[index as usize].next;
+            self.nodes[index as usize] = node;
+            index
+        };
+        self.heads[slot] = index;
         self.occupied[slot / 64] |= 1 << (slot % 64);
     }
 
@@ -178,74 +211,97 @@ impl<P> TimerQueue<P> {
             let mut word = self.occupied[word_index];
             if step == 0 {
                 word &= u64::MAX << (start % 64);
+            } else if step == words {
+                // Back at the start word: only the bits before the cursor.
+                word &= !(u64::MAX << (start % 64));
             }
             if word != 0 {
                 let slot = (word_index * 64 + word.trailing_zeros() as usize) as u64;
                 let offset = (slot + RING - (self.cursor & RING_MASK)) & RING_MASK;
                 return Some(self.cursor + offset);
             }
-            if step == words - 1 && start % 64 == 0 {
-                break;
-            }
         }
         None
+    }
+
+    /// Moves the list of the cursor's bucket into `draining`, sorted
+    /// largest first, and returns its nodes to the pool.
+    fn open_cursor_bucket(&mut self) {
+        let slot = (self.cursor & RING_MASK) as usize;
+        let mut index = std::mem::replace(&mut self.heads[slot], NIL);
+        self.occupied[slot / 64] &= !(1 << (slot % 64));
+        // Lists are newest first, so timers scheduled in order arrive
+        // already largest first and the check below skips the sort.
+        while index != NIL {
+            let node = self.nodes[index as usize];
+            self.draining.push(node.entry);
+            self.nodes[index as usize].next = self.free;
+            self.free = index;
+            index = node.next;
+        }
+        if !self.draining.is_sorted_by(|a, b| a >= b) {
+            self.draining.sort_unstable_by(|a, b| b.cmp(a));
+        }
     }
 
     /// Pops the earliest pending timer due at or before `until`.
     pub fn pop_due(&mut self, until: SimTime) -> Option<(SimTime, P)> {
         loop {
-            self.pull_far();
-            let bucket = match self.next_occupied() {
-                Some(bucket) => bucket,
-                None => match self.far.peek() {
-                    // The ring is empty: jump the cursor to the far timers.
-                    Some(Reverse(entry)) if entry.at <= until => {
-                        self.cursor = entry.bucket();
-                        self.draining = false;
-                        continue;
-                    }
-                    _ => return None,
-                },
-            };
-            if bucket != self.cursor {
-                if (bucket << BUCKET_SHIFT) > until.as_micros() {
+            if let Some(&entry) = self.draining.last() {
+                if entry.at > until {
                     return None;
                 }
-                self.cursor = bucket;
-                self.draining = false;
+                self.draining.pop();
+                if self.draining.is_empty() {
+                    self.cursor += 1;
+                }
+                match self.live.remove(entry.key) {
+                    Some(payload) => return Some((entry.at, payload)),
+                    None => continue,
+                }
             }
-            let slot = (bucket & RING_MASK) as usize;
-            let list = &mut self.buckets[slot];
-            if !self.draining {
-                list.sort_unstable_by(|a, b| b.cmp(a));
-                self.draining = true;
-            }
-            let Some(&entry) = list.last() else {
-                // Fully drained (every entry cancelled): move on.
-                self.occupied[slot / 64] &= !(1 << (slot % 64));
-                self.cursor += 1;
-                self.draining = false;
-                continue;
-            };
-            if entry.at > until {
-                return None;
-            }
-            list.pop();
-            if list.is_empty() {
-                self.occupied[slot / 64] &= !(1 << (slot % 64));
-                self.cursor += 1;
-                self.draining = false;
-            }
-            if let Some(payload) = self.live.remove(entry.key) {
-                return Some((entry.at, payload));
+            self.pull_far();
+            match self.next_occupied() {
+                Some(bucket) => {
+                    if bucket != self.cursor && (bucket << BUCKET_SHIFT) > until.as_micros() {
+                        return None;
+                    }
+                    self.cursor = bucket;
+                    self.open_cursor_bucket();
+                }
+                None => match self.far.peek() {
+                    // The ring is empty: jump the cursor to the far timers.
+                    Some(Reverse(entry)) if entry.at <= until => self.cursor = entry.bucket(),
+                    _ => return None,
+                },
             }
         }
+    }
+
+    /// All pending timers in pop order.
+    fn pending(&self) -> Vec<Entry> {
+        let mut entries: Vec<Entry> = self.draining.iter().copied().collect();
+        for &head in &self.heads {
+            let mut index = head;
+            while index != NIL {
+                let node = &self.nodes[index as usize];
+                entries.push(node.entry);
+                index = node.next;
+            }
+        }
+        entries.extend(self.far.iter().map(|Reverse(e)| *e));
+        entries.retain(|e| self.live.contains_key(e.key));
+        entries.sort_unstable();
+        entries
     }
 
     /// The time of the earliest pending timer. Walks occupied buckets from
     /// the cursor until one holds a live entry; not meant for hot paths.
     pub fn next_due(&self) -> Option<SimTime> {
-        let live = |e: &&Entry| self.live.contains_key(e.key);
+        let live = |e: &Entry| self.live.contains_key(e.key);
+        if let Some(entry) = self.draining.iter().rev().find(|e| live(e)) {
+            return Some(entry.at);
+        }
         let in_ring = (0..RING)
             .map(|offset| self.cursor + offset)
             .filter(|bucket| {
@@ -253,12 +309,18 @@ impl<P> TimerQueue<P> {
                 self.occupied[slot / 64] & (1 << (slot % 64)) != 0
             })
             .find_map(|bucket| {
-                self.buckets[(bucket & RING_MASK) as usize]
-                    .iter()
-                    .filter(live)
-                    .min()
+                let mut index = self.heads[(bucket & RING_MASK) as usize];
+                let mut earliest: Option<Entry> = None;
+                while index != NIL {
+                    let node = &self.nodes[index as usize];
+                    if live(&node.entry) && earliest.is_none_or(|e| node.entry < e) {
+                        earliest = Some(node.entry);
+                    }
+                    index = node.next;
+                }
+                earliest
             });
-        let in_far = self.far.iter().map(|Reverse(e)| e).filter(live).min();
+        let in_far = self.far.iter().map(|Reverse(e)| *e).filter(live).min();
         in_ring.into_iter().chain(in_far).min().map(|e| e.at)
     }
 
@@ -270,6 +332,52 @@ impl<P> TimerQueue<P> {
     /// True when nothing is pending.
     pub fn is_empty(&self) -> bool {
         self.live.is_empty()
+    }
+}
+
+/// The saved form: the pending timers in pop order, their payloads keyed as
+/// before, the cursor and the next sequence number.
+#[derive(Serialize, Deserialize)]
+struct SavedQueue<Payloads> {
+    cursor: u64,
+    next_seq: u64,
+    timers: Vec<Entry>,
+    payloads: Payloads,
+}
+
+impl<P: Serialize> Serialize for TimerQueue<P> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        SavedQueue {
+            cursor: self.cursor,
+            next_seq: self.next_seq,
+            timers: self.pending(),
+            payloads: &self.live,
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de, P: Deserialize<'de>> Deserialize<'de> for TimerQueue<P> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let saved = SavedQueue::<SlotMap<TimerKey, P>>::deserialize(deserializer)?;
+        let mut queue = TimerQueue {
+            cursor: saved.cursor,
+            next_seq: saved.next_seq,
+            live: saved.payloads,
+            ..TimerQueue::default()
+        };
+        for entry in saved.timers {
+            if !queue.live.contains_key(entry.key) || entry.seq >= queue.next_seq {
+                return Err(serde::de::Error::custom(
+                    "a saved timer has no payload or a sequence number from the future",
+                ));
+            }
+            queue.place(entry);
+        }
+        if queue.pending().len() != queue.live.len() {
+            return Err(serde::de::Error::custom("a saved timer payload has no timer"));
+        }
+        Ok(queue)
     }
 }
 
@@ -328,7 +436,8 @@ mod tests {
     }
 
     /// The wheel against the obvious model (a sorted list), under random
-    /// schedules, cancels and pops, with times near and far beyond the ring.
+    /// schedules, cancels, pops and save/restore round trips, with times near
+    /// and far beyond the ring.
     #[test]
     fn matches_a_sorted_reference_under_random_use() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(99);
@@ -361,6 +470,11 @@ mod tests {
                             let (_, _, _, key, payload) = model.remove(i);
                             assert_eq!(q.cancel(key), Some(payload));
                         }
+                    }
+                    6 if rng.next_u32() % 16 == 0 => {
+                        // Save and restore mid-run: same keys, same order.
+                        let saved = serde_json::to_string(&q).expect("serializes");
+                        q = serde_json::from_str(&saved).expect("restores");
                     }
                     _ => {
                         now += u64::from(rng.next_u32()) % 500_000;
