@@ -8,10 +8,9 @@
 //! (`--help` lists every flag; defaults finish in a few seconds).
 
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::Instant;
 
-use gaskit::combat::{self, Combatant, Kinematic, Skill, Skills, Vec2};
+use gaskit::arena::{Arena, ArenaConfig, WeaponClass};
 use gaskit::prelude::*;
 
 const HELP: &str = "\
@@ -30,18 +29,11 @@ FLAGS:
     --help              print this help
 ";
 
-#[derive(Copy, Clone, PartialEq)]
-enum Class {
-    Melee,
-    Ranged,
-    Magic,
-}
-
 struct Options {
     combatants: usize,
     seconds: f64,
     seed: u64,
-    mix: Vec<Class>,
+    mix: Vec<WeaponClass>,
     group: usize,
     step: f64,
 }
@@ -51,7 +43,7 @@ fn parse() -> Result<Option<Options>, String> {
         combatants: 10_000,
         seconds: 10.0,
         seed: 1,
-        mix: vec![Class::Melee, Class::Ranged, Class::Magic],
+        mix: WeaponClass::ALL.to_vec(),
         group: 4,
         step: 0.05,
     };
@@ -83,9 +75,9 @@ fn parse() -> Result<Option<Options>, String> {
                 o.mix = value()?
                     .split(',')
                     .map(|c| match c.trim() {
-                        "melee" => Ok(Class::Melee),
-                        "ranged" => Ok(Class::Ranged),
-                        "magic" => Ok(Class::Magic),
+                        "melee" => Ok(WeaponClass::Melee),
+                        "ranged" => Ok(WeaponClass::Ranged),
+                        "magic" => Ok(WeaponClass::Magic),
                         other => Err(format!(
                             "unknown class `{other}` in --mix (melee, ranged, magic)"
                         )),
@@ -130,115 +122,47 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let catalog = Arc::new(Catalog::with_defaults());
-    let mut gas = Gas::with_seed(catalog.clone(), options.seed);
-    gas.trace_mut().set_filter(0);
-    let runtime =
-        combat::install(&mut gas).expect("the shipped catalog has the combat definitions");
-    let mut world = hecs::World::new();
     let (rss_before, _) = memory();
-
-    let tags = catalog.tags();
-    let item = |name: &str| catalog.combat().item_named(name).expect("shipped item");
-    let weapon_slot = tags[native::ITEM_SLOT_WEAPON];
-    let ammo_slot = tags[native::ITEM_SLOT_AMMO];
-    let strike = catalog
-        .combat()
-        .spell_named("Wind Strike")
-        .expect("shipped spell");
-    let abilities: Vec<_> = ["GA_AutoAttack", "GA_Death", "GA_Disengage"]
-        .iter()
-        .map(|n| catalog.abilities().get(n).expect("shipped ability"))
-        .collect();
-    let engage = tags[native::TRIGGER_ENGAGE];
     let spawn_started = Instant::now();
-    let mut entities = Vec::with_capacity(options.combatants);
-    // Groups sit on a grid 5000 cm apart; members start 400-700 cm from
-    // each other, so melee fighters chase before their first swing.
-    let side = ((options.combatants / options.group) as f64).sqrt().ceil() as usize + 1;
-    for i in 0..options.combatants {
-        let group = i / options.group;
-        let member = i % options.group;
-        let centre = Vec2::new(
-            (group % side) as f64 * 5000.0,
-            (group / side) as f64 * 5000.0,
-        );
-        let angle = member as f64 * std::f64::consts::TAU / options.group as f64;
-        let at = centre + Vec2::new(angle.cos(), angle.sin()) * (350.0 + 50.0 * (i % 7) as f64);
-        let class = options.mix[i % options.mix.len()];
-        let mut fighter = combat::new_combatant(&catalog, catalog.combat().default_kind());
-        // Tough and weak: fights last, so the arena measures steady state.
-        fighter.skills = Skills::all_at(1);
-        fighter.skills.set_level(Skill::Hitpoints, 99);
-        match class {
-            Class::Melee => {
-                fighter
-                    .equipment
-                    .put(weapon_slot, item("Bronze Scimitar"), 1);
-            }
-            Class::Ranged => {
-                fighter.equipment.put(weapon_slot, item("Oak Shortbow"), 1);
-                fighter
-                    .equipment
-                    .put(ammo_slot, item("Bronze Arrow"), 1_000_000);
-            }
-            Class::Magic => {
-                fighter.inventory.add(item("Air Rune"), 1_000_000);
-                fighter.inventory.add(item("Mind Rune"), 1_000_000);
-                fighter.spellbook.autocast = Some(strike);
-            }
+    let config = ArenaConfig {
+        combatants: options.combatants,
+        group: options.group,
+        mix: options.mix.clone(),
+        seed: options.seed,
+        trace: false,
+    };
+    let mut arena = match Arena::with_progress(config, |n| {
+        eprintln!("spawned {n} of {}", options.combatants)
+    }) {
+        Ok(arena) => arena,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
         }
-        let entity = world.spawn((gas.new_ability_system(), fighter, Kinematic::at(at, 250.0)));
-        for &ability in &abilities {
-            gas.grant_ability(&mut world, entity, ability, 1)
-                .expect("just spawned");
-        }
-        combat::prepare(&runtime, &mut world, &mut gas, entity);
-        entities.push(entity);
-        if i % 100_000 == 99_999 {
-            eprintln!("spawned {} of {}", i + 1, options.combatants);
-        }
-    }
-    // Each member engages the next one in its group.
-    for (i, &attacker) in entities.iter().enumerate() {
-        let group_start = i - i % options.group;
-        let group_len = options.group.min(options.combatants - group_start);
-        let target = entities[group_start + (i - group_start + 1) % group_len];
-        if target != attacker {
-            gas.send_event(attacker, GameplayEvent::new(engage).target(target));
-        }
-    }
+    };
     let spawn_seconds = spawn_started.elapsed().as_secs_f64();
     let (rss_spawned, _) = memory();
 
-    let step = SimDuration::from_secs_f64(options.step).expect("positive step");
-    let end = SimTime::from_secs_f64(options.seconds).expect("positive seconds");
+    let step = SimDuration::from_secs_f64(options.step).expect("checked positive");
+    let end = SimTime::from_secs_f64(options.seconds).expect("checked positive");
     let started = Instant::now();
     let mut last_report = Instant::now();
-    while gas.now() < end {
-        let to = (gas.now() + step).min(end);
-        gas.advance_to(&mut world, to);
+    while arena.gas.now() < end {
+        arena.step(step, end);
         if last_report.elapsed().as_secs_f64() > 2.0 {
             last_report = Instant::now();
             eprintln!(
                 "  {:.1} / {} simulated s, {} attacks so far",
-                gas.now().as_secs_f64(),
+                arena.gas.now().as_secs_f64(),
                 options.seconds,
-                runtime.attacks_resolved()
+                arena.attacks_resolved()
             );
         }
     }
     let wall = started.elapsed().as_secs_f64();
     let (_, peak) = memory();
-    let attacks = runtime.attacks_resolved();
-    let engaged = entities
-        .iter()
-        .filter(|&&e| {
-            world
-                .get::<&Combatant>(e)
-                .is_ok_and(|c| c.targeting.target.is_some())
-        })
-        .count();
+    let attacks = arena.attacks_resolved();
+    let engaged = arena.engaged();
 
     println!(
         "arena: {} combatants in groups of {}, {} simulated s, seed {}",

@@ -61,6 +61,7 @@
 //! | `catalog` | [`Catalog`]: loading and validating `abilities/*.ron` and `tags/*.tags` | attributes, effects, abilities, combat content |
 //! | `gas` | the [`Gas`] context: catalog, clock, timers, RNG, trace, hooks; the step loop | built |
 //! | [`scenario`] | scripted fights (RON): fighters and timed inputs, run at any frame step | built |
+//! | [`arena`] | crowd fights for load tests and benchmarks | built |
 //!
 //! ### Tags
 //!
@@ -176,6 +177,7 @@
 #![forbid(unsafe_code)]
 
 mod abilities;
+pub mod arena;
 mod attributes;
 mod catalog;
 pub mod combat;

@@ -96,6 +96,10 @@ pub struct TimerQueue<P> {
     /// The cursor's bucket, sorted largest first (earliest last), while it
     /// is being drained.
     draining: Vec<Entry>,
+    /// Timers scheduled into the cursor's bucket while it is being drained
+    /// (a handler scheduling "now"): a heap, so a large synchronized bucket
+    /// is never shifted to make room.
+    late: BinaryHeap<Reverse<Entry>>,
     /// Timers beyond the ring's horizon.
     far: BinaryHeap<Reverse<Entry>>,
     live: SlotMap<TimerKey, P>,
@@ -111,6 +115,7 @@ impl<P> Default for TimerQueue<P> {
             free: NIL,
             cursor: 0,
             draining: Vec::new(),
+            late: BinaryHeap::new(),
             far: BinaryHeap::new(),
             live: SlotMap::with_key(),
             next_seq: 0,
@@ -149,9 +154,8 @@ impl<P> TimerQueue<P> {
     fn place(&mut self, entry: Entry) {
         // A timer in the past of the cursor belongs to the cursor's bucket.
         let bucket = entry.bucket().max(self.cursor);
-        if bucket == self.cursor && !self.draining.is_empty() {
-            let at = self.draining.partition_point(|e| *e > entry);
-            self.draining.insert(at, entry);
+        if bucket == self.cursor && self.is_draining() {
+            self.late.push(Reverse(entry));
             return;
         }
         if bucket >= self.cursor + RING {
@@ -244,17 +248,40 @@ impl<P> TimerQueue<P> {
         }
     }
 
+    /// True while the cursor's bucket is open and not yet empty.
+    fn is_draining(&self) -> bool {
+        !self.draining.is_empty() || !self.late.is_empty()
+    }
+
+    /// Takes the earliest entry of the open bucket if it is due by `until`.
+    fn take_draining(&mut self, until: SimTime) -> Option<Entry> {
+        let sorted = self.draining.last().copied();
+        let late = self.late.peek().map(|Reverse(e)| *e);
+        let (entry, from_late) = match (sorted, late) {
+            (Some(s), Some(l)) if l < s => (l, true),
+            (Some(s), _) => (s, false),
+            (None, Some(l)) => (l, true),
+            (None, None) => return None,
+        };
+        if entry.at > until {
+            return None;
+        }
+        if from_late {
+            self.late.pop();
+        } else {
+            self.draining.pop();
+        }
+        if !self.is_draining() {
+            self.cursor += 1;
+        }
+        Some(entry)
+    }
+
     /// Pops the earliest pending timer due at or before `until`.
     pub fn pop_due(&mut self, until: SimTime) -> Option<(SimTime, P)> {
         loop {
-            if let Some(&entry) = self.draining.last() {
-                if entry.at > until {
-                    return None;
-                }
-                self.draining.pop();
-                if self.draining.is_empty() {
-                    self.cursor += 1;
-                }
+            if self.is_draining() {
+                let entry = self.take_draining(until)?;
                 match self.live.remove(entry.key) {
                     Some(payload) => return Some((entry.at, payload)),
                     None => continue,
@@ -281,6 +308,7 @@ impl<P> TimerQueue<P> {
     /// All pending timers in pop order.
     fn pending(&self) -> Vec<Entry> {
         let mut entries: Vec<Entry> = self.draining.iter().copied().collect();
+        entries.extend(self.late.iter().map(|Reverse(e)| *e));
         for &head in &self.heads {
             let mut index = head;
             while index != NIL {
@@ -299,7 +327,11 @@ impl<P> TimerQueue<P> {
     /// the cursor until one holds a live entry; not meant for hot paths.
     pub fn next_due(&self) -> Option<SimTime> {
         let live = |e: &Entry| self.live.contains_key(e.key);
-        if let Some(entry) = self.draining.iter().rev().find(|e| live(e)) {
+        let open = self
+            .draining
+            .iter()
+            .chain(self.late.iter().map(|Reverse(e)| e));
+        if let Some(entry) = open.filter(|e| live(e)).min() {
             return Some(entry.at);
         }
         let in_ring = (0..RING)
@@ -375,7 +407,9 @@ impl<'de, P: Deserialize<'de>> Deserialize<'de> for TimerQueue<P> {
             queue.place(entry);
         }
         if queue.pending().len() != queue.live.len() {
-            return Err(serde::de::Error::custom("a saved timer payload has no timer"));
+            return Err(serde::de::Error::custom(
+                "a saved timer payload has no timer",
+            ));
         }
         Ok(queue)
     }
@@ -433,6 +467,23 @@ mod tests {
         assert!(!q.is_empty());
         assert_eq!(q.pop_due(at(7)), Some((at(7), 3)));
         assert!(q.is_empty());
+    }
+
+    #[test]
+    fn timers_scheduled_into_the_open_bucket_keep_their_order() {
+        let mut q = TimerQueue::new();
+        for i in 0..5 {
+            q.schedule(at(1_000), i);
+        }
+        q.schedule(at(1_010), 50);
+        assert_eq!(q.pop_due(at(1_000)), Some((at(1_000), 0)));
+        // Scheduled while the bucket is open: after the earlier ones at the
+        // same instant, before the later instant, and an expiry jumps ahead.
+        q.schedule(at(1_000), 10);
+        q.schedule_in(at(1_000), Lane::Expiry, 11);
+        q.schedule(at(990), 12);
+        let order: Vec<_> = std::iter::from_fn(|| q.pop_due(at(2_000)).map(|(_, p)| p)).collect();
+        assert_eq!(order, vec![12, 11, 1, 2, 3, 4, 10, 50]);
     }
 
     /// The wheel against the obvious model (a sorted list), under random

@@ -1,0 +1,260 @@
+//! [`Arena`]: a crowd fight for load tests, benchmarks and profiling.
+//!
+//! Spawns combatants on a 2D plane in small groups whose members engage each
+//! other (each attacks the next one round its group, chasing first: members
+//! start 350–650 cm apart). Fighters are tough (Hitpoints 99) and weak (every
+//! other skill 1) so fights last and a run measures the steady state of the
+//! engagement loop rather than deaths. The classes cycle through the mix:
+//! melee (scimitar), ranged (shortbow with arrows) and magic (Wind Strike on
+//! autocast with runes).
+//!
+//! The arena example (`cargo run --release --example arena`), the
+//! allocation test and the benches all build their fights here, so they
+//! measure the same thing.
+//!
+//! ```
+//! use gaskit::arena::{Arena, ArenaConfig};
+//! use gaskit::prelude::*;
+//!
+//! let mut arena = Arena::new(ArenaConfig { combatants: 40, ..ArenaConfig::default() }).unwrap();
+//! arena.run_for(SimDuration::from_secs(20), SimDuration::from_millis(50));
+//! assert!(arena.attacks_resolved() > 100);
+//! assert_eq!(arena.engaged(), 40);
+//! ```
+
+use std::sync::Arc;
+
+use hecs::{Entity, World};
+
+use crate::combat::{self, CombatRuntime, Combatant, Kinematic, Skill, Skills, Vec2};
+use crate::tags::native;
+use crate::time::{SimDuration, SimTime};
+use crate::{Catalog, GameplayEvent, Gas};
+
+/// The weapon a fighter of the arena uses.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum WeaponClass {
+    /// Bronze scimitar.
+    Melee,
+    /// Oak shortbow with bronze arrows.
+    Ranged,
+    /// Wind Strike on autocast, with air and mind runes.
+    Magic,
+}
+
+impl WeaponClass {
+    /// Every class, in the default mix order.
+    pub const ALL: [WeaponClass; 3] = [WeaponClass::Melee, WeaponClass::Ranged, WeaponClass::Magic];
+}
+
+/// How to build an [`Arena`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct ArenaConfig {
+    /// Number of combatants (at least 2).
+    pub combatants: usize,
+    /// Members per group (at least 2); the last group may be smaller.
+    pub group: usize,
+    /// Classes to cycle through, one per combatant in order.
+    pub mix: Vec<WeaponClass>,
+    /// Seed of the context's RNG.
+    pub seed: u64,
+    /// Record a trace (off by default: the arena measures the engine).
+    pub trace: bool,
+}
+
+impl Default for ArenaConfig {
+    fn default() -> Self {
+        Self {
+            combatants: 1_000,
+            group: 4,
+            mix: WeaponClass::ALL.to_vec(),
+            seed: 1,
+            trace: false,
+        }
+    }
+}
+
+/// A configuration the arena cannot build.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArenaError(pub String);
+
+impl std::fmt::Display for ArenaError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "arena: {}", self.0)
+    }
+}
+
+impl std::error::Error for ArenaError {}
+
+/// A running crowd fight: the world, the context and the combat runtime.
+pub struct Arena {
+    /// The ECS world holding the combatants.
+    pub world: World,
+    /// The context.
+    pub gas: Gas,
+    /// The installed combat layer (its counter is the attack count).
+    pub runtime: Arc<CombatRuntime>,
+    /// The combatants, in spawn order.
+    pub entities: Vec<Entity>,
+}
+
+/// Groups sit this far apart (cm), far outside any attack range.
+const GROUP_SPACING_CM: f64 = 5_000.0;
+
+impl Arena {
+    /// Spawns the combatants with the shipped catalog and sends every
+    /// engage event (handled at the first step). Calls `progress` with the
+    /// number spawned so far every 100 000 combatants.
+    pub fn new(config: ArenaConfig) -> Result<Self, ArenaError> {
+        Self::with_progress(config, |_| {})
+    }
+
+    /// [`Arena::new`], reporting spawn progress.
+    pub fn with_progress(
+        config: ArenaConfig,
+        mut progress: impl FnMut(usize),
+    ) -> Result<Self, ArenaError> {
+        if config.combatants < 2 || config.group < 2 || config.mix.is_empty() {
+            return Err(ArenaError(
+                "needs at least 2 combatants, groups of at least 2 and a non-empty mix".into(),
+            ));
+        }
+        let catalog = Arc::new(Catalog::with_defaults());
+        let mut gas = Gas::with_seed(catalog.clone(), config.seed);
+        if !config.trace {
+            gas.trace_mut().set_filter(0);
+        }
+        let runtime = combat::install(&mut gas).map_err(|e| ArenaError(e.to_string()))?;
+        let loadouts = Loadouts::new(&catalog)?;
+        let mut world = World::new();
+        let mut entities = Vec::with_capacity(config.combatants);
+        let groups = config.combatants.div_ceil(config.group);
+        let side = (groups as f64).sqrt().ceil() as usize;
+        for i in 0..config.combatants {
+            let group = i / config.group;
+            let member = i % config.group;
+            let centre = Vec2::new(
+                (group % side) as f64 * GROUP_SPACING_CM,
+                (group / side) as f64 * GROUP_SPACING_CM,
+            );
+            let angle = member as f64 * std::f64::consts::TAU / config.group as f64;
+            let radius = 350.0 + 50.0 * (i % 7) as f64;
+            let at = centre + Vec2::new(angle.cos(), angle.sin()) * radius;
+            let fighter = loadouts.fighter(&catalog, config.mix[i % config.mix.len()]);
+            let entity = world.spawn((gas.new_ability_system(), fighter, Kinematic::at(at, 250.0)));
+            for &ability in &loadouts.abilities {
+                gas.grant_ability(&mut world, entity, ability, 1)
+                    .map_err(|e| ArenaError(e.to_string()))?;
+            }
+            combat::prepare(&runtime, &mut world, &mut gas, entity);
+            entities.push(entity);
+            if (i + 1) % 100_000 == 0 {
+                progress(i + 1);
+            }
+        }
+        let engage = catalog.tags()[native::TRIGGER_ENGAGE];
+        for (i, &attacker) in entities.iter().enumerate() {
+            let start = i - i % config.group;
+            let len = config.group.min(config.combatants - start);
+            let target = entities[start + (i - start + 1) % len];
+            if target != attacker {
+                gas.send_event(attacker, GameplayEvent::new(engage).target(target));
+            }
+        }
+        Ok(Self {
+            world,
+            gas,
+            runtime,
+            entities,
+        })
+    }
+
+    /// Advances the clock by `step` (the last step may be shorter).
+    pub fn step(&mut self, step: SimDuration, end: SimTime) {
+        let to = (self.gas.now() + step).min(end);
+        self.gas.advance_to(&mut self.world, to);
+    }
+
+    /// Runs `duration` more simulated time in frames of `step`.
+    pub fn run_for(&mut self, duration: SimDuration, step: SimDuration) {
+        let end = self.gas.now() + duration;
+        while self.gas.now() < end {
+            self.step(step, end);
+        }
+    }
+
+    /// Attacks resolved so far (swings and casts, hit or miss).
+    pub fn attacks_resolved(&self) -> u64 {
+        self.runtime.attacks_resolved()
+    }
+
+    /// Combatants that currently have an attack target.
+    pub fn engaged(&self) -> usize {
+        self.entities
+            .iter()
+            .filter(|&&e| {
+                self.world
+                    .get::<&Combatant>(e)
+                    .is_ok_and(|c| c.targeting.target.is_some())
+            })
+            .count()
+    }
+}
+
+/// The shipped content the arena's fighters use, resolved once.
+struct Loadouts {
+    abilities: Vec<crate::AbilityId>,
+    scimitar: combat::ItemId,
+    bow: combat::ItemId,
+    arrow: combat::ItemId,
+    air_rune: combat::ItemId,
+    mind_rune: combat::ItemId,
+    strike: combat::SpellId,
+}
+
+impl Loadouts {
+    fn new(catalog: &Catalog) -> Result<Self, ArenaError> {
+        let combat = catalog.combat();
+        let missing = |what: &str| ArenaError(format!("the catalog has no {what}"));
+        let item = |name: &str| combat.item_named(name).ok_or_else(|| missing(name));
+        let abilities = ["GA_AutoAttack", "GA_Death", "GA_Disengage"]
+            .iter()
+            .map(|name| catalog.abilities().get(name).ok_or_else(|| missing(name)))
+            .collect::<Result<_, _>>()?;
+        Ok(Self {
+            abilities,
+            scimitar: item("Bronze Scimitar")?,
+            bow: item("Oak Shortbow")?,
+            arrow: item("Bronze Arrow")?,
+            air_rune: item("Air Rune")?,
+            mind_rune: item("Mind Rune")?,
+            strike: combat
+                .spell_named("Wind Strike")
+                .ok_or_else(|| missing("Wind Strike"))?,
+        })
+    }
+
+    fn fighter(&self, catalog: &Catalog, class: WeaponClass) -> Combatant {
+        let tags = catalog.tags();
+        let weapon_slot = tags[native::ITEM_SLOT_WEAPON];
+        let mut fighter = combat::new_combatant(catalog, catalog.combat().default_kind());
+        fighter.skills = Skills::all_at(1);
+        fighter.skills.set_level(Skill::Hitpoints, 99);
+        match class {
+            WeaponClass::Melee => {
+                fighter.equipment.put(weapon_slot, self.scimitar, 1);
+            }
+            WeaponClass::Ranged => {
+                fighter.equipment.put(weapon_slot, self.bow, 1);
+                let ammo_slot = tags[native::ITEM_SLOT_AMMO];
+                fighter.equipment.put(ammo_slot, self.arrow, 1_000_000);
+            }
+            WeaponClass::Magic => {
+                fighter.inventory.add(self.air_rune, 1_000_000);
+                fighter.inventory.add(self.mind_rune, 1_000_000);
+                fighter.spellbook.autocast = Some(self.strike);
+            }
+        }
+        fighter
+    }
+}
