@@ -2,9 +2,10 @@
 //!
 //! Spawns combatants on a 2D plane in small groups whose members engage each
 //! other (each attacks the next one round its group, chasing first: members
-//! start 350–650 cm apart). Fighters are tough (Hitpoints 99) and weak (every
-//! other skill 1) so fights last and a run measures the steady state of the
-//! engagement loop rather than deaths. The classes cycle through the mix:
+//! start 350–650 cm apart). Fighters are weak (every skill but Hitpoints at
+//! 1) and carry an endurance effect that multiplies `MaxHealth` by a
+//! million, so fights never end and a run of any length measures the steady
+//! state of the engagement loop rather than deaths. The classes cycle through the mix:
 //! melee (scimitar), ranged (shortbow with arrows) and magic (Wind Strike on
 //! autocast with runes).
 //!
@@ -98,6 +99,12 @@ pub struct Arena {
     pub entities: Vec<Entity>,
 }
 
+/// The arena's one piece of content: fighters that never fall.
+const ENDURANCE: &str = r#"(effects: [
+    (name: "GE_Arena_Endurance", duration: Infinite,
+     modifiers: [(attribute: "MaxHealth", op: Mult, magnitude: Constant(1000000))]),
+])"#;
+
 /// Groups sit this far apart (cm), far outside any attack range.
 const GROUP_SPACING_CM: f64 = 5_000.0;
 
@@ -119,7 +126,9 @@ impl Arena {
                 "needs at least 2 combatants, groups of at least 2 and a non-empty mix".into(),
             ));
         }
-        let catalog = Arc::new(Catalog::with_defaults());
+        let mut builder = crate::CatalogBuilder::with_defaults();
+        builder.add_source("arena.ron", ENDURANCE);
+        let catalog = Arc::new(builder.build().map_err(|e| ArenaError(e.to_string()))?);
         let mut gas = Gas::with_seed(catalog.clone(), config.seed);
         if !config.trace {
             gas.trace_mut().set_filter(0);
@@ -147,6 +156,7 @@ impl Arena {
                     .map_err(|e| ArenaError(e.to_string()))?;
             }
             combat::prepare(&runtime, &mut world, &mut gas, entity);
+            loadouts.endure(&mut world, &mut gas, entity)?;
             entities.push(entity);
             if (i + 1) % 100_000 == 0 {
                 progress(i + 1);
@@ -204,6 +214,9 @@ impl Arena {
 /// The shipped content the arena's fighters use, resolved once.
 struct Loadouts {
     abilities: Vec<crate::AbilityId>,
+    endurance: crate::EffectId,
+    health: crate::AttributeId,
+    max_health: crate::AttributeId,
     scimitar: combat::ItemId,
     bow: combat::ItemId,
     arrow: combat::ItemId,
@@ -221,8 +234,15 @@ impl Loadouts {
             .iter()
             .map(|name| catalog.abilities().get(name).ok_or_else(|| missing(name)))
             .collect::<Result<_, _>>()?;
+        let attribute = |name: &str| catalog.attributes().get(name).ok_or_else(|| missing(name));
         Ok(Self {
             abilities,
+            endurance: catalog
+                .effects()
+                .get("GE_Arena_Endurance")
+                .ok_or_else(|| missing("GE_Arena_Endurance"))?,
+            health: attribute("Health")?,
+            max_health: attribute("MaxHealth")?,
             scimitar: item("Bronze Scimitar")?,
             bow: item("Oak Shortbow")?,
             arrow: item("Bronze Arrow")?,
@@ -232,6 +252,22 @@ impl Loadouts {
                 .spell_named("Wind Strike")
                 .ok_or_else(|| missing("Wind Strike"))?,
         })
+    }
+
+    /// Applies the endurance effect and fills health to the new maximum.
+    fn endure(&self, world: &mut World, gas: &mut Gas, entity: Entity) -> Result<(), ArenaError> {
+        let error = |e: &dyn std::fmt::Display| ArenaError(format!("endurance: {e}"));
+        gas.apply_effect(world, entity, crate::EffectSpec::new(self.endurance))
+            .map_err(|e| error(&e))?;
+        let max = world
+            .get::<&crate::AbilitySystem>(entity)
+            .map_err(|e| error(&e))?
+            .current(self.max_health);
+        if gas.set_base_attribute(world, entity, self.health, max) {
+            Ok(())
+        } else {
+            Err(ArenaError("endurance: health could not be set".into()))
+        }
     }
 
     fn fighter(&self, catalog: &Catalog, class: WeaponClass) -> Combatant {
