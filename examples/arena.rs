@@ -87,7 +87,13 @@ fn parse() -> Result<Option<Options>, String> {
             other => return Err(format!("unknown flag `{other}` (see --help)")),
         }
     }
-    if o.combatants < 2 || o.group < 2 || !(o.seconds > 0.0) || !(o.step > 0.0) || o.mix.is_empty()
+    if o.combatants < 2
+        || o.group < 2
+        || o.seconds.is_nan()
+        || o.seconds <= 0.0
+        || o.step.is_nan()
+        || o.step <= 0.0
+        || o.mix.is_empty()
     {
         return Err(
             "need at least 2 combatants, groups of at least 2, positive seconds and step".into(),

@@ -2,12 +2,12 @@
 //!
 //! Spawns combatants on a 2D plane in small groups whose members engage each
 //! other (each attacks the next one round its group, chasing first: members
-//! start 350–650 cm apart). Fighters are weak (every skill but Hitpoints at
-//! 1) and carry an endurance effect that multiplies `MaxHealth` by a
-//! million, so fights never end and a run of any length measures the steady
-//! state of the engagement loop rather than deaths. The classes cycle through the mix:
-//! melee (scimitar), ranged (shortbow with arrows) and magic (Wind Strike on
-//! autocast with runes).
+//! start 350–650 cm apart). Fighters are weak (every skill but Hitpoints is
+//! at level one) and carry an endurance effect that multiplies `MaxHealth`
+//! by a million, so fights never end and a run of any length measures the
+//! steady state of the engagement loop rather than deaths. The classes
+//! cycle through the mix: melee (scimitar), ranged (shortbow with arrows)
+//! and magic (Wind Strike on autocast with runes).
 //!
 //! The arena example (`cargo run --release --example arena`), the
 //! allocation test and the benches all build their fights here, so they

@@ -160,9 +160,9 @@ impl AutoAttack {
         let defs = runtime.catalog.combat();
         let weave = cx
             .world
-            .get::<&mut Combatant>(cx.owner)
+            .query_one_mut::<&mut Combatant>(cx.owner)
             .ok()
-            .and_then(|mut c| c.targeting.pending_weave.take());
+            .and_then(|c| c.targeting.pending_weave.take());
         if let Some(spell) = weave {
             let attack = Attack::Cast {
                 spell,
@@ -242,7 +242,7 @@ impl AutoAttack {
             .line_of_sight
             .visible(cx.world, cx.owner, target, now);
         let since = {
-            let Ok(mut c) = cx.world.get::<&mut Combatant>(cx.owner) else {
+            let Ok(c) = cx.world.query_one_mut::<&mut Combatant>(cx.owner) else {
                 return false;
             };
             if visible {
@@ -299,7 +299,7 @@ pub(crate) fn set_target(
         AttackSource::Weapon(_) => s.damage_type,
     });
     let changed = {
-        let Ok(mut c) = world.get::<&mut Combatant>(owner) else {
+        let Ok(c) = world.query_one_mut::<&mut Combatant>(owner) else {
             return;
         };
         let changed = c.targeting.target != target || c.targeting.channel != channel;
@@ -335,9 +335,9 @@ pub(crate) fn teardown(runtime: &CombatRuntime, world: &mut World, gas: &mut Gas
         }
     }
     let dropped = world
-        .get::<&mut Combatant>(owner)
+        .query_one_mut::<&mut Combatant>(owner)
         .ok()
-        .and_then(|mut c| c.targeting.pending_weave.take());
+        .and_then(|c| c.targeting.pending_weave.take());
     if let Some(spell) = dropped {
         gas.trace_mut().record(
             now,
@@ -348,11 +348,11 @@ pub(crate) fn teardown(runtime: &CombatRuntime, world: &mut World, gas: &mut Gas
         );
     }
     if let Some(target) = target {
-        if let Ok(mut defender) = world.get::<&mut Combatant>(target) {
+        if let Ok(defender) = world.query_one_mut::<&mut Combatant>(target) {
             defender.attackers.current.retain(|&mut e| e != owner);
         }
     }
-    if let Ok(mut c) = world.get::<&mut Combatant>(owner) {
+    if let Ok(c) = world.query_one_mut::<&mut Combatant>(owner) {
         c.targeting.sight_lost_since = None;
     }
     set_target(runtime, world, gas, owner, None, None);

@@ -187,9 +187,9 @@ impl AbilityBehaviour for QueueWeave {
         if let (Some(spell), Some(target)) = (spell, cx.event.target) {
             let replaced = cx
                 .world
-                .get::<&mut Combatant>(cx.owner)
+                .query_one_mut::<&mut Combatant>(cx.owner)
                 .ok()
-                .and_then(|mut c| c.targeting.pending_weave.replace(spell));
+                .and_then(|c| c.targeting.pending_weave.replace(spell));
             let now = cx.gas.now();
             cx.gas.trace_mut().record(
                 now,

@@ -130,7 +130,7 @@ impl PawnCombatant for ChasingPawn {
     ) -> Option<Vec2> {
         let target_at = self.mover.position(world, target, now)?;
         let to = world
-            .get::<&mut Combatant>(entity)
+            .query_one_mut::<&mut Combatant>(entity)
             .ok()?
             .chase
             .begin(target, target_at, now);
@@ -146,7 +146,7 @@ impl PawnCombatant for ChasingPawn {
         let target_at = self.mover.position(world, target, now)?;
         let kind = self.kinds.combat().kind(kind);
         let action = world
-            .get::<&mut Combatant>(entity)
+            .query_one_mut::<&mut Combatant>(entity)
             .ok()?
             .chase
             .update(target_at, now, kind);
@@ -161,8 +161,8 @@ impl PawnCombatant for ChasingPawn {
 
     fn end_chase(&self, world: &mut World, entity: Entity, _now: SimTime) -> bool {
         world
-            .get::<&mut Combatant>(entity)
-            .is_ok_and(|mut c| c.chase.end())
+            .query_one_mut::<&mut Combatant>(entity)
+            .is_ok_and(|c| c.chase.end())
     }
 
     fn is_chase_active(&self, world: &World, entity: Entity) -> bool {

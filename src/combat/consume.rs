@@ -39,7 +39,7 @@ pub(crate) fn consume_runes(
     let Some(def) = runtime.catalog.combat().spell(spell) else {
         return false;
     };
-    let Ok(mut combatant) = world.get::<&mut Combatant>(caster) else {
+    let Ok(combatant) = world.query_one_mut::<&mut Combatant>(caster) else {
         return false;
     };
     if !combatant.inventory.has_all(&def.runes) {
@@ -69,7 +69,7 @@ pub(crate) fn consume_ammo(
     shooter: Entity,
 ) -> bool {
     let left = {
-        let Ok(mut combatant) = world.get::<&mut Combatant>(shooter) else {
+        let Ok(combatant) = world.query_one_mut::<&mut Combatant>(shooter) else {
             return false;
         };
         if !combatant.equipment.consume_one(runtime.ammo_slot) {

@@ -77,12 +77,12 @@ pub fn run_death_flow(runtime: &CombatRuntime, world: &mut World, gas: &mut Gas,
     );
     let settings = &runtime.catalog.combat().settings;
     let (kept, stored) = {
-        let Ok(mut combatant) = world.get::<&mut Combatant>(entity) else {
+        let Ok(combatant) = world.query_one_mut::<&mut Combatant>(entity) else {
             return;
         };
         let kept = choose_kept(
             runtime.catalog.combat(),
-            &combatant,
+            combatant,
             settings.death_item_retention,
         );
         let mut stored: Vec<(ItemId, u32)> = Vec::new();
@@ -128,7 +128,7 @@ pub fn run_death_flow(runtime: &CombatRuntime, world: &mut World, gas: &mut Gas,
         },
     );
     let at = settings.respawn_position;
-    if let Ok(mut body) = world.get::<&mut Kinematic>(entity) {
+    if let Ok(body) = world.query_one_mut::<&mut Kinematic>(entity) {
         body.from = at;
         body.to = at;
         body.since = now;

@@ -30,8 +30,8 @@ pub fn equip(
     let def = defs.item(item).ok_or(tags[native::FAIL_INVALID_PAYLOAD])?;
     let slot = def.slot.ok_or(tags[native::FAIL_INVALID_PAYLOAD])?;
     let default_style = {
-        let mut combatant = world
-            .get::<&mut Combatant>(entity)
+        let combatant = world
+            .query_one_mut::<&mut Combatant>(entity)
             .map_err(|_| tags[native::FAIL_INVALID_PAYLOAD])?;
         if def
             .requirements
@@ -109,8 +109,8 @@ impl AbilityBehaviour for Eat {
             .unwrap_or(0.0);
         let eaten = cx
             .world
-            .get::<&mut Combatant>(cx.owner)
-            .is_ok_and(|mut c| c.inventory.remove(item, 1));
+            .query_one_mut::<&mut Combatant>(cx.owner)
+            .is_ok_and(|c| c.inventory.remove(item, 1));
         if eaten && cx.commit().is_ok() {
             let now = cx.gas.now();
             cx.gas.trace_mut().record(

@@ -88,13 +88,13 @@ pub struct KinematicMover;
 
 impl MoveIssuer for KinematicMover {
     fn issue_move_to(&self, world: &mut World, entity: Entity, to: Vec2, now: SimTime) {
-        if let Ok(mut body) = world.get::<&mut Kinematic>(entity) {
+        if let Ok(body) = world.query_one_mut::<&mut Kinematic>(entity) {
             body.move_to(to, now);
         }
     }
 
     fn stop_move(&self, world: &mut World, entity: Entity, now: SimTime) {
-        if let Ok(mut body) = world.get::<&mut Kinematic>(entity) {
+        if let Ok(body) = world.query_one_mut::<&mut Kinematic>(entity) {
             body.stop(now);
         }
     }

@@ -155,8 +155,8 @@ pub fn load_profile(
         found
     };
     {
-        let mut combatant = world
-            .get::<&mut Combatant>(entity)
+        let combatant = world
+            .query_one_mut::<&mut Combatant>(entity)
             .map_err(|_| crate::gas::AbilityError::NoSuchEntity(entity))?;
         for (skill_name, centi_xp) in &profile.skills {
             match tags.get(skill_name).and_then(|t| Skill::from_tag(tags, t)) {

@@ -72,7 +72,7 @@ pub(crate) fn grant_damage_xp(
     ];
     let mut level_ups = Vec::new();
     {
-        let Ok(mut combatant) = world.get::<&mut Combatant>(attacker) else {
+        let Ok(combatant) = world.query_one_mut::<&mut Combatant>(attacker) else {
             return;
         };
         for (skill, amount) in grants {

@@ -50,10 +50,10 @@ pub fn set_autocast(
     spell: Option<SpellId>,
 ) -> Result<(), Tag> {
     {
-        let mut combatant = world
-            .get::<&mut Combatant>(entity)
+        let combatant = world
+            .query_one_mut::<&mut Combatant>(entity)
             .map_err(|_| runtime.catalog.tags()[native::FAIL_INVALID_PAYLOAD])?;
-        check_autocast(runtime, &combatant, spell)?;
+        check_autocast(runtime, combatant, spell)?;
         combatant.spellbook.autocast = spell;
     }
     let now = gas.now();
@@ -74,8 +74,8 @@ pub fn set_spellbook(
     let tags = runtime.catalog.tags();
     let defs = runtime.catalog.combat();
     let cleared = {
-        let mut combatant = world
-            .get::<&mut Combatant>(entity)
+        let combatant = world
+            .query_one_mut::<&mut Combatant>(entity)
             .map_err(|_| tags[native::FAIL_INVALID_PAYLOAD])?;
         if !defs.is_known_book(book) || !combatant.spellbook.unlocked.contains(&book) {
             return Err(tags[native::FAIL_NOT_LEARNED]);
@@ -115,8 +115,8 @@ pub fn unlock_spellbook(
     if !runtime.catalog.combat().is_known_book(book) {
         return Err(tags[native::FAIL_INVALID_PAYLOAD]);
     }
-    let mut combatant = world
-        .get::<&mut Combatant>(entity)
+    let combatant = world
+        .query_one_mut::<&mut Combatant>(entity)
         .map_err(|_| tags[native::FAIL_INVALID_PAYLOAD])?;
     if !combatant.spellbook.unlocked.contains(&book) {
         combatant.spellbook.unlocked.push(book);

@@ -135,8 +135,8 @@ impl Gas {
             .abilities()
             .try_def(ability)
             .ok_or(AbilityError::UnknownAbility(ability))?;
-        let mut system = world
-            .get::<&mut AbilitySystem>(entity)
+        let system = world
+            .query_one_mut::<&mut AbilitySystem>(entity)
             .map_err(|_| AbilityError::NoSuchEntity(entity))?;
         match system
             .abilities
@@ -170,7 +170,7 @@ impl Gas {
         if let Some(instance) = running {
             self.end_ability(world, entity, instance, EndReason::Revoked);
         }
-        if let Ok(mut system) = world.get::<&mut AbilitySystem>(entity) {
+        if let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(entity) {
             system.abilities.granted.retain(|g| g.ability != ability);
         }
         self.reconcile(world);
@@ -430,8 +430,8 @@ impl Gas {
         event: GameplayEvent,
     ) -> InstanceKey {
         let (instance, to_cancel) = {
-            let mut system = world
-                .get::<&mut AbilitySystem>(owner)
+            let system = world
+                .query_one_mut::<&mut AbilitySystem>(owner)
                 .expect("checked by check_activation");
             let instance = system.abilities.instances.insert(Instance {
                 ability,
@@ -464,11 +464,11 @@ impl Gas {
                     .map(|(k, _)| k)
                     .collect()
             };
-            self.note_touched(owner, &mut system);
+            self.note_touched(owner, system);
             (instance, to_cancel)
         };
         if let Some(target) = event.target.filter(|&t| t != owner) {
-            if let Ok(mut target_system) = world.get::<&mut AbilitySystem>(target) {
+            if let Ok(target_system) = world.query_one_mut::<&mut AbilitySystem>(target) {
                 target_system.abilities.targeted_by.push((owner, instance));
             }
         }
@@ -621,7 +621,7 @@ impl Gas {
     ) -> bool {
         let catalog = self.catalog.clone();
         let ended = {
-            let Ok(mut system) = world.get::<&mut AbilitySystem>(owner) else {
+            let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(owner) else {
                 return false;
             };
             let Some(ended) = system.abilities.instances.remove(instance) else {
@@ -637,11 +637,11 @@ impl Gas {
                 .abilities
                 .blocked
                 .remove_all(&def.block_abilities_with_tags);
-            self.note_touched(owner, &mut system);
+            self.note_touched(owner, system);
             ended
         };
         if let Some(target) = ended.event.target.filter(|&t| t != owner) {
-            if let Ok(mut target_system) = world.get::<&mut AbilitySystem>(target) {
+            if let Ok(target_system) = world.query_one_mut::<&mut AbilitySystem>(target) {
                 target_system
                     .abilities
                     .targeted_by
@@ -754,7 +754,7 @@ impl Gas {
         wait: Wait,
         delay: Option<SimDuration>,
     ) {
-        let Ok(mut system) = world.get::<&mut AbilitySystem>(owner) else {
+        let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(owner) else {
             return;
         };
         let Some(entry) = system.abilities.instances.get_mut(instance) else {
@@ -780,7 +780,7 @@ impl Gas {
         instance: InstanceKey,
         matches: impl Fn(Wait) -> bool,
     ) -> bool {
-        let Ok(mut system) = world.get::<&mut AbilitySystem>(owner) else {
+        let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(owner) else {
             return false;
         };
         let Some(entry) = system.abilities.instances.get_mut(instance) else {
@@ -841,7 +841,7 @@ impl Gas {
         instance: InstanceKey,
     ) {
         let still_waiting = {
-            let Ok(mut system) = world.get::<&mut AbilitySystem>(owner) else {
+            let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(owner) else {
                 return;
             };
             match system.abilities.instances.get_mut(instance) {
@@ -958,7 +958,7 @@ impl Gas {
         saved: bool,
     ) -> bool {
         let appeared = {
-            let Ok(mut system) = world.get::<&mut AbilitySystem>(entity) else {
+            let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(entity) else {
                 return false;
             };
             system.abilities.loose.add(tag);
@@ -967,7 +967,7 @@ impl Gas {
             }
             let before = system.host.tags.tags().has_exact(tag);
             system.host.grant_tags(&std::iter::once(tag).collect());
-            self.note_touched(entity, &mut system);
+            self.note_touched(entity, system);
             !before
         };
         self.reconcile(world);
@@ -982,7 +982,7 @@ impl Gas {
         tag: Tag,
     ) -> Result<bool, NotHeld> {
         let vanished = {
-            let Ok(mut system) = world.get::<&mut AbilitySystem>(entity) else {
+            let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(entity) else {
                 return Err(NotHeld(tag));
             };
             system.abilities.loose.remove(tag)?;
@@ -990,7 +990,7 @@ impl Gas {
                 system.abilities.saved_loose.remove(tag);
             }
             system.host.release_tags(&std::iter::once(tag).collect())?;
-            self.note_touched(entity, &mut system);
+            self.note_touched(entity, system);
             !system.host.tags.tags().has_exact(tag)
         };
         self.reconcile(world);

@@ -56,8 +56,8 @@ impl Gas {
             .try_def(spec.effect)
             .ok_or(EffectError::UnknownEffect(spec.effect))?;
         let captures = source_captures(world, def, &spec, target)?;
-        let mut system = world
-            .get::<&mut AbilitySystem>(target)
+        let system = world
+            .query_one_mut::<&mut AbilitySystem>(target)
             .map_err(|_| EffectError::NoSuchTarget(target))?;
         let mut cx = EffectCx {
             defs: catalog.effects(),
@@ -69,8 +69,7 @@ impl Gas {
         };
         let outcome = system.host.apply(&mut cx, spec, captures)?;
         let live = def.has_live_capture && matches!(outcome, ApplyOutcome::Added(_));
-        self.note_touched(target, &mut system);
-        drop(system);
+        self.note_touched(target, system);
         if live && !self.live_holders.contains(&target) {
             self.live_holders.push(target);
         }
@@ -274,7 +273,7 @@ impl Gas {
             trace,
             ..
         } = self;
-        let mut system = world.get::<&mut AbilitySystem>(target).ok()?;
+        let system = world.query_one_mut::<&mut AbilitySystem>(target).ok()?;
         let mut cx = EffectCx {
             defs: catalog.effects(),
             schema: catalog.attributes(),
@@ -284,7 +283,7 @@ impl Gas {
             entity: target,
         };
         let result = f(&mut system.host, &mut cx);
-        self.note_touched(target, &mut system);
+        self.note_touched(target, system);
         Some(result)
     }
 

@@ -38,13 +38,12 @@ impl Gas {
     /// nothing is left; then refreshes live captures if attributes moved.
     pub(crate) fn reconcile(&mut self, world: &mut World) {
         while let Some(entity) = self.dirty.pop_front() {
-            let Ok(mut system) = world.get::<&mut AbilitySystem>(entity) else {
+            let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(entity) else {
                 continue;
             };
             system.queued = false;
             let appeared = std::mem::take(&mut system.host.appeared);
             let vanished = std::mem::take(&mut system.host.vanished);
-            drop(system);
             self.with_host(world, entity, |host, cx| host.reconcile_inhibition(cx));
             self.ability_tag_reactions(world, entity, &appeared, &vanished);
         }

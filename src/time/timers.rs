@@ -47,7 +47,7 @@ const RING_MASK: u64 = RING - 1;
 const NIL: u32 = u32::MAX;
 
 /// One scheduled timer: its order key and its slot.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 struct Entry {
     at: SimTime,
     lane: Lane,
@@ -58,6 +58,31 @@ struct Entry {
 impl Entry {
     fn bucket(&self) -> u64 {
         self.at.as_micros() >> BUCKET_SHIFT
+    }
+
+    /// `(time, lane, sequence)` packed into one integer, so sorting a
+    /// bucket compares one number. Sequence numbers stay below 2^63 (one
+    /// timer per nanosecond would take three centuries).
+    fn order(&self) -> u128 {
+        let lane = match self.lane {
+            Lane::Expiry => 0u128,
+            Lane::Normal => 1u128,
+        };
+        (u128::from(self.at.as_micros()) << 64) | (lane << 63) | u128::from(self.seq)
+    }
+}
+
+/// Entries are unique by `(time, lane, sequence)`, so this order agrees
+/// with equality.
+impl Ord for Entry {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.order().cmp(&other.order())
+    }
+}
+
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
     }
 }
 
@@ -244,7 +269,7 @@ impl<P> TimerQueue<P> {
             index = node.next;
         }
         if !self.draining.is_sorted_by(|a, b| a >= b) {
-            self.draining.sort_unstable_by(|a, b| b.cmp(a));
+            self.draining.sort_unstable_by_key(|e| Reverse(e.order()));
         }
     }
 
@@ -307,7 +332,7 @@ impl<P> TimerQueue<P> {
 
     /// All pending timers in pop order.
     fn pending(&self) -> Vec<Entry> {
-        let mut entries: Vec<Entry> = self.draining.iter().copied().collect();
+        let mut entries: Vec<Entry> = self.draining.to_vec();
         entries.extend(self.late.iter().map(|Reverse(e)| *e));
         for &head in &self.heads {
             let mut index = head;
@@ -392,6 +417,11 @@ impl<P: Serialize> Serialize for TimerQueue<P> {
 impl<'de, P: Deserialize<'de>> Deserialize<'de> for TimerQueue<P> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let saved = SavedQueue::<SlotMap<TimerKey, P>>::deserialize(deserializer)?;
+        if saved.next_seq >= 1 << 63 {
+            return Err(serde::de::Error::custom(
+                "timer sequence number out of range",
+            ));
+        }
         let mut queue = TimerQueue {
             cursor: saved.cursor,
             next_seq: saved.next_seq,
