@@ -55,6 +55,32 @@ fn bench(c: &mut Criterion) {
         },
     );
 
+    // Application alone, on a host holding at most eight cooldowns (a
+    // realistic load: the apply path scans the host's few active effects
+    // for stacking and immunity). Each application adds one active effect
+    // with a tag grant and an expiry timer; the expiries run outside the
+    // timed region.
+    c.bench_function("duration/apply only (attack cooldown, grants a tag)", |b| {
+        b.iter_custom(|iters| {
+            let mut timed = std::time::Duration::ZERO;
+            let mut left = iters;
+            while left > 0 {
+                let batch = left.min(8);
+                let started = std::time::Instant::now();
+                for _ in 0..batch {
+                    black_box(
+                        gas.apply_effect(&mut world, target, black_box(cooldown.clone()))
+                            .unwrap(),
+                    );
+                }
+                timed += started.elapsed();
+                gas.advance_by(&mut world, step);
+                left -= batch;
+            }
+            timed
+        })
+    });
+
     let haste = EffectSpec::new(effects.get("Haste").unwrap());
     c.bench_function("duration/apply+expire (AttackSpeed modifier + tag)", |b| {
         b.iter(|| {

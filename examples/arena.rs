@@ -166,7 +166,7 @@ fn main() -> ExitCode {
         }
     }
     let wall = started.elapsed().as_secs_f64();
-    let (_, peak) = memory();
+    let (rss_end, peak) = memory();
     let attacks = arena.attacks_resolved();
     let engaged = arena.engaged();
 
@@ -192,9 +192,10 @@ fn main() -> ExitCode {
         options.combatants
     );
     println!(
-        "  memory                  peak {:.1} MiB, {:.0} bytes per combatant",
+        "  memory                  peak {:.1} MiB; per combatant {:.0} bytes after spawn, {:.0} in the fight",
         peak as f64 / (1 << 20) as f64,
-        rss_spawned.saturating_sub(rss_before) as f64 / options.combatants as f64
+        rss_spawned.saturating_sub(rss_before) as f64 / options.combatants as f64,
+        rss_end.saturating_sub(rss_before) as f64 / options.combatants as f64
     );
     ExitCode::SUCCESS
 }

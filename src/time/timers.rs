@@ -116,6 +116,8 @@ pub struct TimerQueue<P> {
     /// The node pool and its free list.
     nodes: Vec<Node>,
     free: u32,
+    /// Entries in the ring's lists (not counting `draining` and `late`).
+    in_ring: usize,
     /// Absolute index of the first bucket not yet drained.
     cursor: u64,
     /// The cursor's bucket, sorted largest first (earliest last), while it
@@ -138,6 +140,7 @@ impl<P> Default for TimerQueue<P> {
             occupied: vec![0; (RING / 64) as usize],
             nodes: Vec::new(),
             free: NIL,
+            in_ring: 0,
             cursor: 0,
             draining: Vec::new(),
             late: BinaryHeap::new(),
@@ -206,6 +209,7 @@ impl<P> TimerQueue<P> {
         };
         self.heads[slot] = index;
         self.occupied[slot / 64] |= 1 << (slot % 64);
+        self.in_ring += 1;
     }
 
     /// Cancels a pending timer; returns its payload, or `None` if it already
@@ -233,6 +237,9 @@ impl<P> TimerQueue<P> {
     /// The absolute index of the first occupied bucket at or after the
     /// cursor, within the ring.
     fn next_occupied(&self) -> Option<u64> {
+        if self.in_ring == 0 {
+            return None;
+        }
         let start = (self.cursor & RING_MASK) as usize;
         let words = self.occupied.len();
         for step in 0..=words {
@@ -263,6 +270,7 @@ impl<P> TimerQueue<P> {
         // already largest first and the check below skips the sort.
         while index != NIL {
             let node = self.nodes[index as usize];
+            self.in_ring -= 1;
             self.draining.push(node.entry);
             self.nodes[index as usize].next = self.free;
             self.free = index;
@@ -313,18 +321,25 @@ impl<P> TimerQueue<P> {
                 }
             }
             self.pull_far();
+            // Nothing is pending before `until`'s bucket unless found below,
+            // so the cursor may move up to it: later scans start there.
+            let until_bucket = until.as_micros() >> BUCKET_SHIFT;
             match self.next_occupied() {
-                Some(bucket) => {
-                    if bucket != self.cursor && (bucket << BUCKET_SHIFT) > until.as_micros() {
-                        return None;
-                    }
+                Some(bucket) if bucket == self.cursor || bucket <= until_bucket => {
                     self.cursor = bucket;
                     self.open_cursor_bucket();
+                }
+                Some(_) => {
+                    self.cursor = self.cursor.max(until_bucket);
+                    return None;
                 }
                 None => match self.far.peek() {
                     // The ring is empty: jump the cursor to the far timers.
                     Some(Reverse(entry)) if entry.at <= until => self.cursor = entry.bucket(),
-                    _ => return None,
+                    _ => {
+                        self.cursor = self.cursor.max(until_bucket);
+                        return None;
+                    }
                 },
             }
         }
