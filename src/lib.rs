@@ -61,6 +61,7 @@
 //! | `catalog` | [`Catalog`]: loading and validating `abilities/*.ron` and `tags/*.tags` | attributes, effects, abilities, combat content |
 //! | `gas` | the [`Gas`] context: catalog, clock, timers, RNG, trace, hooks; the step loop | built |
 //! | [`scenario`] | scripted fights (RON): fighters and timed inputs, run at any frame step | built |
+//! | [`snapshot`] | the whole gaskit state of a world, saved and restored (rollback) | built |
 //! | [`arena`] | crowd fights for load tests and benchmarks | built |
 //!
 //! ### Tags
@@ -180,6 +181,7 @@ mod abilities;
 pub mod arena;
 mod attributes;
 mod catalog;
+mod checksum;
 pub mod combat;
 mod diagnostics;
 mod effects;
@@ -188,6 +190,8 @@ mod gas;
 mod names;
 mod ron_format;
 pub mod scenario;
+mod slots;
+pub mod snapshot;
 mod tags;
 mod time;
 pub mod trace;

@@ -25,27 +25,6 @@ fn scenario_traces() {
 }
 
 #[test]
-fn every_scenario_gives_the_same_trace_at_other_frame_steps() {
-    let catalog = Arc::new(Catalog::with_defaults());
-    insta::glob!("scenarios/*.ron", |path| {
-        let reference = run(path, &catalog).text_trace();
-        for step in [0.0069, 1.0 / 144.0, 0.7] {
-            let text = std::fs::read_to_string(path).unwrap();
-            let mut scenario = Scenario::parse(&text, "s", &catalog).unwrap();
-            scenario.step = gaskit::SimDuration::from_secs_f64(step).unwrap();
-            let mut other = ScenarioRun::new(catalog.clone(), scenario).unwrap();
-            other.run(None);
-            assert_eq!(
-                other.text_trace(),
-                reference,
-                "{} at step {step}",
-                path.display()
-            );
-        }
-    });
-}
-
-#[test]
 fn json_lines_follow_the_documented_schema() {
     let catalog = Arc::new(Catalog::with_defaults());
     let mut kinds = std::collections::BTreeSet::new();

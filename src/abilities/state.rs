@@ -3,7 +3,9 @@
 
 use hecs::Entity;
 use serde::{Deserialize, Serialize};
-use slotmap::{new_key_type, SlotMap};
+use slotmap::new_key_type;
+
+use crate::slots::Slots;
 use smallvec::SmallVec;
 
 use super::def::AbilityId;
@@ -54,7 +56,7 @@ pub(crate) struct Granted {
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub(crate) struct AbilityState {
     pub granted: SmallVec<[Granted; 4]>,
-    pub instances: SlotMap<InstanceKey, Instance>,
+    pub instances: Slots<InstanceKey, Instance>,
     /// Tags added by game code or abilities directly, counted.
     pub loose: TagCounts,
     /// The loose tags that belong in a saved game.

@@ -35,6 +35,7 @@ pub struct Catalog {
     abilities: AbilityDefs,
     combat: CombatDefs,
     warnings: Vec<Diagnostic>,
+    fingerprint: u64,
 }
 
 impl Catalog {
@@ -73,6 +74,32 @@ impl Catalog {
     /// Warnings found while loading (the load succeeded despite them).
     pub fn warnings(&self) -> &[Diagnostic] {
         &self.warnings
+    }
+
+    /// A hash of every name the catalog numbers (tags, attributes, effects,
+    /// abilities, kinds, items, spells), in id order. Two catalogs with the
+    /// same fingerprint give every id the same meaning, so state saved under
+    /// one (a rollback snapshot) may be restored under the other.
+    pub fn fingerprint(&self) -> u64 {
+        self.fingerprint
+    }
+
+    fn compute_fingerprint(&self) -> u64 {
+        let mut hash = crate::checksum::Fnv64::new();
+        for tag in self.tags.iter() {
+            hash.write_name(self.tags.name(tag));
+        }
+        for id in self.attributes.ids() {
+            hash.write_name(self.attributes.name(id));
+        }
+        for def in self.effects.iter() {
+            hash.write_name(&def.name);
+        }
+        for id in self.abilities.ids() {
+            hash.write_name(&self.abilities.def(id).name);
+        }
+        self.combat.fingerprint_names(&mut hash);
+        std::hash::Hasher::finish(&hash)
     }
 }
 
@@ -191,14 +218,17 @@ impl CatalogBuilder {
             &mut errors,
         );
         let warnings = errors.warnings().cloned().collect();
-        errors.into_result(Catalog {
+        let mut catalog = Catalog {
             tags,
             attributes,
             effects,
             abilities,
             combat,
             warnings,
-        })
+            fingerprint: 0,
+        };
+        catalog.fingerprint = catalog.compute_fingerprint();
+        errors.into_result(catalog)
     }
 }
 

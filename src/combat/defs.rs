@@ -315,6 +315,23 @@ pub(crate) struct CombatSources<'a> {
 }
 
 impl CombatDefs {
+    /// Feeds every numbered name (kinds, items, spells, spellbooks) to a
+    /// catalog fingerprint, in id order.
+    pub(crate) fn fingerprint_names(&self, hash: &mut crate::checksum::Fnv64) {
+        for kind in &self.kinds {
+            hash.write_name(&kind.name);
+        }
+        for item in &self.items {
+            hash.write_name(&item.name);
+        }
+        for spell in &self.spells {
+            hash.write_name(&spell.name);
+        }
+        for book in &self.spellbooks {
+            hash.write_name(&book.name);
+        }
+    }
+
     /// A combatant kind by name (load time).
     pub fn kind_named(&self, name: &str) -> Option<KindId> {
         self.kind_names.get(name).map(KindId::new)

@@ -2,9 +2,9 @@
 //! owned tags, active effects), and the rules that run on it: application,
 //! stacking, execution, periods, expiry, inhibition and removal.
 
+use crate::slots::Slots;
 use hecs::Entity;
 use serde::{Deserialize, Serialize};
-use slotmap::SlotMap;
 use smallvec::SmallVec;
 
 use super::active::{ActiveEffect, EffectKey, SourceCaptures};
@@ -122,7 +122,7 @@ pub(crate) struct EffectCx<'a, P> {
 pub struct EffectHost {
     pub(crate) attributes: Attributes,
     pub(crate) tags: TagCounts,
-    pub(crate) effects: SlotMap<EffectKey, ActiveEffect>,
+    pub(crate) effects: Slots<EffectKey, ActiveEffect>,
     /// Tags that became present / absent since the last reconcile.
     pub(crate) appeared: TagSet,
     pub(crate) vanished: TagSet,
@@ -135,7 +135,7 @@ impl EffectHost {
         Self {
             attributes,
             tags: TagCounts::new(),
-            effects: SlotMap::with_key(),
+            effects: Slots::new(),
             appeared: TagSet::new(),
             vanished: TagSet::new(),
             attributes_changed: false,
@@ -810,7 +810,7 @@ impl EffectHost {
         }
         let doomed_tags = doomed_tags.clone();
         let mut keys: SmallVec<[EffectKey; 4]> = SmallVec::new();
-        for (key, active) in &self.effects {
+        for (key, active) in self.effects.iter() {
             let def = cx.defs.def(active.def);
             if Some(key) != keep
                 && (def.asset_tags.has_any(&doomed_tags) || def.granted_tags.has_any(&doomed_tags))
@@ -831,7 +831,7 @@ impl EffectHost {
     pub(crate) fn reconcile_inhibition<P>(&mut self, cx: &mut EffectCx<P>) {
         for _ in 0..=self.effects.len() {
             let mut flip: Option<(EffectKey, bool)> = None;
-            for (key, effect) in &self.effects {
+            for (key, effect) in self.effects.iter() {
                 let def = cx.defs.def(effect.def);
                 if def.ongoing_requirements.is_empty() {
                     continue;

@@ -875,7 +875,7 @@ impl Gas {
             let owned = system.tags().tags();
             let mut cancel: SmallVec<[(InstanceKey, Tag); 2]> = SmallVec::new();
             let mut wake: SmallVec<[(InstanceKey, WakeReason); 2]> = SmallVec::new();
-            for (key, instance) in &system.abilities.instances {
+            for (key, instance) in system.abilities.instances.iter() {
                 let def = abilities.def(instance.ability);
                 let trigger = def
                     .cancel_on_tags_added

@@ -9,6 +9,7 @@ mod abilities;
 mod effects;
 mod hooks;
 mod reconcile;
+mod state;
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -20,6 +21,7 @@ use serde::{Deserialize, Serialize};
 
 pub use abilities::{AbilityError, EventOutcome};
 pub use hooks::EffectHook;
+pub(crate) use state::GasState;
 
 use crate::abilities::{AbilityBehaviour, AbilitySystem, GameplayEvent, InstanceKey};
 use crate::attributes::{Attributes, ProfileId};

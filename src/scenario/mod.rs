@@ -25,4 +25,4 @@ mod run;
 
 pub use compile::{Action, CombatantSpec, Scenario};
 pub use data::{ActionData, CombatantData, InputData, ScenarioData};
-pub use run::{ScenarioRun, SCENARIO_ABILITIES};
+pub use run::{ScenarioRun, ScenarioSnapshot, SCENARIO_ABILITIES};

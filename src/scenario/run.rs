@@ -11,6 +11,7 @@ use crate::catalog::Catalog;
 use crate::combat::{self, CombatRuntime, Kinematic, MissingDefinition, Profile, Skills};
 use crate::effects::EffectSpec;
 use crate::gas::Gas;
+use crate::snapshot::{Snapshot, SnapshotError};
 use crate::tags::native;
 use crate::time::{SimDuration, SimTime};
 use crate::trace::Name;
@@ -50,6 +51,16 @@ pub struct ScenarioRun {
     next_input: usize,
 }
 
+/// A [`ScenarioRun`] saved mid-fight: the gaskit state, the position in the
+/// timeline and the profiles saved so far.
+#[derive(Clone, Debug)]
+pub struct ScenarioSnapshot {
+    /// The world and context.
+    pub state: Snapshot,
+    next_input: usize,
+    saves: Vec<(SimTime, String, Profile)>,
+}
+
 impl ScenarioRun {
     /// Sets up `scenario` over `catalog`: a context seeded from the
     /// scenario, the combat layer, and every fighter spawned at time zero.
@@ -71,6 +82,24 @@ impl ScenarioRun {
             run.fighters.push((spec.name.clone(), entity));
         }
         Ok(run)
+    }
+
+    /// Saves the run: a [`ScenarioRun::new`] of the same scenario restored
+    /// from it continues exactly as this run does.
+    pub fn save(&self) -> ScenarioSnapshot {
+        ScenarioSnapshot {
+            state: Snapshot::save(&self.world, &self.gas),
+            next_input: self.next_input,
+            saves: self.saves.clone(),
+        }
+    }
+
+    /// Puts a saved run back (see [`Snapshot::restore`]).
+    pub fn restore(&mut self, saved: &ScenarioSnapshot) -> Result<(), SnapshotError> {
+        saved.state.restore(&mut self.world, &mut self.gas)?;
+        self.next_input = saved.next_input.min(self.scenario.timeline.len());
+        self.saves = saved.saves.clone();
+        Ok(())
     }
 
     /// The scenario.

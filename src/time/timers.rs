@@ -16,7 +16,9 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use slotmap::{new_key_type, SlotMap};
+use slotmap::new_key_type;
+
+use crate::slots::Slots;
 
 use super::SimTime;
 
@@ -129,7 +131,7 @@ pub struct TimerQueue<P> {
     late: BinaryHeap<Reverse<Entry>>,
     /// Timers beyond the ring's horizon.
     far: BinaryHeap<Reverse<Entry>>,
-    live: SlotMap<TimerKey, P>,
+    live: Slots<TimerKey, P>,
     next_seq: u64,
 }
 
@@ -145,7 +147,7 @@ impl<P> Default for TimerQueue<P> {
             draining: Vec::new(),
             late: BinaryHeap::new(),
             far: BinaryHeap::new(),
-            live: SlotMap::with_key(),
+            live: Slots::new(),
             next_seq: 0,
         }
     }
@@ -431,7 +433,7 @@ impl<P: Serialize> Serialize for TimerQueue<P> {
 
 impl<'de, P: Deserialize<'de>> Deserialize<'de> for TimerQueue<P> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let saved = SavedQueue::<SlotMap<TimerKey, P>>::deserialize(deserializer)?;
+        let saved = SavedQueue::<Slots<TimerKey, P>>::deserialize(deserializer)?;
         if saved.next_seq >= 1 << 63 {
             return Err(serde::de::Error::custom(
                 "timer sequence number out of range",

@@ -138,4 +138,10 @@ impl Trace {
     pub fn clear(&mut self) {
         self.events.clear();
     }
+
+    /// Forgets the events after the first `len` (a rollback rewinding the
+    /// record with the state). Does nothing if there are not that many.
+    pub fn truncate(&mut self, len: usize) {
+        self.events.truncate(len);
+    }
 }

@@ -1,0 +1,76 @@
+//! The context's own state, saved and restored by [`crate::snapshot`].
+
+use std::collections::VecDeque;
+
+use hecs::Entity;
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+use super::{Gas, Timer};
+use crate::time::{SimTime, TimerQueue};
+
+/// Everything in a [`Gas`] that changes while the game runs: the clock,
+/// the pending timers (effect expiries and periods, queued events, ability
+/// wake-ups), the RNG position and the reconcile bookkeeping. The catalog,
+/// behaviours and hooks are code and content, supplied by the context a
+/// state is restored into; the trace is an output, rewound to its length.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct GasState {
+    now: SimTime,
+    timers: TimerQueue<Timer>,
+    rng: ChaCha8Rng,
+    dirty: VecDeque<Entity>,
+    live_holders: Vec<Entity>,
+    attributes_moved: bool,
+    /// Where the trace stood. Not serialized: the trace is an output, so it
+    /// is not part of a checksum or a file; a restore from a file leaves the
+    /// context's trace alone.
+    #[serde(skip, default = "no_trace_position")]
+    trace_len: usize,
+}
+
+/// A deserialized state truncates nothing.
+fn no_trace_position() -> usize {
+    usize::MAX
+}
+
+impl GasState {
+    /// The clock at the save.
+    pub(crate) fn now(&self) -> SimTime {
+        self.now
+    }
+
+    /// Entities waiting for a reconcile, whose components carry the
+    /// matching `queued` flag.
+    pub(crate) fn dirty(&self) -> &VecDeque<Entity> {
+        &self.dirty
+    }
+}
+
+impl Gas {
+    /// A copy of the context's state.
+    pub(crate) fn save_state(&self) -> GasState {
+        GasState {
+            now: self.now,
+            timers: self.timers.clone(),
+            rng: self.rng.clone(),
+            dirty: self.dirty.clone(),
+            live_holders: self.live_holders.clone(),
+            attributes_moved: self.attributes_moved,
+            trace_len: self.trace.events().len(),
+        }
+    }
+
+    /// Puts `state` back. The trace is cut back to where it stood when the
+    /// state was saved (a rollback within one context); a shorter trace
+    /// (a fresh context) is left as it is.
+    pub(crate) fn load_state(&mut self, state: &GasState) {
+        self.now = state.now;
+        self.timers = state.timers.clone();
+        self.rng = state.rng.clone();
+        self.dirty = state.dirty.clone();
+        self.live_holders = state.live_holders.clone();
+        self.attributes_moved = state.attributes_moved;
+        self.trace.truncate(state.trace_len);
+    }
+}

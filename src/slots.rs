@@ -1,0 +1,269 @@
+//! [`Slots`]: a generational slot map whose whole state, free list
+//! included, is saved and restored.
+//!
+//! gaskit's keyed stores (active effects, ability instances, timer payloads)
+//! hand out keys that other state holds on to. A restored store must hand
+//! out the *same* next keys as the original, or a restored run drifts from
+//! the uninterrupted one (the `slotmap` crate rebuilds its free list in
+//! index order on deserialization, so it does not). Keys are `slotmap` key
+//! types, with the same layout: a slot index and an odd version while the
+//! slot is occupied.
+
+use std::marker::PhantomData;
+use std::ops::{Index, IndexMut};
+
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use slotmap::{Key, KeyData};
+
+/// One slot: an odd version while it holds a value, even while vacant.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct Slot<V> {
+    version: u32,
+    value: Option<V>,
+}
+
+/// A generational slot map with O(1) insert, remove and lookup, and a
+/// last-freed-first-reused free list that survives serialization.
+#[derive(Clone, Debug)]
+pub(crate) struct Slots<K, V> {
+    slots: Vec<Slot<V>>,
+    /// Vacant slot indices; the last one is reused first.
+    free: Vec<u32>,
+    len: usize,
+    _key: PhantomData<fn(K) -> K>,
+}
+
+impl<K: Key, V> Default for Slots<K, V> {
+    fn default() -> Self {
+        Self {
+            slots: Vec::new(),
+            free: Vec::new(),
+            len: 0,
+            _key: PhantomData,
+        }
+    }
+}
+
+fn key_of<K: Key>(index: u32, version: u32) -> K {
+    KeyData::from_ffi((u64::from(version) << 32) | u64::from(index)).into()
+}
+
+fn parts<K: Key>(key: K) -> (usize, u32) {
+    let ffi = key.data().as_ffi();
+    ((ffi & 0xffff_ffff) as usize, (ffi >> 32) as u32)
+}
+
+impl<K: Key, V> Slots<K, V> {
+    /// An empty store.
+    pub(crate) fn new() -> Self {
+        Self::default()
+    }
+
+    /// Stores `value` and returns its key.
+    pub(crate) fn insert(&mut self, value: V) -> K {
+        self.len += 1;
+        if let Some(index) = self.free.pop() {
+            let slot = &mut self.slots[index as usize];
+            slot.version = slot.version.wrapping_add(1) | 1;
+            slot.value = Some(value);
+            return key_of(index, slot.version);
+        }
+        // The null key uses index u32::MAX; stop one short of it.
+        let index = u32::try_from(self.slots.len())
+            .ok()
+            .filter(|&i| i < u32::MAX)
+            .expect("fewer than 2^32 - 1 live keys");
+        self.slots.push(Slot {
+            version: 1,
+            value: Some(value),
+        });
+        key_of(index, 1)
+    }
+
+    fn slot(&self, key: K) -> Option<&Slot<V>> {
+        let (index, version) = parts(key);
+        self.slots
+            .get(index)
+            .filter(|s| s.version == version && s.value.is_some())
+    }
+
+    /// The value under `key`, if it is still there.
+    pub(crate) fn get(&self, key: K) -> Option<&V> {
+        self.slot(key).and_then(|s| s.value.as_ref())
+    }
+
+    /// The value under `key`, mutably.
+    pub(crate) fn get_mut(&mut self, key: K) -> Option<&mut V> {
+        let (index, version) = parts(key);
+        self.slots
+            .get_mut(index)
+            .filter(|s| s.version == version)
+            .and_then(|s| s.value.as_mut())
+    }
+
+    /// True while `key` holds a value.
+    pub(crate) fn contains_key(&self, key: K) -> bool {
+        self.slot(key).is_some()
+    }
+
+    /// Removes and returns the value under `key`.
+    pub(crate) fn remove(&mut self, key: K) -> Option<V> {
+        let (index, version) = parts(key);
+        let slot = self.slots.get_mut(index).filter(|s| s.version == version)?;
+        let value = slot.value.take()?;
+        slot.version = slot.version.wrapping_add(1);
+        self.free.push(index as u32);
+        self.len -= 1;
+        Some(value)
+    }
+
+    /// Number of values.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when empty.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Keys and values in slot order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (K, &V)> + '_ {
+        self.slots.iter().enumerate().filter_map(|(i, s)| {
+            s.value
+                .as_ref()
+                .map(|v| (key_of::<K>(i as u32, s.version), v))
+        })
+    }
+
+    /// Keys in slot order.
+    pub(crate) fn keys(&self) -> impl Iterator<Item = K> + '_ {
+        self.iter().map(|(k, _)| k)
+    }
+
+    /// Values in slot order.
+    pub(crate) fn values(&self) -> impl Iterator<Item = &V> + '_ {
+        self.slots.iter().filter_map(|s| s.value.as_ref())
+    }
+}
+
+impl<K: Key, V> Index<K> for Slots<K, V> {
+    type Output = V;
+
+    fn index(&self, key: K) -> &V {
+        self.get(key).expect("a live key of this store")
+    }
+}
+
+impl<K: Key, V> IndexMut<K> for Slots<K, V> {
+    fn index_mut(&mut self, key: K) -> &mut V {
+        self.get_mut(key).expect("a live key of this store")
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+struct SavedSlots<S, F> {
+    slots: S,
+    free: F,
+}
+
+impl<K: Key, V: Serialize> Serialize for Slots<K, V> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        SavedSlots {
+            slots: &self.slots,
+            free: &self.free,
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de, K: Key, V: Deserialize<'de>> Deserialize<'de> for Slots<K, V> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let saved = SavedSlots::<Vec<Slot<V>>, Vec<u32>>::deserialize(deserializer)?;
+        if saved.slots.len() >= u32::MAX as usize {
+            return Err(D::Error::custom("too many slots"));
+        }
+        let mut listed = vec![false; saved.slots.len()];
+        for &index in &saved.free {
+            let slot = saved
+                .slots
+                .get(index as usize)
+                .ok_or_else(|| D::Error::custom("a free slot index is out of range"))?;
+            if slot.value.is_some() || std::mem::replace(&mut listed[index as usize], true) {
+                return Err(D::Error::custom(
+                    "the free list names a slot twice or a full one",
+                ));
+            }
+        }
+        let mut len = 0;
+        for (slot, &listed) in saved.slots.iter().zip(&listed) {
+            let occupied = slot.value.is_some();
+            if occupied != (slot.version % 2 == 1) || occupied == listed {
+                return Err(D::Error::custom(
+                    "a slot's version, value and free listing disagree",
+                ));
+            }
+            len += usize::from(occupied);
+        }
+        Ok(Self {
+            slots: saved.slots,
+            free: saved.free,
+            len,
+            _key: PhantomData,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    slotmap::new_key_type! { struct TestKey; }
+
+    #[test]
+    fn keys_are_generation_checked() {
+        let mut s: Slots<TestKey, &str> = Slots::new();
+        let a = s.insert("a");
+        assert_eq!(s.remove(a), Some("a"));
+        let b = s.insert("b");
+        assert_ne!(a, b, "the slot is reused under a new version");
+        assert_eq!(s.get(a), None);
+        assert_eq!(s.remove(a), None);
+        assert_eq!(s[b], "b");
+        assert_eq!(s.len(), 1);
+        assert_eq!(s.get(TestKey::null()), None);
+    }
+
+    #[test]
+    fn a_restored_store_hands_out_the_same_next_keys() {
+        let mut s: Slots<TestKey, u32> = Slots::new();
+        let keys: Vec<_> = (0..6).map(|i| s.insert(i)).collect();
+        for &k in &[keys[4], keys[1], keys[3]] {
+            s.remove(k);
+        }
+        let text = serde_json::to_string(&s).unwrap();
+        let mut restored: Slots<TestKey, u32> = serde_json::from_str(&text).unwrap();
+        for value in 10..14 {
+            assert_eq!(restored.insert(value), s.insert(value));
+        }
+        let pairs = |s: &Slots<TestKey, u32>| s.iter().map(|(k, v)| (k, *v)).collect::<Vec<_>>();
+        assert_eq!(pairs(&restored), pairs(&s));
+    }
+
+    #[test]
+    fn inconsistent_saves_are_refused() {
+        for text in [
+            r#"{"slots":[{"version":1,"value":5}],"free":[0]}"#,
+            r#"{"slots":[{"version":2,"value":null}],"free":[]}"#,
+            r#"{"slots":[{"version":2,"value":null}],"free":[0,0]}"#,
+            r#"{"slots":[],"free":[3]}"#,
+            r#"{"slots":[{"version":2,"value":7}],"free":[]}"#,
+        ] {
+            assert!(
+                serde_json::from_str::<Slots<TestKey, u32>>(text).is_err(),
+                "{text}"
+            );
+        }
+    }
+}

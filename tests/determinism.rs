@@ -1,0 +1,225 @@
+//! Determinism: the same seed and the same timed inputs give a byte-identical
+//! trace and final state, across runs, across frame schedules, and across a
+//! snapshot, a serialization round trip and a restore into a fresh world.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use gaskit::scenario::{Scenario, ScenarioRun};
+use gaskit::snapshot::{self, Snapshot};
+use gaskit::{Catalog, SimDuration, SimTime};
+use rand_chacha::rand_core::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+fn scenarios() -> Vec<PathBuf> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir("tests/scenarios")
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "ron"))
+        .collect();
+    paths.sort();
+    assert!(
+        paths.len() >= 10,
+        "the scenario suite is in tests/scenarios"
+    );
+    paths
+}
+
+fn start(path: &Path, catalog: &Arc<Catalog>) -> ScenarioRun {
+    let text = std::fs::read_to_string(path).unwrap();
+    let scenario = Scenario::parse(&text, &path.display().to_string(), catalog)
+        .unwrap_or_else(|e| panic!("{e}"));
+    ScenarioRun::new(catalog.clone(), scenario).unwrap()
+}
+
+/// Frame lengths, one per call.
+type Schedule = Box<dyn FnMut() -> SimDuration>;
+
+/// Steps the run to the scenario's end, each frame as long as `next` says.
+fn run_with(run: &mut ScenarioRun, mut next: impl FnMut() -> SimDuration) {
+    let end = SimTime::ZERO + run.scenario().duration;
+    while run.gas.now() < end {
+        let to = (run.gas.now() + next().max(SimDuration::from_micros(1))).min(end);
+        run.advance_to(to);
+    }
+}
+
+/// What must come out identical: the whole trace (text and JSON lines, so
+/// every field counts) and the checksum of the final state.
+fn outcome(run: &ScenarioRun) -> (String, String, u64) {
+    (
+        run.text_trace(),
+        run.jsonl_trace(),
+        snapshot::checksum(&run.world, &run.gas),
+    )
+}
+
+#[test]
+fn every_scenario_is_identical_under_every_frame_schedule() {
+    let catalog = Arc::new(Catalog::with_defaults());
+    for path in scenarios() {
+        let mut reference = start(&path, &catalog);
+        reference.run(None);
+        let expected = outcome(&reference);
+        assert!(!expected.0.is_empty(), "{} records a trace", path.display());
+
+        let seconds = |s: f64| SimDuration::from_secs_f64(s).unwrap();
+        let duration = reference.scenario().duration;
+        let mut jitter = ChaCha8Rng::seed_from_u64(17);
+        let schedules: Vec<(&str, Schedule)> = vec![
+            ("the same schedule again", Box::new(move || seconds(0.05))),
+            ("1/20 s", Box::new(move || seconds(1.0 / 20.0))),
+            ("1/60 s", Box::new(move || seconds(1.0 / 60.0))),
+            ("1/144 s", Box::new(move || seconds(1.0 / 144.0))),
+            (
+                "jittered 1 µs to 0.25 s",
+                Box::new(move || {
+                    SimDuration::from_micros(1 + u64::from(jitter.next_u32()) % 250_000)
+                }),
+            ),
+            ("one single step", Box::new(move || duration)),
+        ];
+        for (name, next) in schedules {
+            let mut other = start(&path, &catalog);
+            run_with(&mut other, next);
+            let got = outcome(&other);
+            assert_eq!(
+                got.0,
+                expected.0,
+                "{}: text trace at {name}",
+                path.display()
+            );
+            assert_eq!(
+                got.1,
+                expected.1,
+                "{}: JSON trace at {name}",
+                path.display()
+            );
+            assert_eq!(
+                got.2,
+                expected.2,
+                "{}: final state at {name}",
+                path.display()
+            );
+        }
+    }
+}
+
+#[test]
+fn cutting_a_scenario_anywhere_saving_and_restoring_changes_nothing() {
+    let catalog = Arc::new(Catalog::with_defaults());
+    let mut cuts = ChaCha8Rng::seed_from_u64(5);
+    for path in scenarios() {
+        let mut reference = start(&path, &catalog);
+        reference.run(None);
+        let expected = outcome(&reference);
+        let duration = reference.scenario().duration.as_micros();
+
+        for _ in 0..3 {
+            let cut = SimTime::from_micros(u64::from(cuts.next_u32()) % duration);
+            let mut first = start(&path, &catalog);
+            first.advance_to(cut);
+            let saved = first.save();
+            // Through the serialized form, as a replay file would travel.
+            let text = saved.state.to_ron().unwrap();
+            let state = Snapshot::from_ron(&text).unwrap();
+            assert_eq!(state.checksum(), saved.state.checksum());
+            assert_eq!(
+                state.checksum(),
+                snapshot::checksum(&first.world, &first.gas)
+            );
+
+            // A fresh world and context, restored and continued.
+            let mut second = start(&path, &catalog);
+            second.gas.trace_mut().clear();
+            let mut restored = saved.clone();
+            restored.state = state;
+            second.restore(&restored).unwrap();
+            assert_eq!(
+                snapshot::checksum(&second.world, &second.gas),
+                saved.state.checksum(),
+                "{}: restored state at {cut:?}",
+                path.display()
+            );
+            second.run(None);
+
+            let mut events = first.gas.trace().events().to_vec();
+            events.extend_from_slice(second.gas.trace().events());
+            let stitched = gaskit::render_text(first.fighters.as_slice(), &catalog, &events);
+            assert_eq!(
+                stitched,
+                expected.0,
+                "{}: trace cut at {cut:?}",
+                path.display()
+            );
+            assert_eq!(
+                snapshot::checksum(&second.world, &second.gas),
+                expected.2,
+                "{}: final state cut at {cut:?}",
+                path.display()
+            );
+        }
+    }
+}
+
+#[test]
+fn rolling_back_within_one_context_rewinds_the_trace_too() {
+    let catalog = Arc::new(Catalog::with_defaults());
+    let path = &scenarios()[0];
+    let mut reference = start(path, &catalog);
+    reference.run(None);
+    let expected = outcome(&reference);
+
+    let mut run = start(path, &catalog);
+    run.advance_to(SimTime::from_secs_f64(2.0).unwrap());
+    let saved = run.save();
+    let events_at_save = run.gas.trace().events().len();
+    run.advance_to(SimTime::from_secs_f64(6.0).unwrap());
+    assert!(run.gas.trace().events().len() > events_at_save);
+    run.restore(&saved).unwrap();
+    assert_eq!(run.gas.trace().events().len(), events_at_save);
+    run.run(None);
+    assert_eq!(outcome(&run), expected);
+}
+
+#[test]
+fn a_snapshot_from_another_catalog_or_a_damaged_file_is_refused() {
+    let catalog = Arc::new(Catalog::with_defaults());
+    let path = &scenarios()[0];
+    let mut run = start(path, &catalog);
+    run.advance_to(SimTime::from_secs_f64(3.0).unwrap());
+    let saved = Snapshot::save(&run.world, &run.gas);
+    let before = snapshot::checksum(&run.world, &run.gas);
+
+    // Another catalog: one extra tag renumbers ids.
+    let mut builder = gaskit::CatalogBuilder::with_defaults();
+    builder.tags().add_source("extra.tags", "Aaa.Extra\n");
+    let other = Arc::new(builder.build().unwrap());
+    assert_ne!(other.fingerprint(), catalog.fingerprint());
+    let mut foreign = start(path, &other);
+    let foreign_before = snapshot::checksum(&foreign.world, &foreign.gas);
+    let error = saved
+        .restore(&mut foreign.world, &mut foreign.gas)
+        .unwrap_err();
+    assert!(
+        matches!(error, snapshot::SnapshotError::ForeignCatalog { .. }),
+        "{error}"
+    );
+    assert_eq!(
+        snapshot::checksum(&foreign.world, &foreign.gas),
+        foreign_before
+    );
+
+    // A flipped digit in the file: refused by the checksum.
+    let text = saved.to_ron().unwrap();
+    let at = text.find("now:").expect("the clock is saved") + 5;
+    let mut damaged = text.clone().into_bytes();
+    damaged[at] = if damaged[at] == b'1' { b'2' } else { b'1' };
+    let damaged = String::from_utf8(damaged).unwrap();
+    let error = Snapshot::from_ron(&damaged).unwrap_err();
+    assert!(error.to_string().contains("checksum"), "{error}");
+    // Truncated: refused by the parser, with its reason.
+    let error = Snapshot::from_ron(&text[..text.len() / 2]).unwrap_err();
+    assert!(error.to_string().starts_with("damaged snapshot"), "{error}");
+    assert_eq!(snapshot::checksum(&run.world, &run.gas), before);
+}
