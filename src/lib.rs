@@ -61,6 +61,7 @@
 //! | `catalog` | [`Catalog`]: loading and validating `abilities/*.ron` and `tags/*.tags` | attributes, effects, abilities, combat content |
 //! | `gas` | the [`Gas`] context: catalog, clock, timers, RNG, trace, hooks; the step loop | built |
 //! | [`scenario`] | scripted fights (RON): fighters and timed inputs, run at any frame step | built |
+//! | [`invariants`] | the bookkeeping rules, checked against a live world (tests, soaks) | built |
 //! | [`snapshot`] | the whole gaskit state of a world, saved and restored (rollback) | built |
 //! | [`arena`] | crowd fights for load tests and benchmarks | built |
 //!
@@ -187,6 +188,7 @@ mod diagnostics;
 mod effects;
 mod fs_util;
 mod gas;
+pub mod invariants;
 mod names;
 mod ron_format;
 pub mod scenario;

@@ -708,7 +708,8 @@ impl Gas {
 
     /// Despawns `entity` after ending its instances (`OwnerDespawned`) and
     /// the instances of others that target it (`TargetLost`), so every
-    /// teardown runs. Returns `false` if the entity did not exist.
+    /// teardown runs, and cancelling its effects' timers. Returns `false`
+    /// if the entity did not exist.
     pub fn despawn(&mut self, world: &mut World, entity: Entity) -> bool {
         let (own, targeting) = match world.get::<&AbilitySystem>(entity) {
             Ok(system) => (
@@ -727,6 +728,18 @@ impl Gas {
         for (other, instance) in targeting {
             self.end_ability(world, other, instance, EndReason::TargetLost);
         }
+        // Its effects end with it: no expiry or period may fire afterwards.
+        if let Ok(system) = world.query_one_mut::<&AbilitySystem>(entity) {
+            for effect in system.host.effects.values() {
+                for timer in [effect.expiry_timer, effect.period_timer]
+                    .into_iter()
+                    .flatten()
+                {
+                    self.timers.cancel(timer);
+                }
+            }
+        }
+        self.live_holders.retain(|&holder| holder != entity);
         let despawned = world.despawn(entity).is_ok();
         self.reconcile(world);
         despawned

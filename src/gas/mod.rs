@@ -157,6 +157,11 @@ impl Gas {
         &mut self.rng
     }
 
+    /// The pending timers (for the invariant checks).
+    pub(crate) fn timers(&self) -> &TimerQueue<Timer> {
+        &self.timers
+    }
+
     /// Number of pending timers.
     pub fn pending_timers(&self) -> usize {
         self.timers.len()

@@ -398,6 +398,11 @@ impl<P> TimerQueue<P> {
         in_ring.into_iter().chain(in_far).min().map(|e| e.at)
     }
 
+    /// Every pending timer's key and payload, in no particular order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (TimerKey, &P)> + '_ {
+        self.live.iter()
+    }
+
     /// Number of pending timers.
     pub fn len(&self) -> usize {
         self.live.len()
