@@ -168,6 +168,20 @@
 //! Persistence saves sources only ([`combat::Profile`], by name, never by
 //! id) and rebuilds the rest on load, reporting each fallback it takes.
 //!
+//! ### Snapshots, rollback and invariants
+//!
+//! All gaskit state lives in components and in the context, so a
+//! [`snapshot::Snapshot`] is a copy of both, ordered by entity id, and a
+//! restore puts them back with the same entity handles. Everything that
+//! hands out keys (effects, ability instances, timers) uses one slot map
+//! whose free list is part of its saved form, so a restored world hands out
+//! the same next keys as the original and the two runs never drift. The
+//! timer queue saves its pending timers in pop order, not its bucket layout.
+//! A checksum is FNV-1a over the serialized state, the same on every
+//! machine. [`invariants::check`] states the bookkeeping rules (tag counts,
+//! attacker sets, timers that belong to something live) as code, so tests
+//! and soak runs can verify them after every step.
+//!
 //! ### Catalog
 //!
 //! Content files are parsed (RON, with located syntax errors) into data

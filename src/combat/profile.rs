@@ -133,7 +133,7 @@ pub fn save_profile(
 /// restoring health. Fallbacks: an unknown skill, slot or item is dropped;
 /// an unknown or locked spellbook becomes the default book; the default book
 /// is always unlocked; an autocast spell from another book is cleared; a
-/// missing or invalid style is Aggressive; health is clamped into
+/// missing style is Aggressive, an unknown one too (reported); health is clamped into
 /// `(0, MaxHealth]` (a dead save comes back at 1).
 pub fn load_profile(
     runtime: &CombatRuntime,
@@ -234,23 +234,21 @@ pub fn load_profile(
             },
         };
     }
-    let style = profile
-        .style
-        .as_deref()
-        .and_then(|name| tags.get(name))
-        .and_then(|t| Style::from_tag(tags, t));
-    if style.is_none() {
-        report
-            .fallbacks
-            .push("missing or invalid style; using Aggressive".to_owned());
-    }
-    apply_style(
-        runtime,
-        world,
-        gas,
-        entity,
-        style.unwrap_or(Style::Aggressive),
-    );
+    // No style saved means the default; a name that is not a style is a
+    // fallback worth reporting.
+    let style = match profile.style.as_deref() {
+        None => Style::Aggressive,
+        Some(name) => match tags.get(name).and_then(|t| Style::from_tag(tags, t)) {
+            Some(style) => style,
+            None => {
+                report
+                    .fallbacks
+                    .push(format!("unknown style `{name}`; using Aggressive"));
+                Style::Aggressive
+            }
+        },
+    };
+    apply_style(runtime, world, gas, entity, style);
     sync_max_health(runtime, world, gas, entity);
     let max = world
         .get::<&AbilitySystem>(entity)
