@@ -177,8 +177,8 @@
 //! whose free list is part of its saved form, so a restored world hands out
 //! the same next keys as the original and the two runs never drift. The
 //! timer queue saves its pending timers in pop order, not its bucket layout.
-//! A checksum is FNV-1a over the serialized state, the same on every
-//! machine. [`invariants::check`] states the bookkeeping rules (tag counts,
+//! A checksum hashes the serde data model of the state word by word (no
+//! text, no buffer), the same on every machine. [`invariants::check`] states the bookkeeping rules (tag counts,
 //! attacker sets, timers that belong to something live) as code, so tests
 //! and soak runs can verify them after every step.
 //!

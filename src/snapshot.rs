@@ -46,13 +46,11 @@
 //! [`Profile`](crate::combat::Profile)s, which load with fallbacks.
 
 use std::fmt;
-use std::hash::Hasher;
 
 use hecs::{Entity, World};
 use serde::{Deserialize, Serialize};
 
 use crate::abilities::{AbilitySystem, NetOwner};
-use crate::checksum::Fnv64;
 use crate::combat::{Combatant, Kinematic};
 use crate::gas::{Gas, GasState};
 use crate::trace::Name;
@@ -321,10 +319,7 @@ pub fn checksum(world: &World, gas: &Gas) -> u64 {
     })
 }
 
-/// FNV-1a over the RON text of `value`, streamed without a buffer.
+/// The checksum of a snapshot's data (see [`crate::checksum`]).
 fn hash_of<T: Serialize + ?Sized>(value: &T) -> u64 {
-    let mut hash = Fnv64::new();
-    // Writing into a hasher cannot fail, and every saved type serializes.
-    let _ = ron::ser::to_writer(&mut hash, value);
-    hash.finish()
+    crate::checksum::checksum_of(value)
 }
