@@ -210,14 +210,25 @@ impl EffectHost {
 
     /// Adds one reference to each tag, recording presence changes.
     pub(crate) fn grant_tags(&mut self, tags: &TagSet) {
-        let appeared = self.tags.add_all(tags);
-        self.appeared.extend_from(&appeared);
+        for tag in tags.iter() {
+            if self.tags.add(tag) {
+                self.appeared.insert(tag);
+            }
+        }
     }
 
     /// Releases one reference to each tag, recording presence changes.
     pub(crate) fn release_tags(&mut self, tags: &TagSet) -> Result<(), NotHeld> {
-        let vanished = self.tags.remove_all(tags)?;
-        self.vanished.extend_from(&vanished);
+        // All or nothing, like `TagCounts::remove_all`, without building the
+        // set of vanished tags first.
+        if let Some(missing) = tags.iter().find(|&t| self.tags.count(t) == 0) {
+            return Err(NotHeld(missing));
+        }
+        for tag in tags.iter() {
+            if self.tags.remove(tag) == Ok(true) {
+                self.vanished.insert(tag);
+            }
+        }
         Ok(())
     }
 
