@@ -55,7 +55,13 @@ impl HandWritten {
     /// Copies the numbers of every fighter out of a warmed-up arena.
     fn from_arena(arena: &Arena) -> Self {
         let world = &arena.world;
-        let index_of = |e: hecs::Entity| arena.entities.iter().position(|&x| x == e);
+        let index: std::collections::HashMap<hecs::Entity, usize> = arena
+            .entities
+            .iter()
+            .enumerate()
+            .map(|(i, &e)| (e, i))
+            .collect();
+        let index_of = |e: hecs::Entity| index.get(&e).copied();
         let health_attr = arena.gas.catalog().attributes().get("Health").unwrap();
         let max_attr = arena.gas.catalog().attributes().get("MaxHealth").unwrap();
         let mut fight = HandWritten {
@@ -114,8 +120,8 @@ impl HandWritten {
         fight
     }
 
-    /// One frame: every attack due in it, each at its own instant order
-    /// within its attacker (the cadence never drifts).
+    /// One frame: every attack due in it, each attacker's in time order;
+    /// the next one is due exactly an interval after the last (no drift).
     fn step(&mut self, frame: u64) {
         let end = self.now + frame;
         for i in 0..self.next_attack.len() {

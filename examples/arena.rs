@@ -87,17 +87,14 @@ fn parse() -> Result<Option<Options>, String> {
             other => return Err(format!("unknown flag `{other}` (see --help)")),
         }
     }
-    if o.combatants < 2
-        || o.group < 2
-        || o.seconds.is_nan()
-        || o.seconds <= 0.0
-        || o.step.is_nan()
-        || o.step <= 0.0
-        || o.mix.is_empty()
-    {
-        return Err(
-            "need at least 2 combatants, groups of at least 2, positive seconds and step".into(),
-        );
+    let whole_micros = |seconds: f64| {
+        SimDuration::from_secs_f64(seconds).is_ok_and(|d| d >= SimDuration::from_micros(1))
+    };
+    if o.combatants < 2 || o.group < 2 || o.mix.is_empty() {
+        return Err("need at least 2 combatants and groups of at least 2".into());
+    }
+    if !whole_micros(o.seconds) || !whole_micros(o.step) {
+        return Err("--seconds and --step must be finite and at least a microsecond".into());
     }
     Ok(Some(o))
 }

@@ -110,13 +110,13 @@ const GROUP_SPACING_CM: f64 = 5_000.0;
 
 impl Arena {
     /// Spawns the combatants with the shipped catalog and sends every
-    /// engage event (handled at the first step). Calls `progress` with the
-    /// number spawned so far every 100 000 combatants.
+    /// engage event (handled at the first step).
     pub fn new(config: ArenaConfig) -> Result<Self, ArenaError> {
         Self::with_progress(config, |_| {})
     }
 
-    /// [`Arena::new`], reporting spawn progress.
+    /// [`Arena::new`], calling `progress` with the number spawned so far
+    /// every 100 000 combatants.
     pub fn with_progress(
         config: ArenaConfig,
         mut progress: impl FnMut(usize),
@@ -179,13 +179,16 @@ impl Arena {
         })
     }
 
-    /// Advances the clock by `step` (the last step may be shorter).
+    /// Advances the clock by `step` (at least a microsecond), stopping at
+    /// `end`.
     pub fn step(&mut self, step: SimDuration, end: SimTime) {
+        let step = step.max(SimDuration::from_micros(1));
         let to = (self.gas.now() + step).min(end);
         self.gas.advance_to(&mut self.world, to);
     }
 
-    /// Runs `duration` more simulated time in frames of `step`.
+    /// Runs `duration` more simulated time in frames of `step` (at least a
+    /// microsecond).
     pub fn run_for(&mut self, duration: SimDuration, step: SimDuration) {
         let end = self.gas.now() + duration;
         while self.gas.now() < end {

@@ -128,8 +128,11 @@ impl serde::ser::Error for HashError {
     }
 }
 
-/// Marks the end of a sequence or map whose length was not known up front.
+/// Stands for the length of a sequence or map not known up front.
 const UNSIZED: u64 = u64::MAX;
+/// Closes every sequence and map, so where one ends and the next begins is
+/// part of the hash even when lengths were not given.
+const END: u64 = 0x656e_645f_6f66_5f73;
 
 impl serde::Serializer for &mut WordHasher {
     type Ok = ();
@@ -298,7 +301,21 @@ macro_rules! hash_compound {
     };
 }
 
-hash_compound!(SerializeSeq, serialize_element);
+impl serde::ser::SerializeSeq for &mut WordHasher {
+    type Ok = ();
+    type Error = HashError;
+    fn serialize_element<T: serde::Serialize + ?Sized>(
+        &mut self,
+        value: &T,
+    ) -> Result<(), HashError> {
+        value.serialize(&mut **self)
+    }
+    fn end(self) -> Result<(), HashError> {
+        self.word(END);
+        Ok(())
+    }
+}
+
 hash_compound!(SerializeTuple, serialize_element);
 hash_compound!(SerializeTupleStruct, serialize_field);
 hash_compound!(SerializeTupleVariant, serialize_field);
@@ -318,6 +335,7 @@ impl serde::ser::SerializeMap for &mut WordHasher {
         value.serialize(&mut **self)
     }
     fn end(self) -> Result<(), HashError> {
+        self.word(END);
         Ok(())
     }
 }
@@ -325,6 +343,20 @@ impl serde::ser::SerializeMap for &mut WordHasher {
 #[cfg(test)]
 mod checksum_tests {
     use super::checksum_of;
+
+    /// A sequence that does not tell its length up front.
+    struct Unsized(Vec<u8>);
+
+    impl serde::Serialize for Unsized {
+        fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            use serde::ser::SerializeSeq;
+            let mut seq = serializer.serialize_seq(None)?;
+            for b in &self.0 {
+                seq.serialize_element(b)?;
+            }
+            seq.end()
+        }
+    }
 
     #[test]
     fn equal_values_hash_equal_and_small_differences_apart() {
@@ -340,10 +372,16 @@ mod checksum_tests {
         for other in variants {
             assert_ne!(checksum_of(&a), checksum_of(&other), "{other:?}");
         }
-        // Where one sequence ends and the next begins is part of the value.
+        // Where one sequence ends and the next begins is part of the value,
+        // even for sequences that do not announce their length.
         assert_ne!(
             checksum_of(&(vec![1u8, 2], vec![3u8])),
             checksum_of(&(vec![1u8], vec![2u8, 3]))
+        );
+        let unsized_pair = |a: Vec<u8>, b: Vec<u8>| checksum_of(&(Unsized(a), Unsized(b)));
+        assert_ne!(
+            unsized_pair(vec![1, 2], vec![3]),
+            unsized_pair(vec![1], vec![2, 3])
         );
     }
 

@@ -175,7 +175,8 @@
 //! restore puts them back with the same entity handles. Everything that
 //! hands out keys (effects, ability instances, timers) uses one slot map
 //! whose free list is part of its saved form, so a restored world hands out
-//! the same next keys as the original and the two runs never drift. The
+//! the same next keys as the original and the two runs do not drift
+//! (entities spawned later aside: hecs assigns their handles). The
 //! timer queue saves its pending timers in pop order, not its bucket layout.
 //! A checksum hashes the serde data model of the state word by word (no
 //! text, no buffer), the same on every machine. [`invariants::check`] states the bookkeeping rules (tag counts,

@@ -8,7 +8,8 @@
 //! attacker set, skills, equipment; [`Kinematic`], [`Name`], [`NetOwner`])
 //! and the context's state (clock, timers, RNG position, reconcile queue).
 //! Restoring it into a world and context built over the same catalog gives
-//! a state from which every later step is identical to the original run.
+//! a state from which every later step is identical to the original run
+//! (entities spawned afterwards aside: hecs hands out their handles).
 //!
 //! ```
 //! use gaskit::arena::{Arena, ArenaConfig};
@@ -51,12 +52,17 @@ use hecs::{Entity, World};
 use serde::{Deserialize, Serialize};
 
 use crate::abilities::{AbilitySystem, NetOwner};
+use crate::checksum::checksum_of;
 use crate::combat::{Combatant, Kinematic};
 use crate::gas::{Gas, GasState};
 use crate::trace::Name;
 
 /// Version of the snapshot layout; bumped whenever a saved type changes.
 const FORMAT: u32 = 1;
+
+/// Handles at or past this id are refused: restoring one would make hecs
+/// size its entity table for it.
+const MAX_ENTITY_ID: u32 = 1 << 26;
 
 /// The gaskit components of one entity.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -112,6 +118,9 @@ pub enum SnapshotError {
     Damaged(String),
     /// The state could not be written out (a value the format cannot hold).
     Write(String),
+    /// A saved entity's handle slot is held by an entity without gaskit
+    /// components (one of the game's), which a restore will not destroy.
+    HandleInUse(Entity),
 }
 
 impl fmt::Display for SnapshotError {
@@ -127,6 +136,10 @@ impl fmt::Display for SnapshotError {
             ),
             SnapshotError::Damaged(why) => write!(f, "damaged snapshot: {why}"),
             SnapshotError::Write(why) => write!(f, "snapshot could not be written: {why}"),
+            SnapshotError::HandleInUse(entity) => write!(
+                f,
+                "the handle slot of saved entity {entity:?} is held by a game entity without gaskit components"
+            ),
         }
     }
 }
@@ -144,25 +157,17 @@ impl Snapshot {
     /// Copies the gaskit state of `world` and `gas`.
     pub fn save(world: &World, gas: &Gas) -> Snapshot {
         let mut query = world.query::<GaskitComponents>();
-        let mut entities: Vec<EntityState> = query
-            .iter()
-            .filter_map(|(entity, system, combatant, kinematic, name, net_owner)| {
-                let any = system.is_some()
-                    || combatant.is_some()
-                    || kinematic.is_some()
-                    || name.is_some()
-                    || net_owner.is_some();
-                any.then(|| EntityState {
-                    entity,
-                    system: system.cloned(),
-                    combatant: combatant.cloned(),
-                    kinematic: kinematic.copied(),
-                    name: name.cloned(),
-                    net_owner: net_owner.copied(),
-                })
+        let entities = views(&mut query)
+            .into_iter()
+            .map(|view| EntityState {
+                entity: view.entity,
+                system: view.system.cloned(),
+                combatant: view.combatant.cloned(),
+                kinematic: view.kinematic.copied(),
+                name: view.name.cloned(),
+                net_owner: view.net_owner.copied(),
             })
             .collect();
-        entities.sort_unstable_by_key(|e| e.entity.id());
         Snapshot {
             format: FORMAT,
             catalog: gas.catalog().fingerprint(),
@@ -173,10 +178,19 @@ impl Snapshot {
 
     /// Puts the saved state back into `world` and `gas`: every saved entity
     /// gets its handle and components back (components the snapshot does
-    /// not hold are removed), gaskit entities the snapshot does not list are
-    /// despawned, and the context's clock, timers, RNG and queues are
-    /// replaced. Refused, with nothing changed, under another catalog.
+    /// not hold are removed), entities holding gaskit components that the
+    /// snapshot does not list are despawned, and the context's clock,
+    /// timers, RNG and queues are replaced. Entities without gaskit
+    /// components are the game's and are left alone. Refused, with nothing
+    /// changed, under another layout or catalog, or when a saved handle's
+    /// slot is taken by one of the game's entities.
     pub fn restore(&self, world: &mut World, gas: &mut Gas) -> Result<(), SnapshotError> {
+        if self.format != FORMAT {
+            return Err(SnapshotError::Format {
+                saved: self.format,
+                supported: FORMAT,
+            });
+        }
         let current = gas.catalog().fingerprint();
         if self.catalog != current {
             return Err(SnapshotError::ForeignCatalog {
@@ -184,22 +198,34 @@ impl Snapshot {
                 current,
             });
         }
-        if self.format != FORMAT {
-            return Err(SnapshotError::Format {
-                saved: self.format,
-                supported: FORMAT,
-            });
+        let saved = |entity: Entity| {
+            self.entities
+                .binary_search_by_key(&entity.id(), |e| e.entity.id())
+                .ok()
+                .map(|i| self.entities[i].entity)
+        };
+        // Check everything before changing anything.
+        if self
+            .entities
+            .last()
+            .is_some_and(|e| e.entity.id() >= MAX_ENTITY_ID)
+        {
+            return Err(SnapshotError::Damaged(
+                "an entity id beyond any world gaskit runs".into(),
+            ));
         }
-        let stale: Vec<Entity> = world
-            .query_mut::<GaskitComponents>()
-            .into_iter()
-            .map(|(entity, ..)| entity)
-            .filter(|entity| {
-                self.entities
-                    .binary_search_by_key(&entity.id(), |e| e.entity.id())
-                    .map_or(true, |i| self.entities[i].entity != *entity)
-            })
-            .collect();
+        let mut stale = Vec::new();
+        for entity in world.iter().map(|e| e.entity()) {
+            let ours = has_gaskit_component(world, entity);
+            match saved(entity) {
+                Some(handle) if handle == entity => {}
+                // A gaskit entity the snapshot does not hold: despawned.
+                _ if ours => stale.push(entity),
+                // The game's entity sits where a saved one must go.
+                Some(handle) => return Err(SnapshotError::HandleInUse(handle)),
+                None => {}
+            }
+        }
         for entity in stale {
             let _ = world.despawn(entity);
         }
@@ -230,7 +256,7 @@ impl Snapshot {
     /// A checksum of the saved state: equal states, equal checksums, on
     /// every machine.
     pub fn checksum(&self) -> u64 {
-        hash_of(self)
+        checksum_of(self)
     }
 
     /// The serialized form (RON text with a checksum of its content).
@@ -284,8 +310,26 @@ fn put<T: hecs::Component>(world: &mut World, entity: Entity, component: Option<
 /// number [`Snapshot::save`] followed by [`Snapshot::checksum`] gives, but
 /// read straight from the components, without copying them.
 pub fn checksum(world: &World, gas: &Gas) -> u64 {
+    #[derive(Serialize)]
+    struct View<'a> {
+        format: u32,
+        catalog: u64,
+        gas: GasState,
+        entities: Vec<EntityView<'a>>,
+    }
     let mut query = world.query::<GaskitComponents>();
-    let mut entities: Vec<EntityView<'_>> = query
+    checksum_of(&View {
+        format: FORMAT,
+        catalog: gas.catalog().fingerprint(),
+        gas: gas.save_state(),
+        entities: views(&mut query),
+    })
+}
+
+/// Every entity holding a gaskit component, borrowed, ordered by id: the one
+/// list both saving and checksumming walk, so they hash the same data.
+fn views<'q>(query: &'q mut hecs::QueryBorrow<'_, GaskitComponents<'_>>) -> Vec<EntityView<'q>> {
+    let mut entities: Vec<EntityView<'q>> = query
         .iter()
         .filter_map(|(entity, system, combatant, kinematic, name, net_owner)| {
             let any = system.is_some()
@@ -304,22 +348,13 @@ pub fn checksum(world: &World, gas: &Gas) -> u64 {
         })
         .collect();
     entities.sort_unstable_by_key(|e| e.entity.id());
-    #[derive(Serialize)]
-    struct View<'a> {
-        format: u32,
-        catalog: u64,
-        gas: GasState,
-        entities: Vec<EntityView<'a>>,
-    }
-    hash_of(&View {
-        format: FORMAT,
-        catalog: gas.catalog().fingerprint(),
-        gas: gas.save_state(),
-        entities,
-    })
+    entities
 }
 
-/// The checksum of a snapshot's data (see [`crate::checksum`]).
-fn hash_of<T: Serialize + ?Sized>(value: &T) -> u64 {
-    crate::checksum::checksum_of(value)
+fn has_gaskit_component(world: &World, entity: Entity) -> bool {
+    world.satisfies::<&AbilitySystem>(entity)
+        || world.satisfies::<&Combatant>(entity)
+        || world.satisfies::<&Kinematic>(entity)
+        || world.satisfies::<&Name>(entity)
+        || world.satisfies::<&NetOwner>(entity)
 }

@@ -223,3 +223,53 @@ fn a_snapshot_from_another_catalog_or_a_damaged_file_is_refused() {
     assert!(error.to_string().starts_with("damaged snapshot"), "{error}");
     assert_eq!(snapshot::checksum(&run.world, &run.gas), before);
 }
+
+#[test]
+fn a_restore_leaves_the_game_s_own_entities_alone_and_refuses_to_overwrite_them() {
+    use gaskit::arena::{Arena, ArenaConfig};
+    /// A component only the game knows.
+    #[derive(Debug, PartialEq)]
+    struct Tree(u32);
+
+    let mut arena = Arena::new(ArenaConfig {
+        combatants: 8,
+        ..ArenaConfig::default()
+    })
+    .unwrap();
+    let frame = SimDuration::from_millis(50);
+    arena.run_for(SimDuration::from_secs(3), frame);
+    let tree = arena.world.spawn((Tree(7),));
+    let saved = Snapshot::save(&arena.world, &arena.gas);
+    assert_eq!(
+        saved.checksum(),
+        snapshot::checksum(&arena.world, &arena.gas)
+    );
+
+    arena.run_for(SimDuration::from_secs(2), frame);
+    saved.restore(&mut arena.world, &mut arena.gas).unwrap();
+    assert_eq!(
+        *arena.world.get::<&Tree>(tree).unwrap(),
+        Tree(7),
+        "the game's entity survived"
+    );
+    assert_eq!(
+        snapshot::checksum(&arena.world, &arena.gas),
+        saved.checksum()
+    );
+
+    // A fighter despawned after the save, and its slot reused by a game
+    // entity: restoring would have to destroy it, so the restore refuses.
+    let fighter = arena.entities[3];
+    arena.gas.despawn(&mut arena.world, fighter);
+    let squatter = arena.world.spawn((Tree(9),));
+    assert_eq!(squatter.id(), fighter.id(), "hecs reuses the slot");
+    let before = snapshot::checksum(&arena.world, &arena.gas);
+    let error = saved.restore(&mut arena.world, &mut arena.gas).unwrap_err();
+    assert_eq!(error, snapshot::SnapshotError::HandleInUse(fighter));
+    assert_eq!(
+        snapshot::checksum(&arena.world, &arena.gas),
+        before,
+        "nothing changed"
+    );
+    assert!(arena.world.contains(squatter));
+}

@@ -7,7 +7,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use super::{Gas, Timer};
-use crate::time::{SimTime, TimerQueue};
+use crate::time::{SavedTimers, SimTime};
 
 /// Everything in a [`Gas`] that changes while the game runs: the clock,
 /// the pending timers (effect expiries and periods, queued events, ability
@@ -17,7 +17,8 @@ use crate::time::{SimTime, TimerQueue};
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub(crate) struct GasState {
     now: SimTime,
-    timers: TimerQueue<Timer>,
+    #[serde(deserialize_with = "SavedTimers::deserialize_valid")]
+    timers: SavedTimers<Timer>,
     rng: ChaCha8Rng,
     dirty: VecDeque<Entity>,
     live_holders: Vec<Entity>,
@@ -52,7 +53,7 @@ impl Gas {
     pub(crate) fn save_state(&self) -> GasState {
         GasState {
             now: self.now,
-            timers: self.timers.clone(),
+            timers: self.timers.save(),
             rng: self.rng.clone(),
             dirty: self.dirty.clone(),
             live_holders: self.live_holders.clone(),
@@ -66,7 +67,7 @@ impl Gas {
     /// (a fresh context) is left as it is.
     pub(crate) fn load_state(&mut self, state: &GasState) {
         self.now = state.now;
-        self.timers = state.timers.clone();
+        self.timers.load(&state.timers);
         self.rng = state.rng.clone();
         self.dirty = state.dirty.clone();
         self.live_holders = state.live_holders.clone();

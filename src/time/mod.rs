@@ -9,4 +9,5 @@ mod instant;
 mod timers;
 
 pub use instant::{InvalidDuration, SimDuration, SimTime, MICROS_PER_SECOND};
+pub(crate) use timers::SavedTimers;
 pub use timers::{Lane, TimerKey, TimerQueue};

@@ -16,7 +16,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use slotmap::new_key_type;
+use slotmap::{new_key_type, Key};
 
 use crate::slots::Slots;
 
@@ -414,56 +414,112 @@ impl<P> TimerQueue<P> {
     }
 }
 
-/// The saved form: the pending timers in pop order, their payloads keyed as
-/// before, the cursor and the next sequence number.
-#[derive(Serialize, Deserialize)]
-struct SavedQueue<Payloads> {
-    cursor: u64,
+/// A queue's state without its layout: the pending timers in pop order, the
+/// payloads under their keys, and the next sequence number. It depends only
+/// on what is pending, never on how the wheel got there (cancelled entries
+/// still in a bucket, where the cursor stands), so two queues with the same
+/// pending timers save, and checksum, the same.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct SavedTimers<P> {
     next_seq: u64,
     timers: Vec<Entry>,
-    payloads: Payloads,
+    payloads: Slots<TimerKey, P>,
 }
 
-impl<P: Serialize> Serialize for TimerQueue<P> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        SavedQueue {
-            cursor: self.cursor,
-            next_seq: self.next_seq,
-            timers: self.pending(),
-            payloads: &self.live,
+impl<P> SavedTimers<P> {
+    /// Checks what a saved queue from outside must satisfy: every payload
+    /// has exactly one timer, sequence numbers are unique and from the past.
+    fn validate(&self) -> Result<(), &'static str> {
+        if self.next_seq >= 1 << 63 {
+            return Err("timer sequence number out of range");
         }
-        .serialize(serializer)
+        if self.timers.len() != self.payloads.len() {
+            return Err("saved timers and payloads do not pair up");
+        }
+        if !self.timers.is_sorted_by(|a, b| a < b) {
+            return Err("saved timers are not in strictly increasing order");
+        }
+        let mut seqs: Vec<u64> = self.timers.iter().map(|e| e.seq).collect();
+        seqs.sort_unstable();
+        if seqs.windows(2).any(|w| w[0] == w[1]) || seqs.last() >= Some(&self.next_seq) {
+            return Err("a saved timer repeats a sequence number or comes from the future");
+        }
+        let mut keys: Vec<u64> = self.timers.iter().map(|e| e.key.data().as_ffi()).collect();
+        keys.sort_unstable();
+        if keys.windows(2).any(|w| w[0] == w[1])
+            || self
+                .timers
+                .iter()
+                .any(|e| !self.payloads.contains_key(e.key))
+        {
+            return Err("a saved timer has no payload of its own");
+        }
+        Ok(())
     }
 }
 
-impl<'de, P: Deserialize<'de>> Deserialize<'de> for TimerQueue<P> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let saved = SavedQueue::<Slots<TimerKey, P>>::deserialize(deserializer)?;
-        if saved.next_seq >= 1 << 63 {
-            return Err(serde::de::Error::custom(
-                "timer sequence number out of range",
-            ));
+impl<P: Clone> TimerQueue<P> {
+    /// The queue's state, for a snapshot.
+    pub(crate) fn save(&self) -> SavedTimers<P> {
+        SavedTimers {
+            next_seq: self.next_seq,
+            timers: self.pending(),
+            payloads: self.live.clone(),
         }
-        let mut queue = TimerQueue {
-            cursor: saved.cursor,
-            next_seq: saved.next_seq,
-            live: saved.payloads,
-            ..TimerQueue::default()
-        };
-        for entry in saved.timers {
-            if !queue.live.contains_key(entry.key) || entry.seq >= queue.next_seq {
-                return Err(serde::de::Error::custom(
-                    "a saved timer has no payload or a sequence number from the future",
-                ));
+    }
+
+    /// Replaces everything pending with `saved`, reusing this queue's
+    /// memory. `saved` must be valid (it came from [`save`](Self::save) or
+    /// passed validation).
+    pub(crate) fn load(&mut self, saved: &SavedTimers<P>) {
+        for (word_index, word) in self.occupied.iter_mut().enumerate() {
+            while *word != 0 {
+                let slot = word_index * 64 + word.trailing_zeros() as usize;
+                self.heads[slot] = NIL;
+                *word &= *word - 1;
             }
-            queue.place(entry);
         }
-        if queue.pending().len() != queue.live.len() {
-            return Err(serde::de::Error::custom(
-                "a saved timer payload has no timer",
-            ));
+        self.nodes.clear();
+        self.free = NIL;
+        self.in_ring = 0;
+        self.draining.clear();
+        self.late.clear();
+        self.far.clear();
+        // The cursor only has to stand at or before the first pending
+        // bucket; the first pop moves it on.
+        self.cursor = saved.timers.first().map_or(0, Entry::bucket);
+        self.live = saved.payloads.clone();
+        self.next_seq = saved.next_seq;
+        for &entry in &saved.timers {
+            self.place(entry);
         }
+    }
+}
+
+impl<P: Serialize + Clone> Serialize for TimerQueue<P> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.save().serialize(serializer)
+    }
+}
+
+impl<'de, P: Deserialize<'de> + Clone> Deserialize<'de> for TimerQueue<P> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let saved = SavedTimers::<P>::deserialize(deserializer)?;
+        saved.validate().map_err(serde::de::Error::custom)?;
+        let mut queue = TimerQueue::default();
+        queue.load(&saved);
         Ok(queue)
+    }
+}
+
+impl<'de, P: Deserialize<'de>> SavedTimers<P> {
+    /// Reads and validates a saved queue.
+    pub(crate) fn deserialize_valid<D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Self, D::Error> {
+        let saved = SavedTimers::<P>::deserialize(deserializer)?;
+        saved.validate().map_err(serde::de::Error::custom)?;
+        Ok(saved)
     }
 }
 
@@ -538,6 +594,49 @@ mod tests {
         assert_eq!(order, vec![12, 11, 1, 2, 3, 4, 10, 50]);
     }
 
+    #[test]
+    fn the_saved_form_does_not_depend_on_cancelled_leftovers() {
+        let mut q = TimerQueue::new();
+        let x = q.schedule(at(1_100), 'x');
+        q.schedule(at(5_000), 'y');
+        q.cancel(x);
+        let mut restored: TimerQueue<char> =
+            serde_json::from_str(&serde_json::to_string(&q).unwrap()).unwrap();
+        // The original still holds the dead entry and steps over it.
+        assert_eq!(q.pop_due(at(1_500)), None);
+        assert_eq!(restored.pop_due(at(1_500)), None);
+        let form = |q: &TimerQueue<char>| serde_json::to_string(q).unwrap();
+        assert_eq!(form(&q), form(&restored));
+        assert_eq!(q.pop_due(at(6_000)), restored.pop_due(at(6_000)));
+    }
+
+    #[test]
+    fn inconsistent_saved_queues_are_refused() {
+        let mut q = TimerQueue::new();
+        q.schedule(at(10), 1u8);
+        q.schedule(at(20), 2u8);
+        let text = serde_json::to_string(&q).unwrap();
+        let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let broken = |edit: &dyn Fn(&mut serde_json::Value)| {
+            let mut v = value.clone();
+            edit(&mut v);
+            serde_json::from_value::<TimerQueue<u8>>(v).is_err()
+        };
+        // One timer listed twice, the other payload left without one.
+        assert!(broken(&|v| {
+            let first = v["timers"][0].clone();
+            v["timers"][1] = first;
+        }));
+        // A sequence number from the future.
+        assert!(broken(&|v| v["next_seq"] = serde_json::json!(1)));
+        // Out of order.
+        assert!(broken(&|v| {
+            let t = v["timers"].as_array_mut().unwrap();
+            t.swap(0, 1);
+        }));
+        assert!(serde_json::from_value::<TimerQueue<u8>>(value).is_ok());
+    }
+
     /// The wheel against the obvious model (a sorted list), under random
     /// schedules, cancels, pops and save/restore round trips, with times near
     /// and far beyond the ring.
@@ -575,9 +674,11 @@ mod tests {
                         }
                     }
                     6 if rng.next_u32() % 16 == 0 => {
-                        // Save and restore mid-run: same keys, same order.
+                        // Save and restore mid-run: same keys, same order,
+                        // and the same saved form (nothing of the layout).
                         let saved = serde_json::to_string(&q).expect("serializes");
                         q = serde_json::from_str(&saved).expect("restores");
+                        assert_eq!(serde_json::to_string(&q).unwrap(), saved);
                     }
                     _ => {
                         now += u64::from(rng.next_u32()) % 500_000;
