@@ -280,9 +280,10 @@ impl serde::Serializer for &mut WordHasher {
     }
 }
 
-/// Elements, fields and entries all hash in order.
+/// Elements and fields hash in order; a sequence also hashes its end
+/// (`closed`), fixed-arity tuples and structs need not.
 macro_rules! hash_compound {
-    ($trait:ident, $method:ident $(, $key:ident)?) => {
+    ($trait:ident, $method:ident, closed: $closed:expr $(, $key:ident)?) => {
         impl serde::ser::$trait for &mut WordHasher {
             type Ok = ();
             type Error = HashError;
@@ -295,32 +296,21 @@ macro_rules! hash_compound {
                 value.serialize(&mut **self)
             }
             fn end(self) -> Result<(), HashError> {
+                if $closed {
+                    self.word(END);
+                }
                 Ok(())
             }
         }
     };
 }
 
-impl serde::ser::SerializeSeq for &mut WordHasher {
-    type Ok = ();
-    type Error = HashError;
-    fn serialize_element<T: serde::Serialize + ?Sized>(
-        &mut self,
-        value: &T,
-    ) -> Result<(), HashError> {
-        value.serialize(&mut **self)
-    }
-    fn end(self) -> Result<(), HashError> {
-        self.word(END);
-        Ok(())
-    }
-}
-
-hash_compound!(SerializeTuple, serialize_element);
-hash_compound!(SerializeTupleStruct, serialize_field);
-hash_compound!(SerializeTupleVariant, serialize_field);
-hash_compound!(SerializeStruct, serialize_field, name);
-hash_compound!(SerializeStructVariant, serialize_field, name);
+hash_compound!(SerializeSeq, serialize_element, closed: true);
+hash_compound!(SerializeTuple, serialize_element, closed: false);
+hash_compound!(SerializeTupleStruct, serialize_field, closed: false);
+hash_compound!(SerializeTupleVariant, serialize_field, closed: false);
+hash_compound!(SerializeStruct, serialize_field, closed: false, name);
+hash_compound!(SerializeStructVariant, serialize_field, closed: false, name);
 
 impl serde::ser::SerializeMap for &mut WordHasher {
     type Ok = ();
