@@ -21,7 +21,9 @@ USAGE:
 
 FLAGS:
     --combatants N      how many (default 10000)
-    --seconds S         simulated seconds (default 10)
+    --seconds S         simulated seconds measured (default 10)
+    --warmup S          simulated seconds run first and not measured (default 0):
+                        the first seconds include every chase and first allocation
     --seed N            RNG seed (default 1)
     --mix LIST          weapon classes to cycle through: melee,ranged,magic (default all three)
     --group N           combatants per group (default 4)
@@ -32,6 +34,7 @@ FLAGS:
 struct Options {
     combatants: usize,
     seconds: f64,
+    warmup: f64,
     seed: u64,
     mix: Vec<WeaponClass>,
     group: usize,
@@ -42,6 +45,7 @@ fn parse() -> Result<Option<Options>, String> {
     let mut o = Options {
         combatants: 10_000,
         seconds: 10.0,
+        warmup: 0.0,
         seed: 1,
         mix: WeaponClass::ALL.to_vec(),
         group: 4,
@@ -57,6 +61,7 @@ fn parse() -> Result<Option<Options>, String> {
                     .parse()
                     .map_err(|_| "--combatants must be a whole number")?
             }
+            "--warmup" => o.warmup = value()?.parse().map_err(|_| "--warmup must be a number")?,
             "--seconds" => {
                 o.seconds = value()?.parse().map_err(|_| "--seconds must be a number")?
             }
@@ -95,6 +100,9 @@ fn parse() -> Result<Option<Options>, String> {
     }
     if !whole_micros(o.seconds) || !whole_micros(o.step) {
         return Err("--seconds and --step must be finite and at least a microsecond".into());
+    }
+    if SimDuration::from_secs_f64(o.warmup).is_err() {
+        return Err("--warmup must be finite and not negative".into());
     }
     Ok(Some(o))
 }
@@ -147,7 +155,18 @@ fn main() -> ExitCode {
     let (rss_spawned, _) = memory();
 
     let step = SimDuration::from_secs_f64(options.step).expect("checked positive");
-    let end = SimTime::from_secs_f64(options.seconds).expect("checked positive");
+    let warmup = SimDuration::from_secs_f64(options.warmup).expect("checked");
+    if warmup > SimDuration::ZERO {
+        let warm_started = Instant::now();
+        arena.run_for(warmup, step);
+        eprintln!(
+            "warm-up: {} simulated s in {:.2} s wall",
+            options.warmup,
+            warm_started.elapsed().as_secs_f64()
+        );
+    }
+    let attacks_before = arena.attacks_resolved();
+    let end = arena.gas.now() + SimDuration::from_secs_f64(options.seconds).expect("checked");
     let started = Instant::now();
     let mut last_report = Instant::now();
     while arena.gas.now() < end {
@@ -156,7 +175,7 @@ fn main() -> ExitCode {
             last_report = Instant::now();
             eprintln!(
                 "  {:.1} / {} simulated s, {} attacks so far",
-                arena.gas.now().as_secs_f64(),
+                arena.gas.now().as_secs_f64() - options.warmup,
                 options.seconds,
                 arena.attacks_resolved()
             );
@@ -164,12 +183,12 @@ fn main() -> ExitCode {
     }
     let wall = started.elapsed().as_secs_f64();
     let (rss_end, peak) = memory();
-    let attacks = arena.attacks_resolved();
+    let attacks = arena.attacks_resolved() - attacks_before;
     let engaged = arena.engaged();
 
     println!(
-        "arena: {} combatants in groups of {}, {} simulated s, seed {}",
-        options.combatants, options.group, options.seconds, options.seed
+        "arena: {} combatants in groups of {}, {} simulated s after {} s of warm-up, seed {}",
+        options.combatants, options.group, options.seconds, options.warmup, options.seed
     );
     println!("  spawn + engage          {spawn_seconds:.2} s wall");
     println!(

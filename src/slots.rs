@@ -60,6 +60,14 @@ impl<K: Key, V> Slots<K, V> {
         Self::default()
     }
 
+    /// An empty store with room for `capacity` values before it allocates.
+    pub(crate) fn with_capacity(capacity: usize) -> Self {
+        Self {
+            slots: Vec::with_capacity(capacity),
+            ..Self::default()
+        }
+    }
+
     /// Stores `value` and returns its key.
     pub(crate) fn insert(&mut self, value: V) -> K {
         self.len += 1;

@@ -7,6 +7,7 @@ use super::def::AbilityId;
 use super::state::{AbilityState, InstanceKey};
 use crate::attributes::{AttributeId, Attributes};
 use crate::effects::EffectHost;
+use crate::slots::Slots;
 use crate::tags::{Tag, TagCounts, TagSet};
 
 /// Everything gaskit keeps on one entity: attribute values, owned tags,
@@ -26,7 +27,11 @@ impl AbilitySystem {
     pub(crate) fn new(attributes: Attributes) -> Self {
         Self {
             host: EffectHost::new(attributes),
-            abilities: AbilityState::default(),
+            abilities: AbilityState {
+                // Room for a long-running ability and a short one.
+                instances: Slots::with_capacity(2),
+                ..AbilityState::default()
+            },
             queued: false,
         }
     }

@@ -135,7 +135,10 @@ impl EffectHost {
         Self {
             attributes,
             tags: TagCounts::new(),
-            effects: Slots::new(),
+            // A fighter holds a few effects at once (cooldown, in-combat, a
+            // buff): reserving them at spawn keeps the first fight from
+            // allocating.
+            effects: Slots::with_capacity(4),
             appeared: TagSet::new(),
             vanished: TagSet::new(),
             attributes_changed: false,
