@@ -928,28 +928,14 @@ fn bonuses_sum_across_slots_and_drive_the_rolls() {
     let mut d = Duel::new();
     let alice = d.spawn("alice", 0.0, 50);
     let bob = d.spawn("bob", 100.0, 50);
-    let naked = combat::attack_rolls(
-        &d.runtime,
-        &d.world,
-        alice,
-        bob,
-        combat::DamageType::Slash,
-        Style::Aggressive,
-        None,
-    )
-    .unwrap();
+    let slash = |d: &Duel| {
+        let (slash, aggressive) = (combat::DamageType::Slash, Style::Aggressive);
+        combat::attack_rolls(&d.runtime, &d.world, alice, bob, slash, aggressive, None).unwrap()
+    };
+    let naked = slash(&d);
     d.wear(bob, "Bronze Full Helm", 1);
     d.wear(bob, "Bronze Platebody", 1);
-    let armoured = combat::attack_rolls(
-        &d.runtime,
-        &d.world,
-        alice,
-        bob,
-        combat::DamageType::Slash,
-        Style::Aggressive,
-        None,
-    )
-    .unwrap();
+    let armoured = slash(&d);
     let defs = d.catalog();
     assert_eq!(
         d.world

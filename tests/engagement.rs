@@ -169,6 +169,14 @@ impl Arena {
             .collect()
     }
 
+    /// Every attack as (time to the millisecond, what it was).
+    fn what_when(&self) -> Vec<(f64, String)> {
+        self.attacks()
+            .into_iter()
+            .map(|(t, _, w)| ((t * 1000.0).round() / 1000.0, w))
+            .collect()
+    }
+
     fn attack_times(&self, attacker: &str) -> Vec<f64> {
         self.attacks()
             .into_iter()
@@ -312,11 +320,7 @@ fn a_weave_takes_exactly_one_tick_and_preserves_the_total_rate() {
     a.cast(alice, bob, "Even Bolt");
     a.at(8.0);
     // melee -> cast -> melee takes exactly as long as three melee swings.
-    let got: Vec<(f64, String)> = a
-        .attacks()
-        .into_iter()
-        .map(|(t, _, w)| ((t * 1000.0).round() / 1000.0, w))
-        .collect();
+    let got = a.what_when();
     assert_eq!(
         got,
         [
@@ -394,11 +398,7 @@ fn a_standalone_cast_stamps_the_attack_cooldown_so_engaging_after_does_not_swing
     assert_eq!(a.failures(), ["GA_CastSpell Not ready yet."]);
     a.engage(alice, bob);
     a.at(8.0);
-    let got: Vec<(f64, String)> = a
-        .attacks()
-        .into_iter()
-        .map(|(t, _, w)| ((t * 1000.0).round() / 1000.0, w))
-        .collect();
+    let got = a.what_when();
     assert_eq!(
         got,
         [

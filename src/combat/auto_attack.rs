@@ -39,13 +39,7 @@ impl AbilityBehaviour for AutoAttack {
     ) -> Result<(), Tag> {
         let runtime = &self.0;
         let tags = runtime.catalog.tags();
-        let target = activation
-            .event
-            .target
-            .ok_or(tags[native::FAIL_NO_TARGET])?;
-        if target == activation.owner || world.get::<&Combatant>(target).is_err() {
-            return Err(tags[native::FAIL_NO_TARGET]);
-        }
+        let target = runtime.attack_target(world, activation)?;
         if world.get::<&Combatant>(activation.owner).is_err() {
             return Err(tags[native::FAIL_INVALID_PAYLOAD]);
         }
@@ -73,14 +67,10 @@ impl AbilityBehaviour for AutoAttack {
                 defender.attackers.current.push(cx.owner);
             }
         }
-        let now = cx.gas.now();
-        cx.gas.trace_mut().record(
-            now,
-            TraceKind::Engaged {
-                attacker: cx.owner,
-                target,
-            },
-        );
+        cx.gas.record(TraceKind::Engaged {
+            attacker: cx.owner,
+            target,
+        });
         self.poll(cx, target);
     }
 
@@ -181,22 +171,17 @@ impl AutoAttack {
                 Err(reason) => record_failure(cx.gas, cx.owner, target, reason),
             }
         }
-        let (attack, interval) = match stats.source {
-            AttackSource::Autocast(spell) => (
-                Attack::Cast {
-                    spell,
-                    weaved: false,
-                },
-                stats.interval,
-            ),
-            AttackSource::Weapon(_) => (
-                Attack::Swing {
-                    damage_type: stats.damage_type,
-                    interval: stats.interval,
-                    uses_ammo: stats.uses_ammo,
-                },
-                stats.interval,
-            ),
+        // The snapshot's interval is what either kind of attack stamps.
+        let attack = match stats.source {
+            AttackSource::Autocast(spell) => Attack::Cast {
+                spell,
+                weaved: false,
+            },
+            AttackSource::Weapon(_) => Attack::Swing {
+                damage_type: stats.damage_type,
+                interval: stats.interval,
+                uses_ammo: stats.uses_ammo,
+            },
         };
         match resolve(
             runtime,
@@ -207,7 +192,7 @@ impl AutoAttack {
             attack,
             stats.style,
         ) {
-            Ok(_) => Some(interval),
+            Ok(_) => Some(stats.interval),
             Err(reason) => {
                 record_failure(cx.gas, cx.owner, target, reason);
                 cx.end_with(EndReason::Behaviour(reason));
@@ -262,27 +247,19 @@ impl AutoAttack {
 }
 
 fn record_failure(gas: &mut Gas, attacker: Entity, target: Entity, reason: Tag) {
-    let now = gas.now();
-    gas.trace_mut().record(
-        now,
-        TraceKind::AttackFailed {
-            attacker,
-            target,
-            reason,
-        },
-    );
+    gas.record(TraceKind::AttackFailed {
+        attacker,
+        target,
+        reason,
+    });
 }
 
 fn record_chase(gas: &mut Gas, chaser: Entity, target: Entity, phase: ChasePhase) {
-    let now = gas.now();
-    gas.trace_mut().record(
-        now,
-        TraceKind::Chase {
-            chaser,
-            target,
-            phase,
-        },
-    );
+    gas.record(TraceKind::Chase {
+        chaser,
+        target,
+        phase,
+    });
 }
 
 /// Sets the active target and attack channel together, recording a change.
@@ -309,15 +286,11 @@ pub(crate) fn set_target(
     };
     let _ = runtime;
     if changed {
-        let now = gas.now();
-        gas.trace_mut().record(
-            now,
-            TraceKind::TargetChanged {
-                entity: owner,
-                target,
-                channel,
-            },
-        );
+        gas.record(TraceKind::TargetChanged {
+            entity: owner,
+            target,
+            channel,
+        });
     }
 }
 
@@ -339,13 +312,10 @@ pub(crate) fn teardown(runtime: &CombatRuntime, world: &mut World, gas: &mut Gas
         .ok()
         .and_then(|c| c.targeting.pending_weave.take());
     if let Some(spell) = dropped {
-        gas.trace_mut().record(
-            now,
-            TraceKind::WeaveDropped {
-                entity: owner,
-                spell,
-            },
-        );
+        gas.record(TraceKind::WeaveDropped {
+            entity: owner,
+            spell,
+        });
     }
     if let Some(target) = target {
         if let Ok(defender) = world.query_one_mut::<&mut Combatant>(target) {

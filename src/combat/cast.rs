@@ -65,13 +65,7 @@ impl AbilityBehaviour for CastSpell {
     ) -> Result<(), Tag> {
         let runtime = &self.0;
         let tags = runtime.catalog.tags();
-        let target = activation
-            .event
-            .target
-            .ok_or(tags[native::FAIL_NO_TARGET])?;
-        if target == activation.owner || world.get::<&Combatant>(target).is_err() {
-            return Err(tags[native::FAIL_NO_TARGET]);
-        }
+        let target = runtime.attack_target(world, activation)?;
         if !runtime.is_alive(world, target) {
             return Err(tags[native::FAIL_TARGET_DEAD]);
         }
@@ -115,15 +109,11 @@ impl AbilityBehaviour for CastSpell {
             cx.end_with(EndReason::Behaviour(tag));
             return;
         }
-        let now = cx.gas.now();
-        cx.gas.trace_mut().record(
-            now,
-            TraceKind::CooldownStamped {
-                entity: cx.owner,
-                cooldown: runtime.attack_cooldown,
-                duration: interval,
-            },
-        );
+        cx.gas.record(TraceKind::CooldownStamped {
+            entity: cx.owner,
+            cooldown: runtime.attack_cooldown,
+            duration: interval,
+        });
         let style = cx
             .world
             .get::<&AbilitySystem>(cx.owner)
@@ -190,16 +180,12 @@ impl AbilityBehaviour for QueueWeave {
                 .query_one_mut::<&mut Combatant>(cx.owner)
                 .ok()
                 .and_then(|c| c.targeting.pending_weave.replace(spell));
-            let now = cx.gas.now();
-            cx.gas.trace_mut().record(
-                now,
-                TraceKind::WeaveQueued {
-                    entity: cx.owner,
-                    target,
-                    spell,
-                    replaced,
-                },
-            );
+            cx.gas.record(TraceKind::WeaveQueued {
+                entity: cx.owner,
+                target,
+                spell,
+                replaced,
+            });
         }
         cx.end();
     }

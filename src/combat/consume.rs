@@ -49,14 +49,10 @@ pub(crate) fn consume_runes(
         combatant.inventory.remove(rune, count);
     }
     if !def.runes.is_empty() {
-        let now = gas.now();
-        gas.trace_mut().record(
-            now,
-            TraceKind::RunesSpent {
-                entity: caster,
-                spell,
-            },
-        );
+        gas.record(TraceKind::RunesSpent {
+            entity: caster,
+            spell,
+        });
     }
     true
 }
@@ -80,13 +76,9 @@ pub(crate) fn consume_ammo(
             .in_slot(runtime.ammo_slot)
             .map_or(0, |(_, q)| q)
     };
-    let now = gas.now();
-    gas.trace_mut().record(
-        now,
-        TraceKind::AmmoSpent {
-            entity: shooter,
-            left,
-        },
-    );
+    gas.record(TraceKind::AmmoSpent {
+        entity: shooter,
+        left,
+    });
     true
 }

@@ -119,22 +119,18 @@ pub fn run_death_flow(runtime: &CombatRuntime, world: &mut World, gas: &mut Gas,
         )
     };
     let now = gas.now();
-    gas.trace_mut().record(
-        now,
-        TraceKind::Died {
-            entity,
-            kept,
-            stored,
-        },
-    );
+    gas.record(TraceKind::Died {
+        entity,
+        kept,
+        stored,
+    });
     let at = settings.respawn_position;
     if let Ok(body) = world.query_one_mut::<&mut Kinematic>(entity) {
         body.from = at;
         body.to = at;
         body.since = now;
     }
-    gas.trace_mut()
-        .record(now, TraceKind::Respawned { entity, at });
+    gas.record(TraceKind::Respawned { entity, at });
     gas.apply_effect_recorded(
         world,
         entity,

@@ -112,14 +112,10 @@ impl AbilityBehaviour for Eat {
             .query_one_mut::<&mut Combatant>(cx.owner)
             .is_ok_and(|c| c.inventory.remove(item, 1));
         if eaten && cx.commit().is_ok() {
-            let now = cx.gas.now();
-            cx.gas.trace_mut().record(
-                now,
-                TraceKind::Ate {
-                    entity: cx.owner,
-                    item,
-                },
-            );
+            cx.gas.record(TraceKind::Ate {
+                entity: cx.owner,
+                item,
+            });
             let key = runtime.catalog.tags()[native::SET_BY_CALLER_HEAL];
             let spec = EffectSpec::new(runtime.food_effect)
                 .with_source(cx.owner)

@@ -80,9 +80,7 @@ pub(crate) fn refresh_in_combat(
     let spec = EffectSpec::new(runtime.in_combat_effect)
         .with_set_by_caller(tags[native::STATUS_IN_COMBAT], seconds);
     if let Ok(ApplyOutcome::Added(_)) = gas.apply_effect(world, entity, spec) {
-        let now = gas.now();
-        gas.trace_mut()
-            .record(now, TraceKind::EnteredCombat { entity });
+        gas.record(TraceKind::EnteredCombat { entity });
         gas.send_event(
             entity,
             GameplayEvent::new(tags[native::COMBAT_EVENT_ENTER_COMBAT]),

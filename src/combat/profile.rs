@@ -74,9 +74,7 @@ pub fn save_profile(
     if in_combat {
         run_death_flow(runtime, world, gas, entity);
     }
-    let now = gas.now();
-    gas.trace_mut()
-        .record(now, crate::trace::TraceKind::Saved { entity });
+    gas.record(crate::trace::TraceKind::Saved { entity });
     let defs = runtime.catalog.combat();
     let item_name = |item: ItemId| defs.item(item).map(|i| i.name.clone()).unwrap_or_default();
     let combatant = world.get::<&Combatant>(entity).ok()?;

@@ -84,26 +84,19 @@ pub(crate) fn grant_damage_xp(
             }
         }
     }
-    let now = gas.now();
     for (skill, centi_xp) in grants.into_iter().filter(|(_, a)| *a > 0) {
-        gas.trace_mut().record(
-            now,
-            TraceKind::Xp {
-                entity: attacker,
-                skill,
-                centi_xp,
-            },
-        );
+        gas.record(TraceKind::Xp {
+            entity: attacker,
+            skill,
+            centi_xp,
+        });
     }
     for (skill, level) in level_ups {
-        gas.trace_mut().record(
-            now,
-            TraceKind::LevelUp {
-                entity: attacker,
-                skill,
-                level,
-            },
-        );
+        gas.record(TraceKind::LevelUp {
+            entity: attacker,
+            skill,
+            level,
+        });
         if skill == Skill::Hitpoints {
             sync_max_health(runtime, world, gas, attacker);
         }

@@ -125,15 +125,11 @@ pub(crate) fn stamp_attack_cooldown(
         .with_source(attacker)
         .with_set_by_caller(runtime.attack_cooldown, interval.as_secs_f64());
     gas.apply_effect_recorded(world, attacker, spec);
-    let now = gas.now();
-    gas.trace_mut().record(
-        now,
-        TraceKind::CooldownStamped {
-            entity: attacker,
-            cooldown: runtime.attack_cooldown,
-            duration: interval,
-        },
-    );
+    gas.record(TraceKind::CooldownStamped {
+        entity: attacker,
+        cooldown: runtime.attack_cooldown,
+        duration: interval,
+    });
 }
 
 /// Resolves one attack of `attacker` on `target` from the engagement
@@ -213,28 +209,21 @@ pub(crate) fn roll_and_apply(
         _ => AttackOutcome::Miss,
     };
     let tags = runtime.catalog.tags();
-    let now = gas.now();
-    gas.trace_mut().record(
-        now,
-        TraceKind::Attack {
-            attacker,
-            target,
-            outcome,
-            damage_type,
-            weaved,
-            spell,
-        },
-    );
+    gas.record(TraceKind::Attack {
+        attacker,
+        target,
+        outcome,
+        damage_type,
+        weaved,
+        spell,
+    });
     let cue = spell_def.map_or_else(|| damage_type.hit_cue(tags), |s| s.hit_cue);
-    gas.trace_mut().record(
-        now,
-        TraceKind::Cue {
-            target,
-            source: Some(attacker),
-            cue,
-            event: crate::effects::CueEvent::Execute,
-        },
-    );
+    gas.record(TraceKind::Cue {
+        target,
+        source: Some(attacker),
+        cue,
+        event: crate::effects::CueEvent::Execute,
+    });
     // A hit for zero shows its cue and record but applies nothing: no XP,
     // no in-combat refresh, as for a miss.
     if let AttackOutcome::Hit(amount @ 1..) = outcome {

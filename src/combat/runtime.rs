@@ -12,7 +12,7 @@ use super::combatant::Combatant;
 use super::los::{AlwaysVisible, LineOfSight};
 use super::movement::KinematicMover;
 use super::stats::snapshot;
-use crate::abilities::AbilitySystem;
+use crate::abilities::{AbilitySystem, Activation};
 use crate::attributes::AttributeId;
 use crate::catalog::Catalog;
 use crate::effects::EffectId;
@@ -144,6 +144,21 @@ impl CombatRuntime {
         ) {
             (Some(a), Some(b)) => a.within(b, range_cm),
             _ => false,
+        }
+    }
+
+    /// The combatant an attack or cast `activation` is aimed at: the
+    /// event's target, which must be another entity with a [`Combatant`].
+    /// `Activation.Fail.NoTarget` otherwise.
+    pub fn attack_target(&self, world: &World, activation: &Activation<'_>) -> Result<Entity, Tag> {
+        let no_target = self.catalog.tags()[native::FAIL_NO_TARGET];
+        match activation.event.target {
+            Some(target)
+                if target != activation.owner && world.get::<&Combatant>(target).is_ok() =>
+            {
+                Ok(target)
+            }
+            _ => Err(no_target),
         }
     }
 

@@ -56,9 +56,7 @@ pub fn set_autocast(
         check_autocast(runtime, combatant, spell)?;
         combatant.spellbook.autocast = spell;
     }
-    let now = gas.now();
-    gas.trace_mut()
-        .record(now, TraceKind::AutocastChanged { entity, spell });
+    gas.record(TraceKind::AutocastChanged { entity, spell });
     Ok(())
 }
 
@@ -92,14 +90,10 @@ pub fn set_spellbook(
         foreign
     };
     if cleared {
-        let now = gas.now();
-        gas.trace_mut().record(
-            now,
-            TraceKind::AutocastChanged {
-                entity,
-                spell: None,
-            },
-        );
+        gas.record(TraceKind::AutocastChanged {
+            entity,
+            spell: None,
+        });
     }
     Ok(())
 }

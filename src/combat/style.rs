@@ -70,7 +70,5 @@ pub(crate) fn apply_style(
     }
     let tag = style.tag(tags);
     gas.add_loose_tag(world, entity, tag, true);
-    let now = gas.now();
-    gas.trace_mut()
-        .record(now, TraceKind::StyleChanged { entity, style: tag });
+    gas.record(TraceKind::StyleChanged { entity, style: tag });
 }

@@ -487,19 +487,10 @@ impl Gas {
             Behaviour::ApplyEffects(_) => {
                 self.run_apply_effects(world, owner, ability, instance, level, event)
             }
-            Behaviour::Registered(id) => {
-                if let Some(behaviour) = self.behaviours[id.index()].clone() {
-                    let mut cx = AbilityCx {
-                        world,
-                        gas: self,
-                        owner,
-                        ability,
-                        instance,
-                        event,
-                        level,
-                    };
-                    behaviour.activate(&mut cx);
-                }
+            Behaviour::Registered(_) => {
+                self.run_behaviour(world, owner, instance, (ability, event, level), |b, cx| {
+                    b.activate(cx)
+                });
             }
         }
         instance
@@ -619,7 +610,6 @@ impl Gas {
         instance: InstanceKey,
         reason: EndReason,
     ) -> bool {
-        let catalog = self.catalog.clone();
         let ended = {
             let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(owner) else {
                 return false;
@@ -630,7 +620,7 @@ impl Gas {
             if let Some(timer) = ended.wait_timer {
                 self.timers.cancel(timer);
             }
-            let def = catalog.abilities().def(ended.ability);
+            let def = self.catalog.abilities().def(ended.ability);
             // Both were granted when the instance started.
             let _ = system.host.release_tags(&def.activation_owned_tags);
             let _ = system
@@ -656,20 +646,8 @@ impl Gas {
                 reason,
             },
         );
-        if let Behaviour::Registered(id) = catalog.abilities().def(ended.ability).behaviour {
-            if let Some(behaviour) = self.behaviours[id.index()].clone() {
-                let mut cx = AbilityCx {
-                    world,
-                    gas: self,
-                    owner,
-                    ability: ended.ability,
-                    instance,
-                    event: ended.event,
-                    level: ended.level,
-                };
-                behaviour.end(&mut cx, reason);
-            }
-        }
+        let what = (ended.ability, ended.event, ended.level);
+        self.run_behaviour(world, owner, instance, what, |b, cx| b.end(cx, reason));
         true
     }
 
@@ -830,20 +808,38 @@ impl Gas {
             self.end_ability(world, owner, instance, EndReason::TargetLost);
             return;
         }
-        if let Behaviour::Registered(id) = self.catalog.abilities().def(ability).behaviour {
-            if let Some(behaviour) = self.behaviours[id.index()].clone() {
-                let mut cx = AbilityCx {
-                    world,
-                    gas: self,
-                    owner,
-                    ability,
-                    instance,
-                    event,
-                    level,
-                };
-                behaviour.wake(&mut cx, reason);
-            }
-        }
+        self.run_behaviour(world, owner, instance, (ability, event, level), |b, cx| {
+            b.wake(cx, reason)
+        });
+    }
+
+    /// Calls the registered behaviour of `ability`, if it has one, with a
+    /// context for `instance` (one of `owner`'s). The one place a context
+    /// is built: activation, wake-ups and teardown all come through here.
+    fn run_behaviour(
+        &mut self,
+        world: &mut World,
+        owner: Entity,
+        instance: InstanceKey,
+        (ability, event, level): (AbilityId, GameplayEvent, u32),
+        call: impl FnOnce(&dyn AbilityBehaviour, &mut AbilityCx<'_>),
+    ) {
+        let Behaviour::Registered(id) = self.catalog.abilities().def(ability).behaviour else {
+            return;
+        };
+        let Some(behaviour) = self.behaviours[id.index()].clone() else {
+            return;
+        };
+        let mut cx = AbilityCx {
+            world,
+            gas: self,
+            owner,
+            ability,
+            instance,
+            event,
+            level,
+        };
+        call(&*behaviour, &mut cx);
     }
 
     /// A delay elapsed.

@@ -44,33 +44,26 @@ impl Gas {
         target: Entity,
         spec: EffectSpec,
     ) -> Result<ApplyOutcome, EffectError> {
-        let Gas {
-            catalog,
-            now,
-            timers,
-            trace,
-            ..
-        } = self;
-        let def = catalog
-            .effects()
-            .try_def(spec.effect)
-            .ok_or(EffectError::UnknownEffect(spec.effect))?;
-        let captures = source_captures(world, def, &spec, target)?;
-        let system = world
-            .query_one_mut::<&mut AbilitySystem>(target)
-            .map_err(|_| EffectError::NoSuchTarget(target))?;
-        let mut cx = EffectCx {
-            defs: catalog.effects(),
-            schema: catalog.attributes(),
-            now: *now,
-            timers,
-            trace,
-            entity: target,
+        let (captures, live_capture) = {
+            let def = self
+                .catalog
+                .effects()
+                .try_def(spec.effect)
+                .ok_or(EffectError::UnknownEffect(spec.effect))?;
+            (
+                source_captures(world, def, &spec, target)?,
+                def.has_live_capture,
+            )
         };
-        let outcome = system.host.apply(&mut cx, spec, captures)?;
-        let live = def.has_live_capture && matches!(outcome, ApplyOutcome::Added(_));
-        self.note_touched(target, system);
-        if live && !self.live_holders.contains(&target) {
+        // A failed application changes nothing, so the reconcile note that
+        // follows it is a no-op.
+        let outcome = self
+            .with_host(world, target, |host, cx| host.apply(cx, spec, captures))
+            .ok_or(EffectError::NoSuchTarget(target))??;
+        if live_capture
+            && matches!(outcome, ApplyOutcome::Added(_))
+            && !self.live_holders.contains(&target)
+        {
             self.live_holders.push(target);
         }
         Ok(outcome)

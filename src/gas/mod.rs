@@ -152,6 +152,12 @@ impl Gas {
         &mut self.trace
     }
 
+    /// Records `kind` in the trace at the current instant (if its category
+    /// is recorded).
+    pub fn record(&mut self, kind: crate::trace::TraceKind) {
+        self.trace.record(self.now, kind);
+    }
+
     /// The context's RNG (the one deterministic stream every roll uses).
     pub fn rng(&mut self) -> &mut ChaCha8Rng {
         &mut self.rng

@@ -7,6 +7,7 @@
 
 use std::fmt::Write as _;
 
+use super::labels;
 use super::text::EntityNames;
 use super::{AttackOutcome, BlockReason, ChasePhase, RemovalReason, TraceEvent, TraceKind};
 use crate::catalog::Catalog;
@@ -98,22 +99,10 @@ pub fn render_json(
     event: &TraceEvent,
 ) -> String {
     let tags = catalog.tags();
-    let effect = |id: crate::effects::EffectId| {
-        catalog
-            .effects()
-            .try_def(id)
-            .map_or("?", |d| d.name.as_str())
-    };
-    let ability = |id: crate::abilities::AbilityId| {
-        catalog
-            .abilities()
-            .try_def(id)
-            .map_or("?", |d| d.name.as_str())
-    };
-    let spell =
-        |id: crate::combat::SpellId| catalog.combat().spell(id).map_or("?", |s| s.name.as_str());
-    let item =
-        |id: crate::combat::ItemId| catalog.combat().item(id).map_or("?", |i| i.name.as_str());
+    let effect = |id| labels::effect_name(catalog, id);
+    let ability = |id| labels::ability_name(catalog, id);
+    let spell = |id| labels::spell_name(catalog, id);
+    let item = |id| labels::item_name(catalog, id);
     let items = |list: &[(crate::combat::ItemId, u32)]| {
         let parts: Vec<String> = list
             .iter()

@@ -66,6 +66,7 @@
 
 mod event;
 mod jsonl;
+mod labels;
 mod text;
 
 pub use event::{

@@ -9,10 +9,11 @@ use std::fmt::Write as _;
 
 use hecs::{Entity, World};
 
+use super::labels::{self, item_name, spell_name};
 use super::{AttackOutcome, BlockReason, ChasePhase, RemovalReason, TraceEvent, TraceKind};
 use crate::abilities::EndReason;
 use crate::catalog::Catalog;
-use crate::combat::{ItemId, SpellId};
+use crate::combat::ItemId;
 use crate::effects::CueEvent;
 
 /// Component: the name an entity goes by in rendered traces. Entities
@@ -83,18 +84,8 @@ pub fn render_text(
 fn describe(names: &(impl EntityNames + ?Sized), catalog: &Catalog, kind: &TraceKind) -> String {
     let name = |e: Entity| names.name_of(e);
     let tag = |t| catalog.tags().name(t);
-    let effect = |id: crate::effects::EffectId| {
-        catalog
-            .effects()
-            .try_def(id)
-            .map_or("?", |d| d.name.as_str())
-    };
-    let ability = |id: crate::abilities::AbilityId| {
-        catalog
-            .abilities()
-            .try_def(id)
-            .map_or("?", |d| d.name.as_str())
-    };
+    let effect = |id| labels::effect_name(catalog, id);
+    let ability = |id| labels::ability_name(catalog, id);
     match kind {
         TraceKind::EffectApplied {
             effect: e,
@@ -270,10 +261,6 @@ fn describe(names: &(impl EntityNames + ?Sized), catalog: &Catalog, kind: &Trace
     }
 }
 
-fn item_name(catalog: &Catalog, item: ItemId) -> &str {
-    catalog.combat().item(item).map_or("?", |i| i.name.as_str())
-}
-
 fn item_list(catalog: &Catalog, items: &[(ItemId, u32)]) -> String {
     let names: Vec<String> = items
         .iter()
@@ -283,13 +270,6 @@ fn item_list(catalog: &Catalog, items: &[(ItemId, u32)]) -> String {
         })
         .collect();
     names.join(", ")
-}
-
-fn spell_name(catalog: &Catalog, spell: SpellId) -> &str {
-    catalog
-        .combat()
-        .spell(spell)
-        .map_or("?", |s| s.name.as_str())
 }
 
 fn end_reason(catalog: &Catalog, reason: &EndReason) -> String {
