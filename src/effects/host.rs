@@ -211,13 +211,26 @@ impl EffectHost {
 
     // ------------------------------------------------------------ tags
 
+    /// Adds one reference to `tag`, recording a presence change.
+    pub(crate) fn grant_tag(&mut self, tag: Tag) {
+        if self.tags.add(tag) {
+            self.appeared.insert(tag);
+        }
+    }
+
     /// Adds one reference to each tag, recording presence changes.
     pub(crate) fn grant_tags(&mut self, tags: &TagSet) {
         for tag in tags.iter() {
-            if self.tags.add(tag) {
-                self.appeared.insert(tag);
-            }
+            self.grant_tag(tag);
         }
+    }
+
+    /// Releases one reference to `tag`, recording a presence change.
+    pub(crate) fn release_tag(&mut self, tag: Tag) -> Result<(), NotHeld> {
+        if self.tags.remove(tag)? {
+            self.vanished.insert(tag);
+        }
+        Ok(())
     }
 
     /// Releases one reference to each tag, recording presence changes.
@@ -228,9 +241,7 @@ impl EffectHost {
             return Err(NotHeld(missing));
         }
         for tag in tags.iter() {
-            if self.tags.remove(tag) == Ok(true) {
-                self.vanished.insert(tag);
-            }
+            self.release_tag(tag)?;
         }
         Ok(())
     }

@@ -975,7 +975,7 @@ impl Gas {
                 system.abilities.saved_loose.insert(tag);
             }
             let before = system.host.tags.tags().has_exact(tag);
-            system.host.grant_tags(&std::iter::once(tag).collect());
+            system.host.grant_tag(tag);
             self.note_touched(entity, system);
             !before
         };
@@ -998,7 +998,7 @@ impl Gas {
             if system.abilities.loose.count(tag) == 0 {
                 system.abilities.saved_loose.remove(tag);
             }
-            system.host.release_tags(&std::iter::once(tag).collect())?;
+            system.host.release_tag(tag)?;
             self.note_touched(entity, system);
             !system.host.tags.tags().has_exact(tag)
         };

@@ -306,10 +306,5 @@ pub fn render_jsonl(
     catalog: &Catalog,
     events: &[TraceEvent],
 ) -> String {
-    let mut out = String::new();
-    for event in events {
-        out.push_str(&render_json(names, catalog, event));
-        out.push('\n');
-    }
-    out
+    super::lines(events, |event| render_json(names, catalog, event))
 }

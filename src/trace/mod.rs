@@ -146,3 +146,13 @@ impl Trace {
         self.events.truncate(len);
     }
 }
+
+/// One rendered line per event, each ending in a newline.
+fn lines(events: &[TraceEvent], render: impl Fn(&TraceEvent) -> String) -> String {
+    let mut out = String::new();
+    for event in events {
+        out.push_str(&render(event));
+        out.push('\n');
+    }
+    out
+}

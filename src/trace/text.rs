@@ -72,12 +72,7 @@ pub fn render_text(
     catalog: &Catalog,
     events: &[TraceEvent],
 ) -> String {
-    let mut out = String::new();
-    for event in events {
-        out.push_str(&render_line(names, catalog, event));
-        out.push('\n');
-    }
-    out
+    super::lines(events, |event| render_line(names, catalog, event))
 }
 
 /// What happened, after the subject's name.
