@@ -26,13 +26,13 @@ const CONTENT: &str = r#"(
 )"#;
 
 fn bench(c: &mut Criterion) {
-    let mut builder = CatalogBuilder::with_defaults();
+    let mut builder = gaskit::combat::default_catalog_builder();
     builder.add_source("bench.ron", CONTENT);
     let catalog = builder.build().unwrap();
     let tags = catalog.tags().clone();
     let abilities = catalog.abilities().clone();
     let mut gas = Gas::new(catalog);
-    gas.trace_mut().set_filter(0);
+    gas.trace_mut().set_filter(gaskit::TraceFilter::NONE);
     let mut world = hecs::World::new();
     let hero = world.spawn((gas.new_ability_system(),));
     for name in ["GA_Instant", "GA_WithCooldown"] {

@@ -6,7 +6,7 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use gaskit::{Attributes, CatalogBuilder, ModOp, SourceId};
+use gaskit::{Attributes, ModOp, SourceId};
 
 const CONTENT: &str = r#"(
     attributes: [
@@ -28,7 +28,7 @@ const CONTENT: &str = r#"(
 )"#;
 
 fn bench(c: &mut Criterion) {
-    let mut builder = CatalogBuilder::with_defaults();
+    let mut builder = gaskit::combat::default_catalog_builder();
     builder.add_source("bench.ron", CONTENT);
     let catalog = builder.build().unwrap();
     let schema = catalog.attributes();

@@ -86,7 +86,7 @@ impl HandWritten {
                 .unwrap();
             let stats = combat::snapshot(&arena.runtime, world, e).unwrap();
             let spell = match stats.source {
-                AttackSource::Autocast(spell) => arena.gas.catalog().combat().spell(spell),
+                AttackSource::Autocast(spell) => arena.runtime.defs().spell(spell),
                 AttackSource::Weapon(_) => None,
             };
             let damage_type = if spell.is_some() {

@@ -17,17 +17,17 @@ const CONTENT: &str = r#"(effects: [
 ])"#;
 
 fn bench(c: &mut Criterion) {
-    let mut builder = CatalogBuilder::with_defaults();
+    let mut builder = gaskit::combat::default_catalog_builder();
     builder.add_source("bench.ron", CONTENT);
     let catalog = builder.build().unwrap();
     let tags = catalog.tags().clone();
     let effects = catalog.effects().clone();
     let mut gas = Gas::new(catalog);
-    gas.trace_mut().set_filter(0);
+    gas.trace_mut().set_filter(gaskit::TraceFilter::NONE);
     let mut world = hecs::World::new();
     let target = world.spawn((gas.new_ability_system(),));
 
-    let slash = tags[native::COMBAT_DAMAGE_TYPE_SLASH];
+    let slash = tags.get("Combat.DamageType.Slash").unwrap();
     let damage = EffectSpec::new(effects.get("GE_Damage").unwrap()).with_set_by_caller(slash, 0.0);
     c.bench_function("instant/apply (damage, drain into Health)", |b| {
         b.iter(|| {
@@ -38,7 +38,7 @@ fn bench(c: &mut Criterion) {
         })
     });
 
-    let attack = tags[native::COOLDOWN_COMBAT_ATTACK];
+    let attack = tags.get("Cooldown.Combat.Attack").unwrap();
     let cooldown =
         EffectSpec::new(effects.get("GE_Attack_Cooldown").unwrap()).with_set_by_caller(attack, 2.4);
     let step = SimDuration::from_millis(2_500);

@@ -7,6 +7,7 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use gaskit::arena::{Arena, ArenaConfig};
+use gaskit::combat::CombatComponents;
 use gaskit::snapshot::{self, Snapshot};
 use gaskit::SimDuration;
 
@@ -17,11 +18,16 @@ fn bench(c: &mut Criterion) {
     })
     .expect("the shipped catalog builds the arena");
     arena.run_for(SimDuration::from_secs(10), SimDuration::from_millis(50));
-    let saved = Snapshot::save(&arena.world, &arena.gas);
+    let saved = Snapshot::<CombatComponents>::save(&arena.world, &arena.gas);
 
     let mut group = c.benchmark_group("snapshot, 100 combatants");
     group.bench_function("save (copy the state)", |b| {
-        b.iter(|| black_box(Snapshot::save(black_box(&arena.world), &arena.gas)))
+        b.iter(|| {
+            black_box(Snapshot::<CombatComponents>::save(
+                black_box(&arena.world),
+                &arena.gas,
+            ))
+        })
     });
     group.bench_function("restore", |b| {
         b.iter(|| {
@@ -31,14 +37,19 @@ fn bench(c: &mut Criterion) {
         })
     });
     group.bench_function("checksum of the live state", |b| {
-        b.iter(|| black_box(snapshot::checksum(black_box(&arena.world), &arena.gas)))
+        b.iter(|| {
+            black_box(snapshot::checksum::<CombatComponents>(
+                black_box(&arena.world),
+                &arena.gas,
+            ))
+        })
     });
     let text = saved.to_ron().unwrap();
     group.bench_function("serialize to RON", |b| {
         b.iter(|| black_box(saved.to_ron().unwrap()))
     });
     group.bench_function("deserialize from RON", |b| {
-        b.iter(|| black_box(Snapshot::from_ron(black_box(&text)).unwrap()))
+        b.iter(|| black_box(Snapshot::<CombatComponents>::from_ron(black_box(&text)).unwrap()))
     });
     group.finish();
     println!("serialized size: {} bytes", text.len());

@@ -17,7 +17,9 @@ fn sample(registry: &TagRegistry, count: usize) -> TagSet {
 }
 
 fn bench(c: &mut Criterion) {
-    let registry = TagRegistry::with_defaults();
+    let registry = gaskit::combat::default_tag_registry_builder()
+        .build()
+        .unwrap();
     let owned = sample(&registry, 32);
     let leaf = owned.iter().nth(17).unwrap();
     let parent = registry.get("Combat").unwrap();

@@ -9,7 +9,7 @@ use gaskit::prelude::*;
 
 fn main() {
     let mut world = hecs::World::new();
-    let mut gas = Gas::new(Catalog::with_defaults());
+    let mut gas = Gas::new(gaskit::combat::default_catalog());
     let hero = world.spawn((Name("hero".into()), gas.new_ability_system()));
 
     let catalog = gas.catalog_arc().clone();
@@ -30,7 +30,7 @@ fn main() {
 
     // Take a hit so the heal has something to do.
     let damage = catalog.effects().get("GE_Damage").expect("shipped effect");
-    let slash = tags[native::COMBAT_DAMAGE_TYPE_SLASH];
+    let slash = tags.get("Combat.DamageType.Slash").unwrap();
     gas.apply_effect(
         &mut world,
         hero,

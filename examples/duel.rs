@@ -13,11 +13,11 @@ use std::io::Write as _;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use gaskit::combat::{attack_rolls, snapshot, AttackSource, Combatant, DamageType, Skill};
-use gaskit::scenario::{Scenario, ScenarioRun};
-use gaskit::{
-    AttackOutcome, Catalog, EntityNames, SimDuration, SimTime, TraceCategory, TraceEvent, TraceKind,
+use gaskit::combat::{
+    attack_rolls, snapshot, AttackOutcome, AttackSource, CombatRecord, Combatant, DamageType, Skill,
 };
+use gaskit::scenario::{Scenario, ScenarioRun};
+use gaskit::{EntityNames, SimDuration, SimTime, TraceEvent, TraceFilter, TraceKind};
 use hecs::Entity;
 
 /// The default duel: a swordsman closes in on an archer.
@@ -127,7 +127,7 @@ fn main() -> ExitCode {
 }
 
 fn run(options: &Options, out: &mut String) -> Result<(), String> {
-    let catalog = Arc::new(Catalog::with_defaults());
+    let catalog = Arc::new(gaskit::combat::default_catalog());
     let (file, text) = match &options.scenario {
         None => ("default duel".to_owned(), DEFAULT_DUEL.to_owned()),
         Some(path) => {
@@ -149,7 +149,7 @@ fn run(options: &Options, out: &mut String) -> Result<(), String> {
     if scenario.step.is_zero() {
         return Err("error: --step rounds to zero microseconds".into());
     }
-    scenario.trace_filter = TraceCategory::ALL;
+    scenario.trace_filter = TraceFilter::ALL;
     let mut run = ScenarioRun::new(catalog.clone(), scenario).map_err(|e| format!("error: {e}"))?;
 
     if !options.quiet {
@@ -198,7 +198,7 @@ fn run(options: &Options, out: &mut String) -> Result<(), String> {
 fn someone_died(events: &[TraceEvent]) -> bool {
     events
         .iter()
-        .any(|e| matches!(e.kind, TraceKind::Died { .. }))
+        .any(|e| matches!(e.record(), Some(CombatRecord::Died { .. })))
 }
 
 fn loadout(run: &ScenarioRun, entity: Entity) -> String {
@@ -211,7 +211,7 @@ fn loadout(run: &ScenarioRun, entity: Entity) -> String {
         .equipment
         .iter()
         .map(|(_, item, q)| {
-            let name = &catalog.combat().item(item).expect("known item").name;
+            let name = &run.runtime.defs().item(item).expect("known item").name;
             if q > 1 {
                 format!("{q} x {name}")
             } else {
@@ -262,7 +262,7 @@ fn expected_dps(run: &ScenarioRun) -> HashMap<Entity, f64> {
             continue;
         };
         let spell = match stats.source {
-            AttackSource::Autocast(s) => run.gas.catalog().combat().spell(s),
+            AttackSource::Autocast(s) => run.runtime.defs().spell(s),
             AttackSource::Weapon(_) => None,
         };
         let damage_type = if spell.is_some() {
@@ -349,22 +349,29 @@ fn print_trace(run: &ScenarioRun, events: &[TraceEvent], out: &mut String) {
                     flush(&mut pending, &hp, out);
                 }
             }
-            TraceKind::Attack { target, .. } => {
-                flush(&mut pending, &hp, out);
-                pending = Some((gaskit::render_line(names, catalog, event), *target));
-            }
-            TraceKind::Engaged { .. }
-            | TraceKind::Chase { .. }
-            | TraceKind::WeaveQueued { .. }
-            | TraceKind::AttackFailed { .. }
-            | TraceKind::AbilityFailed { .. }
-            | TraceKind::Died { .. }
-            | TraceKind::Respawned { .. }
-            | TraceKind::LevelUp { .. } => {
+            TraceKind::AbilityFailed { .. } => {
                 flush(&mut pending, &hp, out);
                 let _ = writeln!(out, "{}", gaskit::render_line(names, catalog, event));
             }
-            _ => {}
+            _ => match event.record::<CombatRecord>() {
+                Some(CombatRecord::Attack { target, .. }) => {
+                    flush(&mut pending, &hp, out);
+                    pending = Some((gaskit::render_line(names, catalog, event), *target));
+                }
+                Some(
+                    CombatRecord::Engaged { .. }
+                    | CombatRecord::Chase { .. }
+                    | CombatRecord::WeaveQueued { .. }
+                    | CombatRecord::AttackFailed { .. }
+                    | CombatRecord::Died { .. }
+                    | CombatRecord::Respawned { .. }
+                    | CombatRecord::LevelUp { .. },
+                ) => {
+                    flush(&mut pending, &hp, out);
+                    let _ = writeln!(out, "{}", gaskit::render_line(names, catalog, event));
+                }
+                _ => {}
+            },
         }
     }
     flush(&mut pending, &hp, out);
@@ -379,8 +386,8 @@ fn print_summary(
 ) {
     let names = run.fighters.as_slice();
     let death_of = |entity: Entity| {
-        events.iter().find_map(|e| match e.kind {
-            TraceKind::Died { entity: who, .. } if who == entity => Some(e.time),
+        events.iter().find_map(|e| match e.record() {
+            Some(&CombatRecord::Died { entity: who, .. }) if who == entity => Some(e.time),
             _ => None,
         })
     };
@@ -399,10 +406,10 @@ fn print_summary(
     for (_, entity) in &run.fighters {
         let attacks: Vec<AttackOutcome> = events
             .iter()
-            .filter_map(|e| match e.kind {
-                TraceKind::Attack {
+            .filter_map(|e| match e.record() {
+                Some(&CombatRecord::Attack {
                     attacker, outcome, ..
-                } if attacker == *entity => Some(outcome),
+                }) if attacker == *entity => Some(outcome),
                 _ => None,
             })
             .collect();

@@ -27,8 +27,9 @@ use std::sync::Arc;
 
 use hecs::{Entity, World};
 
-use crate::combat::{self, CombatRuntime, Combatant, Kinematic, Skill, Skills, Vec2};
-use crate::tags::native;
+use crate::combat::{
+    self, native, CombatDefs, CombatRuntime, Combatant, Kinematic, Skill, Skills, Vec2,
+};
 use crate::time::{SimDuration, SimTime};
 use crate::{Catalog, GameplayEvent, Gas};
 
@@ -126,15 +127,15 @@ impl Arena {
                 "needs at least 2 combatants, groups of at least 2 and a non-empty mix".into(),
             ));
         }
-        let mut builder = crate::CatalogBuilder::with_defaults();
+        let mut builder = combat::default_catalog_builder();
         builder.add_source("arena.ron", ENDURANCE);
         let catalog = Arc::new(builder.build().map_err(|e| ArenaError(e.to_string()))?);
         let mut gas = Gas::with_seed(catalog.clone(), config.seed);
         if !config.trace {
-            gas.trace_mut().set_filter(0);
+            gas.trace_mut().set_filter(crate::TraceFilter::NONE);
         }
         let runtime = combat::install(&mut gas).map_err(|e| ArenaError(e.to_string()))?;
-        let loadouts = Loadouts::new(&catalog)?;
+        let loadouts = Loadouts::new(&catalog, runtime.defs())?;
         let mut world = World::new();
         let mut entities = Vec::with_capacity(config.combatants);
         let groups = config.combatants.div_ceil(config.group);
@@ -149,7 +150,7 @@ impl Arena {
             let angle = member as f64 * std::f64::consts::TAU / config.group as f64;
             let radius = 350.0 + 50.0 * (i % 7) as f64;
             let at = centre + Vec2::new(angle.cos(), angle.sin()) * radius;
-            let fighter = loadouts.fighter(&catalog, config.mix[i % config.mix.len()]);
+            let fighter = loadouts.fighter(&runtime, config.mix[i % config.mix.len()]);
             let entity = world.spawn((gas.new_ability_system(), fighter, Kinematic::at(at, 250.0)));
             for &ability in &loadouts.abilities {
                 gas.grant_ability(&mut world, entity, ability, 1)
@@ -162,7 +163,7 @@ impl Arena {
                 progress(i + 1);
             }
         }
-        let engage = catalog.tags()[native::TRIGGER_ENGAGE];
+        let engage = runtime.tags()[native::TRIGGER_ENGAGE];
         for (i, &attacker) in entities.iter().enumerate() {
             let start = i - i % config.group;
             let len = config.group.min(config.combatants - start);
@@ -229,8 +230,7 @@ struct Loadouts {
 }
 
 impl Loadouts {
-    fn new(catalog: &Catalog) -> Result<Self, ArenaError> {
-        let combat = catalog.combat();
+    fn new(catalog: &Catalog, combat: &CombatDefs) -> Result<Self, ArenaError> {
         let missing = |what: &str| ArenaError(format!("the catalog has no {what}"));
         let item = |name: &str| combat.item_named(name).ok_or_else(|| missing(name));
         let abilities = ["GA_AutoAttack", "GA_Death", "GA_Disengage"]
@@ -273,10 +273,11 @@ impl Loadouts {
         }
     }
 
-    fn fighter(&self, catalog: &Catalog, class: WeaponClass) -> Combatant {
-        let tags = catalog.tags();
+    fn fighter(&self, runtime: &CombatRuntime, class: WeaponClass) -> Combatant {
+        let tags = runtime.tags();
         let weapon_slot = tags[native::ITEM_SLOT_WEAPON];
-        let mut fighter = combat::new_combatant(catalog, catalog.combat().default_kind());
+        let defs = runtime.defs();
+        let mut fighter = combat::new_combatant(defs, defs.default_kind());
         fighter.skills = Skills::all_at(1);
         fighter.skills.set_level(Skill::Hitpoints, 99);
         match class {

@@ -19,57 +19,55 @@
 use hecs::{Entity, World};
 
 use crate::abilities::{AbilitySystem, InstanceKey};
-use crate::combat::Combatant;
+use crate::attributes::Bound;
 use crate::effects::{EffectKey, EffectTimer};
 use crate::gas::{Gas, Timer};
-use crate::tags::{native, TagCounts};
+use crate::tags::TagCounts;
 use crate::time::TimerKey;
 
 /// Every broken invariant, one line each naming the entity and the rule;
-/// empty when all hold.
+/// empty when all hold. The core's rules:
 ///
-/// - health lies within `[0, MaxHealth]`;
+/// - every attribute's current value lies within its bounds;
 /// - each entity's owned tag counts equal its loose tags plus the granted
 ///   tags of its active, uninhibited effects plus the activation-owned tags
 ///   of its running abilities; its ability blocks equal the block tags of
 ///   its running abilities;
-/// - an attacker set holds only entities whose auto-attack runs against
-///   that target, and no more than the defender's kind allows;
-/// - a weave is queued only while an engagement runs;
-/// - no ability that `Status.Dead` cancels runs on a dead owner;
+/// - no ability runs while its owner holds a tag that both blocks its
+///   activation and cancels it when added (a stunned owner's stun-cancelled
+///   ability has ended);
 /// - every pending timer belongs to a live effect or a waiting ability
 ///   instance that still holds that very timer (so none can fire for
-///   something that ended).
+///   something that ended);
+///
+/// then every check a game module registered with
+/// [`Gas::add_invariant`](crate::Gas::add_invariant) (the combat layer's
+/// attacker sets and weave queue among them).
 pub fn check(world: &World, gas: &Gas) -> Vec<String> {
     let mut broken = Vec::new();
     let catalog = gas.catalog();
-    let tags = catalog.tags();
     let abilities = catalog.abilities();
-    let attributes = catalog.attributes();
-    let health = attributes.get("Health");
-    let max_health = attributes.get("MaxHealth");
-    let auto_attack = tags[native::ACTION_COMBAT_AUTO_ATTACK];
-    let dead = tags[native::STATUS_DEAD];
+    let schema = catalog.attributes();
 
-    let attacking = |attacker: Entity, target: Entity| -> bool {
-        world.get::<&AbilitySystem>(attacker).is_ok_and(|system| {
-            system.abilities.instances.values().any(|instance| {
-                abilities
-                    .def(instance.ability)
-                    .ability_tags
-                    .has(auto_attack)
-                    && instance.event.target == Some(target)
-            })
-        })
-    };
-
-    let mut query = world.query::<(Entity, &AbilitySystem, Option<&Combatant>)>();
-    for (entity, system, combatant) in query.iter() {
+    let mut query = world.query::<(Entity, &AbilitySystem)>();
+    for (entity, system) in query.iter() {
         let at = |rule: &str| format!("{entity:?}: {rule}");
-        if let (Some(h), Some(m)) = (health, max_health) {
-            let (h, m) = (system.current(h), system.current(m));
-            if !(0.0..=m).contains(&h) {
-                broken.push(at(&format!("health {h} outside [0, {m}]")));
+        for id in schema.ids() {
+            let def = schema.def(id);
+            let value = system.current(id);
+            let bound = |b: Option<Bound>| match b {
+                Some(Bound::Value(v)) => Some(v),
+                Some(Bound::Attribute(other)) => Some(system.current(other)),
+                None => None,
+            };
+            let (min, max) = (bound(def.min), bound(def.max));
+            if min.is_some_and(|m| value < m) || max.is_some_and(|m| value > m) {
+                broken.push(at(&format!(
+                    "{} {value} outside its bounds [{}, {}]",
+                    def.name,
+                    min.unwrap_or(f64::NEG_INFINITY),
+                    max.unwrap_or(f64::INFINITY)
+                )));
             }
         }
 
@@ -101,35 +99,22 @@ pub fn check(world: &World, gas: &Gas) -> Vec<String> {
             ));
         }
 
-        if system.has_tag(dead) {
-            for instance in system.abilities.instances.values() {
-                let def = abilities.def(instance.ability);
-                if def.cancel_on_tags_added.iter().any(|t| dead.matches(t)) {
-                    broken.push(at(&format!("`{}` runs on a dead owner", def.name)));
-                }
-            }
-        }
-
-        if let Some(combatant) = combatant {
-            let limit = catalog.combat().kind(combatant.kind).max_attackers as usize;
-            if combatant.attackers.current.len() > limit {
+        let owned = system.tags().tags();
+        for instance in system.abilities.instances.values() {
+            let def = abilities.def(instance.ability);
+            let blocks = def
+                .activation_blocked
+                .as_ref()
+                .is_some_and(|q| !q.is_empty() && q.matches(owned));
+            let cancels = def
+                .cancel_on_tags_added
+                .iter()
+                .any(|t| owned.has(t) && !def.activation_owned_tags.has(t));
+            if blocks && cancels {
                 broken.push(at(&format!(
-                    "{} attackers, the limit is {limit}",
-                    combatant.attackers.current.len()
+                    "`{}` runs while its owner holds a tag that cancels it",
+                    def.name
                 )));
-            }
-            for &attacker in &combatant.attackers.current {
-                if !attacking(attacker, entity) {
-                    broken.push(at(&format!("attacker {attacker:?} is not attacking it")));
-                }
-            }
-            if combatant.targeting.pending_weave.is_some()
-                && !combatant
-                    .targeting
-                    .target
-                    .is_some_and(|target| attacking(entity, target))
-            {
-                broken.push(at("a weave is queued without a running engagement"));
             }
         }
     }
@@ -139,6 +124,7 @@ pub fn check(world: &World, gas: &Gas) -> Vec<String> {
             broken.push(problem);
         }
     }
+    gas.check_registered_invariants(world, &mut broken);
     broken
 }
 

@@ -13,16 +13,19 @@
 //! ```
 //! use gaskit::prelude::*;
 //!
-//! // The shipped taxonomy is embedded: no files needed.
-//! let tags = TagRegistry::with_defaults();
-//! let banking = tags.get("Action.Modal.Banking").unwrap();
+//! // A game's taxonomy, on top of the core's own tags.
+//! let mut builder = TagRegistryBuilder::core();
+//! builder.add_source("game.tags", "Action.Modal.Shop  # a shop window is open\n");
+//! let tags = builder.build().unwrap();
+//! let shop = tags.get("Action.Modal.Shop").unwrap();
 //!
 //! let mut owned = TagCounts::new();
-//! assert!(owned.add(banking)); // 0 -> 1: reported as a presence change
+//! assert!(owned.add(shop)); // 0 -> 1: reported as a presence change
 //!
-//! // Parent-aware matching: a modal is open, so combat must not run.
-//! assert!(owned.tags().has(tags[native::ACTION_MODAL]));
-//! assert!(!owned.tags().has_exact(tags[native::ACTION_MODAL]));
+//! // Parent-aware matching: some modal is open.
+//! let modal = tags.get("Action.Modal").unwrap();
+//! assert!(owned.tags().has(modal));
+//! assert!(!owned.tags().has_exact(modal));
 //! ```
 //!
 //! # Architecture
@@ -227,7 +230,7 @@ pub use attributes::{
     DerivedProfileData, DerivedRuleData, ModOp, ProfileId, SourceId, MAX_ATTRIBUTES,
     MAX_DERIVED_RULES, MAX_DERIVED_TERMS,
 };
-pub use catalog::{Catalog, CatalogBuilder, ContentFile, DEFAULT_CONTENT_FILES};
+pub use catalog::{Catalog, CatalogBuilder, ContentFile, ContentSection, Fingerprint, SectionCx};
 pub use diagnostics::{locate, nearest, Diagnostic, LoadErrors, Severity, SourceFile};
 pub use effects::{
     ApplyOutcome, AttributeCapture, AttributeMagnitudeData, CaptureFrom, Cue, CueData, CueEvent,
@@ -239,15 +242,15 @@ pub use effects::{
 pub use gas::{AbilityError, EffectHook, EventOutcome, Gas};
 pub use tags::native;
 pub use tags::{
-    NotHeld, Tag, TagCounts, TagOrigin, TagQuery, TagQueryDef, TagRegistry, TagRegistryBuilder,
-    TagSet, UnknownTag, DEFAULT_TAG_FILES, MAX_TAGS,
+    NativeSet, NativeTag, NativeTags, NotHeld, Tag, TagCounts, TagOrigin, TagQuery, TagQueryDef,
+    TagRegistry, TagRegistryBuilder, TagSet, UnknownTag, CORE_TAG_FILES, MAX_TAGS,
 };
 pub use time::{
     InvalidDuration, Lane, SimDuration, SimTime, TimerKey, TimerQueue, MICROS_PER_SECOND,
 };
 pub use trace::{
-    entity_name, render_json, render_jsonl, render_line, render_text, AttackOutcome, BlockReason,
-    ChasePhase, EntityNames, Name, RemovalReason, Trace, TraceCategory, TraceEvent, TraceKind,
+    entity_name, render_json, render_jsonl, render_line, render_text, BlockReason, EntityNames,
+    Name, RemovalReason, Trace, TraceCategory, TraceEvent, TraceFilter, TraceKind, TraceRecord,
 };
 
 #[doc = include_str!("../README.md")]

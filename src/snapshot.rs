@@ -1,33 +1,42 @@
 //! [`Snapshot`]: the whole gaskit state of a world, saved and restored for
 //! rollback netcode, replays and tests.
 //!
-//! A snapshot holds every gaskit component of every entity that has one
+//! A snapshot holds the core's components of every entity that has one
 //! ([`AbilitySystem`]: attributes, active effects with their remaining
 //! times, tags and counts, granted abilities and long-running instances with
-//! their pending waits; [`Combatant`]: target, weave queue, chase state,
-//! attacker set, skills, equipment; [`Kinematic`], [`Name`], [`NetOwner`])
-//! and the context's state (clock, timers, RNG position, reconcile queue).
-//! Restoring it into a world and context built over the same catalog gives
-//! a state from which every later step is identical to the original run
-//! (entities spawned afterwards aside: hecs hands out their handles).
+//! their pending waits; [`Name`]; [`NetOwner`]), the components of the game
+//! modules named by its type parameter, and the context's state (clock,
+//! timers, RNG position, reconcile queue). Restoring it into a world and
+//! context built over the same catalog gives a state from which every later
+//! step is identical to the original run (entities spawned afterwards
+//! aside: hecs hands out their handles).
+//!
+//! # The game's components
+//!
+//! `Snapshot<C>` saves the components `C` names besides the core's: one
+//! [`RollbackComponent`] type, or a tuple of them (tuples nest, so a module
+//! can name its set as one type and a game add to it). The combat layer's
+//! set is `gaskit::combat::CombatComponents`; a game running combat and its
+//! own `Mana` regeneration timer saves `Snapshot<(CombatComponents, ManaTimer)>`.
 //!
 //! ```
 //! use gaskit::arena::{Arena, ArenaConfig};
-//! use gaskit::snapshot::Snapshot;
+//! use gaskit::combat::CombatComponents;
+//! use gaskit::snapshot::{self, Snapshot};
 //! use gaskit::prelude::*;
 //!
 //! let mut arena = Arena::new(ArenaConfig { combatants: 8, ..ArenaConfig::default() }).unwrap();
 //! let frame = SimDuration::from_millis(50);
 //! arena.run_for(SimDuration::from_secs(3), frame);
-//! let saved = Snapshot::save(&arena.world, &arena.gas);
+//! let saved = Snapshot::<CombatComponents>::save(&arena.world, &arena.gas);
 //!
 //! arena.run_for(SimDuration::from_secs(2), frame);
-//! let after_two_seconds = gaskit::snapshot::checksum(&arena.world, &arena.gas);
+//! let after_two_seconds = snapshot::checksum::<CombatComponents>(&arena.world, &arena.gas);
 //!
 //! // Roll back and play the same two seconds again.
 //! saved.restore(&mut arena.world, &mut arena.gas).unwrap();
 //! arena.run_for(SimDuration::from_secs(2), frame);
-//! assert_eq!(gaskit::snapshot::checksum(&arena.world, &arena.gas), after_two_seconds);
+//! assert_eq!(snapshot::checksum::<CombatComponents>(&arena.world, &arena.gas), after_two_seconds);
 //! ```
 //!
 //! # What is and is not saved
@@ -37,63 +46,160 @@
 //! catalog's [fingerprint](crate::Catalog::fingerprint) so it is refused by
 //! a context whose ids mean other things. The trace is an output: restoring
 //! cuts the context's trace back to its length at the save (rolling back
-//! within one context) and leaves a shorter one alone. Components the game
-//! defines are the game's to save. Entities keep their handles; entities
-//! holding gaskit components that the snapshot does not list are despawned.
+//! within one context) and leaves a shorter one alone. Entities keep their
+//! handles; entities holding saved component types that the snapshot does
+//! not list are despawned.
 //!
 //! Snapshots are trusted local state (a rollback buffer, a replay file the
 //! server wrote). The serialized form carries a checksum, so a damaged file
-//! is refused rather than half-loaded; saves that come from players are
-//! [`Profile`](crate::combat::Profile)s, which load with fallbacks.
+//! is refused rather than half-loaded; saves that come from players belong
+//! in a game's own profile format, which loads with fallbacks (the combat
+//! layer's is `gaskit::combat::Profile`).
 
 use std::fmt;
 
 use hecs::{Entity, World};
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::abilities::{AbilitySystem, NetOwner};
 use crate::checksum::checksum_of;
-use crate::combat::{Combatant, Kinematic};
 use crate::gas::{Gas, GasState};
 use crate::trace::Name;
 
 /// Version of the snapshot layout; bumped whenever a saved type changes.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 /// Handles at or past this id are refused: restoring one would make hecs
 /// size its entity table for it.
 const MAX_ENTITY_ID: u32 = 1 << 26;
 
-/// The gaskit components of one entity.
+/// A component a [`Snapshot`] saves: implement it (no methods) for each
+/// component of a game module that is part of its rollback state.
+///
+/// ```
+/// use gaskit::snapshot::RollbackComponent;
+///
+/// /// Seconds of oxygen left, part of the simulation.
+/// #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+/// struct Oxygen(f64);
+///
+/// impl RollbackComponent for Oxygen {}
+/// ```
+pub trait RollbackComponent:
+    hecs::Component + Clone + fmt::Debug + Serialize + DeserializeOwned
+{
+}
+
+/// The game components a [`Snapshot`] saves besides the core's: `()`, one
+/// [`RollbackComponent`], or a tuple of sets (up to eight, nesting allowed).
+pub trait SnapshotComponents: 'static {
+    /// One entity's saved components.
+    type Saved: Clone + fmt::Debug + Serialize + DeserializeOwned + Send + Sync;
+
+    /// Copies `entity`'s components of the set.
+    fn save(world: &World, entity: Entity) -> Self::Saved;
+
+    /// True when `saved` holds at least one component.
+    fn holds_any(saved: &Self::Saved) -> bool;
+
+    /// True when `entity` has at least one component of the set.
+    fn on(world: &World, entity: Entity) -> bool;
+
+    /// Puts `saved` back on `entity`, removing the set's components it
+    /// does not hold.
+    fn restore(world: &mut World, entity: Entity, saved: &Self::Saved);
+}
+
+impl SnapshotComponents for () {
+    type Saved = ();
+
+    fn save(_: &World, _: Entity) {}
+
+    fn holds_any(_: &()) -> bool {
+        false
+    }
+
+    fn on(_: &World, _: Entity) -> bool {
+        false
+    }
+
+    fn restore(_: &mut World, _: Entity, _: &()) {}
+}
+
+impl<T: RollbackComponent> SnapshotComponents for T {
+    type Saved = Option<T>;
+
+    fn save(world: &World, entity: Entity) -> Option<T> {
+        world.get::<&T>(entity).ok().map(|c| (*c).clone())
+    }
+
+    fn holds_any(saved: &Option<T>) -> bool {
+        saved.is_some()
+    }
+
+    fn on(world: &World, entity: Entity) -> bool {
+        world.satisfies::<&T>(entity)
+    }
+
+    fn restore(world: &mut World, entity: Entity, saved: &Option<T>) {
+        put(world, entity, saved.clone());
+    }
+}
+
+macro_rules! tuple_components {
+    ($($name:ident $index:tt),+) => {
+        impl<$($name: SnapshotComponents),+> SnapshotComponents for ($($name,)+) {
+            type Saved = ($($name::Saved,)+);
+
+            fn save(world: &World, entity: Entity) -> Self::Saved {
+                ($($name::save(world, entity),)+)
+            }
+
+            fn holds_any(saved: &Self::Saved) -> bool {
+                false $(|| $name::holds_any(&saved.$index))+
+            }
+
+            fn on(world: &World, entity: Entity) -> bool {
+                false $(|| $name::on(world, entity))+
+            }
+
+            fn restore(world: &mut World, entity: Entity, saved: &Self::Saved) {
+                $($name::restore(world, entity, &saved.$index);)+
+            }
+        }
+    };
+}
+
+tuple_components!(A 0);
+tuple_components!(A 0, B 1);
+tuple_components!(A 0, B 1, C 2);
+tuple_components!(A 0, B 1, C 2, D 3);
+tuple_components!(A 0, B 1, C 2, D 3, E 4);
+tuple_components!(A 0, B 1, C 2, D 3, E 4, F 5);
+tuple_components!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
+tuple_components!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+
+/// The saved components of one entity: the core's, then the game's.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-struct EntityState {
+#[serde(bound = "")]
+struct EntityState<C: SnapshotComponents> {
     entity: Entity,
     system: Option<AbilitySystem>,
-    combatant: Option<Combatant>,
-    kinematic: Option<Kinematic>,
     name: Option<Name>,
     net_owner: Option<NetOwner>,
+    game: C::Saved,
 }
 
-/// The same, borrowed from the world, for checksums without copies.
-#[derive(Serialize)]
-struct EntityView<'a> {
-    entity: Entity,
-    system: Option<&'a AbilitySystem>,
-    combatant: Option<&'a Combatant>,
-    kinematic: Option<&'a Kinematic>,
-    name: Option<&'a Name>,
-    net_owner: Option<&'a NetOwner>,
-}
-
-/// The whole gaskit state of a world and its context. See the
-/// [module docs](self).
+/// The whole gaskit state of a world and its context, with the game
+/// components `C`. See the [module docs](self).
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Snapshot {
+#[serde(bound = "")]
+pub struct Snapshot<C: SnapshotComponents = ()> {
     format: u32,
     catalog: u64,
     gas: GasState,
-    entities: Vec<EntityState>,
+    entities: Vec<EntityState<C>>,
 }
 
 /// Why a snapshot could not be restored or read. Nothing was changed.
@@ -153,21 +259,26 @@ struct Sealed<S> {
     snapshot: S,
 }
 
-impl Snapshot {
-    /// Copies the gaskit state of `world` and `gas`.
-    pub fn save(world: &World, gas: &Gas) -> Snapshot {
-        let mut query = world.query::<GaskitComponents>();
-        let entities = views(&mut query)
-            .into_iter()
-            .map(|view| EntityState {
-                entity: view.entity,
-                system: view.system.cloned(),
-                combatant: view.combatant.cloned(),
-                kinematic: view.kinematic.copied(),
-                name: view.name.cloned(),
-                net_owner: view.net_owner.copied(),
+impl<C: SnapshotComponents> Snapshot<C> {
+    /// Copies the gaskit state of `world` and `gas`: every entity holding a
+    /// core component or one of `C`, in id order.
+    pub fn save(world: &World, gas: &Gas) -> Snapshot<C> {
+        let mut entities: Vec<EntityState<C>> = world
+            .iter()
+            .map(|e| e.entity())
+            .filter(|&entity| is_saved::<C>(world, entity))
+            .map(|entity| EntityState {
+                entity,
+                system: world
+                    .get::<&AbilitySystem>(entity)
+                    .ok()
+                    .map(|s| (*s).clone()),
+                name: world.get::<&Name>(entity).ok().map(|n| (*n).clone()),
+                net_owner: world.get::<&NetOwner>(entity).ok().map(|n| *n),
+                game: C::save(world, entity),
             })
             .collect();
+        entities.sort_unstable_by_key(|e| e.entity.id());
         Snapshot {
             format: FORMAT,
             catalog: gas.catalog().fingerprint(),
@@ -216,7 +327,7 @@ impl Snapshot {
         }
         let mut stale = Vec::new();
         for entity in world.iter().map(|e| e.entity()) {
-            let ours = has_gaskit_component(world, entity);
+            let ours = is_saved::<C>(world, entity);
             match saved(entity) {
                 Some(handle) if handle == entity => {}
                 // A gaskit entity the snapshot does not hold: despawned.
@@ -239,10 +350,9 @@ impl Snapshot {
                 system.queued = dirty.contains(&state.entity);
             }
             put(world, state.entity, system);
-            put(world, state.entity, state.combatant.clone());
-            put(world, state.entity, state.kinematic);
             put(world, state.entity, state.name.clone());
             put(world, state.entity, state.net_owner);
+            C::restore(world, state.entity, &state.game);
         }
         gas.load_state(&self.gas);
         Ok(())
@@ -270,8 +380,8 @@ impl Snapshot {
 
     /// Reads [`to_ron`](Self::to_ron)'s form back. Text that does not parse
     /// or whose checksum does not match is refused.
-    pub fn from_ron(text: &str) -> Result<Snapshot, SnapshotError> {
-        let sealed: Sealed<Snapshot> =
+    pub fn from_ron(text: &str) -> Result<Snapshot<C>, SnapshotError> {
+        let sealed: Sealed<Snapshot<C>> =
             ron::from_str(text).map_err(|e| SnapshotError::Damaged(format!("{e}")))?;
         let actual = sealed.snapshot.checksum();
         if actual != sealed.checksum {
@@ -283,16 +393,6 @@ impl Snapshot {
         Ok(sealed.snapshot)
     }
 }
-
-/// The gaskit components, each optional, as one query.
-type GaskitComponents<'a> = (
-    Entity,
-    Option<&'a AbilitySystem>,
-    Option<&'a Combatant>,
-    Option<&'a Kinematic>,
-    Option<&'a Name>,
-    Option<&'a NetOwner>,
-);
 
 /// Inserts `component` on `entity`, or removes the type when `None`.
 fn put<T: hecs::Component>(world: &mut World, entity: Entity, component: Option<T>) {
@@ -306,55 +406,17 @@ fn put<T: hecs::Component>(world: &mut World, entity: Entity, component: Option<
     }
 }
 
-/// The checksum of the live gaskit state of `world` and `gas`: the same
-/// number [`Snapshot::save`] followed by [`Snapshot::checksum`] gives, but
-/// read straight from the components, without copying them.
-pub fn checksum(world: &World, gas: &Gas) -> u64 {
-    #[derive(Serialize)]
-    struct View<'a> {
-        format: u32,
-        catalog: u64,
-        gas: GasState,
-        entities: Vec<EntityView<'a>>,
-    }
-    let mut query = world.query::<GaskitComponents>();
-    checksum_of(&View {
-        format: FORMAT,
-        catalog: gas.catalog().fingerprint(),
-        gas: gas.save_state(),
-        entities: views(&mut query),
-    })
+/// The checksum of the live gaskit state of `world` and `gas` with the game
+/// components `C`: the number [`Snapshot::save`] followed by
+/// [`Snapshot::checksum`] gives.
+pub fn checksum<C: SnapshotComponents>(world: &World, gas: &Gas) -> u64 {
+    Snapshot::<C>::save(world, gas).checksum()
 }
 
-/// Every entity holding a gaskit component, borrowed, ordered by id: the one
-/// list both saving and checksumming walk, so they hash the same data.
-fn views<'q>(query: &'q mut hecs::QueryBorrow<'_, GaskitComponents<'_>>) -> Vec<EntityView<'q>> {
-    let mut entities: Vec<EntityView<'q>> = query
-        .iter()
-        .filter_map(|(entity, system, combatant, kinematic, name, net_owner)| {
-            let any = system.is_some()
-                || combatant.is_some()
-                || kinematic.is_some()
-                || name.is_some()
-                || net_owner.is_some();
-            any.then_some(EntityView {
-                entity,
-                system,
-                combatant,
-                kinematic,
-                name,
-                net_owner,
-            })
-        })
-        .collect();
-    entities.sort_unstable_by_key(|e| e.entity.id());
-    entities
-}
-
-fn has_gaskit_component(world: &World, entity: Entity) -> bool {
+/// True when `entity` holds a component a `Snapshot<C>` saves.
+fn is_saved<C: SnapshotComponents>(world: &World, entity: Entity) -> bool {
     world.satisfies::<&AbilitySystem>(entity)
-        || world.satisfies::<&Combatant>(entity)
-        || world.satisfies::<&Kinematic>(entity)
         || world.satisfies::<&Name>(entity)
         || world.satisfies::<&NetOwner>(entity)
+        || C::on(world, entity)
 }

@@ -172,7 +172,7 @@ struct Sim {
 
 impl Sim {
     fn new() -> Self {
-        let mut builder = CatalogBuilder::with_defaults();
+        let mut builder = gaskit::combat::default_catalog_builder();
         builder.tags().add_source("test.tags", TAGS);
         builder.add_source("test.ron", CONTENT);
         let catalog = builder.build().unwrap_or_else(|e| panic!("{e}"));
@@ -186,7 +186,7 @@ impl Sim {
             Watcher(
                 log.clone(),
                 tags.get("Test.Trigger.Ping").unwrap(),
-                tags[native::STATUS_STUNNED],
+                tags.get("Status.Stunned").unwrap(),
             ),
         )
         .unwrap();
@@ -703,7 +703,7 @@ fn clients_may_only_predict_on_their_own_entities_and_never_server_only() {
 #[test]
 fn shipped_sample_abilities_are_data_only() {
     let mut world = World::new();
-    let mut gas = Gas::new(Catalog::with_defaults());
+    let mut gas = Gas::new(gaskit::combat::default_catalog());
     // Nothing is registered (not even the combat layer), and the samples
     // still work: they are built-in ApplyEffects abilities.
     assert!(!gas.missing_behaviours().is_empty());
@@ -753,7 +753,7 @@ fn shipped_sample_abilities_are_data_only() {
     );
 
     let damage = gas.catalog().effects().get("GE_Damage").unwrap();
-    let slash = tags[native::COMBAT_DAMAGE_TYPE_SLASH];
+    let slash = tags.get("Combat.DamageType.Slash").unwrap();
     gas.apply_effect(
         &mut world,
         hero,
@@ -770,7 +770,7 @@ fn shipped_sample_abilities_are_data_only() {
 
 #[test]
 fn a_new_ability_from_an_extra_file_works_with_no_code_change() {
-    let mut builder = CatalogBuilder::with_defaults();
+    let mut builder = gaskit::combat::default_catalog_builder();
     builder
         .tags()
         .add_source("mod.tags", "Action.Trigger.Mod.Bless\nStatus.Blessed\n");
@@ -883,7 +883,7 @@ fn unknown_behaviours_and_bad_ability_data_are_reported() {
         ),
     ];
     for (ability, expected) in cases {
-        let mut builder = CatalogBuilder::with_defaults();
+        let mut builder = gaskit::combat::default_catalog_builder();
         builder.add_source("ab.ron", &format!("(abilities: [\n{ability}\n])"));
         let text = builder.build().expect_err(ability).to_string();
         assert!(text.contains(expected), "expected `{expected}` in:\n{text}");

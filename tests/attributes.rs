@@ -17,6 +17,9 @@ const STATS: &str = r#"(
         (name: "HeroMaxHealth", base: 1),
         (name: "Armor", base: 0, min: 0, max: 50),
         (name: "CombatPower", base: 0),
+        (name: "MaxHealth", base: 40, min: 1),
+        (name: "Health", base: 40, min: 0, max: "MaxHealth", clamp_base: true),
+        (name: "Damage", meta: true, drains: "Health"),
     ],
     derived: [
         (name: "Hero", rules: [
@@ -28,7 +31,7 @@ const STATS: &str = r#"(
 )"#;
 
 fn catalog() -> Catalog {
-    let mut builder = CatalogBuilder::with_defaults();
+    let mut builder = CatalogBuilder::new();
     builder.add_source("stats.ron", STATS);
     builder.build().unwrap_or_else(|e| panic!("{e}"))
 }
@@ -336,7 +339,7 @@ fn seed_003_rules_chain_in_dependency_order() {
 
 #[test]
 fn seed_003_non_finite_result_leaves_the_target_unchanged() {
-    let mut builder = CatalogBuilder::with_defaults();
+    let mut builder = CatalogBuilder::new();
     builder.add_source(
         "huge.ron",
         r#"(attributes: [(name: "Big"), (name: "Out")],
@@ -356,7 +359,7 @@ fn profile_errors(profile: &str) -> LoadErrors {
     let text = format!(
         "(attributes: [(name: \"A\"), (name: \"B\"), (name: \"C\")],\n derived: [\n{profile}\n])"
     );
-    let mut builder = CatalogBuilder::with_defaults();
+    let mut builder = CatalogBuilder::new();
     builder.add_source("profile.ron", &text);
     builder.build().expect_err("the profile is invalid")
 }
@@ -435,7 +438,8 @@ fn seed_003_cycles_are_reported_with_their_whole_path() {
 // ------------------------------------------------------------- data errors
 
 fn content_errors(attributes: &str) -> LoadErrors {
-    let mut builder = CatalogBuilder::with_defaults();
+    let mut builder = CatalogBuilder::new();
+    builder.add_source("base.ron", r#"(attributes: [(name: "Health")])"#);
     builder.add_source("attrs.ron", &format!("(attributes: [\n{attributes}\n])"));
     builder.build().expect_err("the content is invalid")
 }
@@ -450,7 +454,7 @@ fn bad_attribute_definitions_are_located_errors() {
         ),
         (
             r#"(name: "Health")"#,
-            "attribute `Health` is already defined in abilities/attributes.ron",
+            "attribute `Health` is already defined in base.ron",
             2,
         ),
         (
@@ -494,7 +498,7 @@ fn bad_attribute_definitions_are_located_errors() {
 
 #[test]
 fn the_shipped_attribute_set_has_what_combat_needs() {
-    let c = Catalog::with_defaults();
+    let c = gaskit::combat::default_catalog();
     let schema = c.attributes();
     for name in ["Health", "MaxHealth", "Damage", "AttackSpeed"] {
         assert!(schema.get(name).is_some(), "{name}");

@@ -1,16 +1,18 @@
 //! Loading content: the shipped files, file handling and located errors.
 
-use gaskit::{Catalog, CatalogBuilder, DEFAULT_CONTENT_FILES};
+use gaskit::combat::{self, CombatDefs, CONTENT_FILES, TAG_FILES};
+use gaskit::{CatalogBuilder, CORE_TAG_FILES};
 
 #[test]
 fn shipped_content_loads_without_warnings_and_matches_the_files_on_disk() {
-    let catalog = Catalog::with_defaults();
+    let catalog = combat::default_catalog();
     assert!(catalog.warnings().is_empty(), "{:?}", catalog.warnings());
-    for (path, text) in DEFAULT_CONTENT_FILES {
+    for (path, text) in CONTENT_FILES.iter().chain(TAG_FILES).chain(CORE_TAG_FILES) {
         assert_eq!(&std::fs::read_to_string(path).unwrap(), text, "{path}");
     }
-    // Loading the directory from disk gives the same catalog.
+    // Loading the directories from disk gives the same catalog.
     let mut builder = CatalogBuilder::new();
+    combat::add_content(&mut builder);
     builder.tags().add_dir("tags");
     builder.add_dir("abilities");
     let from_disk = builder.build().unwrap();
@@ -19,8 +21,41 @@ fn shipped_content_loads_without_warnings_and_matches_the_files_on_disk() {
 }
 
 #[test]
+fn every_shipped_tag_file_is_embedded_by_the_core_or_the_combat_layer() {
+    let embedded: Vec<&str> = TAG_FILES
+        .iter()
+        .chain(CORE_TAG_FILES)
+        .map(|(path, _)| *path)
+        .collect();
+    for entry in std::fs::read_dir("tags").unwrap() {
+        let path = entry.unwrap().path();
+        let path = format!("tags/{}", path.file_name().unwrap().to_string_lossy());
+        assert!(embedded.contains(&path.as_str()), "{path} is not embedded");
+    }
+}
+
+#[test]
+fn a_core_catalog_has_no_combat_content_and_rejects_combat_sections() {
+    let core = CatalogBuilder::new().build().unwrap();
+    assert!(core.section::<CombatDefs>().is_none());
+    assert_eq!(core.modules().count(), 0);
+    assert!(core.tags().get("Combat.DamageType.Slash").is_none());
+    assert!(core.tags().get("Status.Dead").is_none());
+    assert!(core.attributes().is_empty() && core.effects().is_empty());
+
+    let mut builder = CatalogBuilder::new();
+    builder.add_source("game.ron", "(items: [])");
+    let errors = builder.build().unwrap_err().to_string();
+    assert!(
+        errors.contains("unknown content section `items`"),
+        "{errors}"
+    );
+    assert!(errors.contains("game.ron:1:2"), "{errors}");
+}
+
+#[test]
 fn syntax_errors_are_located() {
-    let mut builder = CatalogBuilder::with_defaults();
+    let mut builder = combat::default_catalog_builder();
     builder.add_source(
         "broken.ron",
         "(\n  attributes: [\n    (name: \"Mana\" base: 3),\n  ],\n)",
@@ -37,15 +72,30 @@ fn syntax_errors_are_located() {
 
 #[test]
 fn unknown_sections_and_fields_are_errors_not_silently_ignored() {
-    let mut builder = CatalogBuilder::with_defaults();
+    let mut builder = combat::default_catalog_builder();
     builder.add_source("typo.ron", "(attributez: [])");
+    builder.add_source("module_typo.ron", "(spelss: [])");
+    builder.add_source(
+        "field.ron",
+        "(spells: [(name: \"X\", bok: \"Spellbook.Standard\")])",
+    );
     let errors = builder.build().unwrap_err();
-    assert!(errors.to_string().contains("attributez"), "{errors}");
+    let text = errors.to_string();
+    assert!(
+        text.contains("unknown content section `attributez`"),
+        "{text}"
+    );
+    assert!(text.contains("did you mean `attributes`?"), "{text}");
+    assert!(text.contains("unknown content section `spelss`"), "{text}");
+    assert!(text.contains("did you mean `spells`?"), "{text}");
+    // A module's own fields are checked by the module, located in the file.
+    assert!(text.contains("field.ron:1:"), "{text}");
+    assert!(text.contains("bok"), "{text}");
 }
 
 #[test]
 fn errors_from_every_file_are_reported_together() {
-    let mut builder = CatalogBuilder::with_defaults();
+    let mut builder = combat::default_catalog_builder();
     builder.add_source("a.ron", "(attributes: [(name: \"A\", max: \"Nope\")])");
     builder.add_source("b.ron", "(attributes: [(name: \"B\", min: \"Nada\")])");
     builder.add_bytes("c.ron", b"(attributes: [(name: \"\xC3\x28\")])");
@@ -57,7 +107,7 @@ fn errors_from_every_file_are_reported_together() {
 
 #[test]
 fn missing_files_and_directories_are_errors() {
-    let mut builder = CatalogBuilder::with_defaults();
+    let mut builder = combat::default_catalog_builder();
     builder.add_file("does/not/exist.ron");
     builder.add_dir("does/not/exist");
     let errors = builder.build().unwrap_err();

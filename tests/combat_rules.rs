@@ -6,10 +6,11 @@ use std::sync::Arc;
 
 use gaskit::combat::math::*;
 use gaskit::combat::{
-    self, CombatRuntime, Combatant, Kinematic, Profile, Skill, Skills, Style, Vec2,
+    self, AttackOutcome, CombatDefs, CombatRecord, CombatRuntime, Combatant, Kinematic, Profile,
+    Skill, Skills, Style, Vec2,
 };
 use gaskit::prelude::*;
-use gaskit::{AttackOutcome, TraceKind};
+use gaskit::TraceKind;
 use hecs::{Entity, World};
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -120,7 +121,7 @@ impl Duel {
     }
 
     fn with(edit: impl FnOnce(&mut CatalogBuilder)) -> Self {
-        let mut builder = CatalogBuilder::with_defaults();
+        let mut builder = gaskit::combat::default_catalog_builder();
         edit(&mut builder);
         let mut gas = Gas::with_seed(builder.build().unwrap_or_else(|e| panic!("{e}")), 7);
         let runtime = combat::install(&mut gas).unwrap();
@@ -137,7 +138,8 @@ impl Duel {
 
     fn item(&self, name: &str) -> combat::ItemId {
         self.catalog()
-            .combat()
+            .section::<CombatDefs>()
+            .unwrap()
             .item_named(name)
             .unwrap_or_else(|| panic!("{name}"))
     }
@@ -151,7 +153,8 @@ impl Duel {
 
     fn spawn(&mut self, name: &str, x: f64, level: u32) -> Entity {
         let catalog = self.catalog();
-        let mut fighter = combat::new_combatant(&catalog, catalog.combat().default_kind());
+        let defs = catalog.section::<CombatDefs>().unwrap();
+        let mut fighter = combat::new_combatant(defs, defs.default_kind());
         fighter.skills = Skills::all_at(level);
         let entity = self.world.spawn((
             Name(name.into()),
@@ -204,7 +207,12 @@ impl Duel {
     }
 
     fn spell(&self, name: &str) -> u32 {
-        self.catalog().combat().spell_named(name).unwrap().index() as u32
+        self.catalog()
+            .section::<CombatDefs>()
+            .unwrap()
+            .spell_named(name)
+            .unwrap()
+            .index() as u32
     }
 
     fn cast(&mut self, caster: Entity, target: Entity, spell: &str) {
@@ -256,11 +264,11 @@ impl Duel {
         let catalog = self.catalog();
         self.events()
             .iter()
-            .filter_map(|e| match &e.kind {
-                TraceKind::AbilityFailed { reason, .. } => {
+            .filter_map(|e| match (&e.kind, e.record::<CombatRecord>()) {
+                (TraceKind::AbilityFailed { reason, .. }, _) => {
                     Some(reason.message(catalog.tags()).to_owned())
                 }
-                TraceKind::AttackFailed { reason, .. } => Some(
+                (_, Some(CombatRecord::AttackFailed { reason, .. })) => Some(
                     catalog
                         .tags()
                         .comment(*reason)
@@ -275,13 +283,13 @@ impl Duel {
     fn attacks(&self, attacker: Entity) -> Vec<(f64, AttackOutcome, combat::DamageType)> {
         self.events()
             .iter()
-            .filter_map(|e| match e.kind {
-                TraceKind::Attack {
+            .filter_map(|e| match e.record::<CombatRecord>() {
+                Some(&CombatRecord::Attack {
                     attacker: a,
                     outcome,
                     damage_type,
                     ..
-                } if a == attacker => Some((e.time.as_secs_f64(), outcome, damage_type)),
+                }) if a == attacker => Some((e.time.as_secs_f64(), outcome, damage_type)),
                 _ => None,
             })
             .collect()
@@ -292,7 +300,11 @@ impl Duel {
 
 #[test]
 fn total_xp_per_damage_does_not_depend_on_the_style() {
-    let settings = &Catalog::with_defaults().combat().settings.clone();
+    let settings = &gaskit::combat::default_catalog()
+        .section::<CombatDefs>()
+        .unwrap()
+        .settings
+        .clone();
     for damage_type in combat::DamageType::ALL {
         let totals: Vec<f64> = Style::ALL
             .iter()
@@ -467,7 +479,12 @@ fn autocast_spends_runes_and_stops_when_they_run_out() {
     let bob = d.spawn("bob", 1000.0, 40);
     d.give(alice, "Air Rune", 2);
     d.give(alice, "Mind Rune", 5);
-    let strike = d.catalog().combat().spell_named("Wind Strike").unwrap();
+    let strike = d
+        .catalog()
+        .section::<CombatDefs>()
+        .unwrap()
+        .spell_named("Wind Strike")
+        .unwrap();
     let set = GameplayEvent::new(d.tag("Action.Trigger.Combat.AutocastSet"))
         .object(strike.index() as u32);
     d.send(alice, set);
@@ -551,8 +568,18 @@ fn autocast_and_books_go_through_one_gate() {
     let mut d = Duel::new();
     let alice = d.spawn("alice", 0.0, 60);
     let runtime = d.runtime.clone();
-    let smoke = d.catalog().combat().spell_named("Smoke Rush").unwrap();
-    let strike = d.catalog().combat().spell_named("Wind Strike").unwrap();
+    let smoke = d
+        .catalog()
+        .section::<CombatDefs>()
+        .unwrap()
+        .spell_named("Smoke Rush")
+        .unwrap();
+    let strike = d
+        .catalog()
+        .section::<CombatDefs>()
+        .unwrap()
+        .spell_named("Wind Strike")
+        .unwrap();
     let ancient = d.tag("Spellbook.Ancient");
     let not_learned = d.tag("Activation.Fail.NotLearned");
     assert_eq!(
@@ -604,7 +631,7 @@ fn max_health_follows_the_hitpoints_level_with_buffs_on_top() {
         "level 10 x 4"
     );
     assert_eq!(
-        combat::max_health_for_level(&d.catalog().combat().settings, 99),
+        combat::max_health_for_level(&d.catalog().section::<CombatDefs>().unwrap().settings, 99),
         396.0
     );
     d.world
@@ -660,7 +687,7 @@ fn in_combat_refreshes_on_dealing_and_receiving_hits_and_entry_is_reported_once(
     let entries: Vec<_> = d
         .events()
         .iter()
-        .filter(|e| matches!(e.kind, TraceKind::EnteredCombat { .. }))
+        .filter(|e| matches!(e.record(), Some(CombatRecord::EnteredCombat { .. })))
         .map(|e| e.time)
         .collect();
     assert_eq!(entries.len(), 2, "once each, however many hits");
@@ -697,14 +724,25 @@ fn death_keeps_the_most_valuable_items_stores_the_rest_and_respawns() {
     d.give(victim, "Chaos Rune", 1); // 90
     d.engage(killer, victim);
     d.at(100.0);
-    let died = d.events().into_iter().find_map(|e| match e.kind {
-        TraceKind::Died { kept, stored, .. } => Some((kept, stored)),
+    let died = d.events().into_iter().find_map(|e| match e.record() {
+        Some(CombatRecord::Died { kept, stored, .. }) => Some((kept.clone(), stored.clone())),
         _ => None,
     });
     let (kept, stored) = died.expect("the victim died");
     let names = |list: &[(combat::ItemId, u32)]| -> Vec<(String, u32)> {
         list.iter()
-            .map(|(i, q)| (d.catalog().combat().item(*i).unwrap().name.clone(), *q))
+            .map(|(i, q)| {
+                (
+                    d.catalog()
+                        .section::<CombatDefs>()
+                        .unwrap()
+                        .item(*i)
+                        .unwrap()
+                        .name
+                        .clone(),
+                    *q,
+                )
+            })
             .collect()
     };
     assert_eq!(
@@ -780,7 +818,12 @@ fn a_profile_round_trips_through_serde_and_rebuilds_everything_else() {
     d.give(alice, "Lobster", 3);
     d.set_style(alice, "Combat.Style.Controlled");
     let runtime = d.runtime.clone();
-    let strike = d.catalog().combat().spell_named("Wind Strike").unwrap();
+    let strike = d
+        .catalog()
+        .section::<CombatDefs>()
+        .unwrap()
+        .spell_named("Wind Strike")
+        .unwrap();
     combat::set_autocast(&runtime, &mut d.world, &mut d.gas, alice, Some(strike)).unwrap();
     let stab = d.tag("Combat.DamageType.Stab");
     let damage = d.catalog().effects().get("GE_Damage").unwrap();
@@ -845,10 +888,9 @@ fn saving_in_combat_runs_the_death_flow_first() {
         "the disconnect counted as a death"
     );
     assert_eq!(profile.health, 160.0, "saved at respawn health");
-    assert!(d
-        .events()
-        .iter()
-        .any(|e| matches!(e.kind, TraceKind::Died { entity, .. } if entity == alice)));
+    assert!(d.events().iter().any(
+        |e| matches!(e.record(), Some(CombatRecord::Died { entity, .. }) if *entity == alice)
+    ));
 }
 
 #[test]
@@ -916,11 +958,16 @@ fn equipping_checks_requirements_and_sets_the_default_style() {
     let defs = d.catalog();
     let c = d.world.get::<&Combatant>(alice).unwrap();
     assert_eq!(
-        c.equipment
-            .attack_bonus(defs.combat(), combat::DamageType::Slash),
+        c.equipment.attack_bonus(
+            defs.section::<CombatDefs>().unwrap(),
+            combat::DamageType::Slash
+        ),
         7
     );
-    assert_eq!(c.equipment.strength(defs.combat()), 6);
+    assert_eq!(
+        c.equipment.strength(defs.section::<CombatDefs>().unwrap()),
+        6
+    );
 }
 
 #[test]
@@ -942,7 +989,10 @@ fn bonuses_sum_across_slots_and_drive_the_rolls() {
             .get::<&Combatant>(bob)
             .unwrap()
             .equipment
-            .defense_bonus(defs.combat(), combat::DamageType::Slash),
+            .defense_bonus(
+                defs.section::<CombatDefs>().unwrap(),
+                combat::DamageType::Slash
+            ),
         19
     );
     let attack = attack_roll(effective_level(50, 3), 0);
@@ -1002,7 +1052,7 @@ fn invalid_combat_content_is_reported() {
         ),
     ];
     for &(content, expected, is_error) in cases {
-        let mut builder = CatalogBuilder::with_defaults();
+        let mut builder = gaskit::combat::default_catalog_builder();
         builder.add_source("bad.ron", content);
         match builder.build() {
             Err(errors) => {

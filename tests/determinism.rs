@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use gaskit::combat::CombatComponents;
 use gaskit::scenario::{Scenario, ScenarioRun};
 use gaskit::snapshot::{self, Snapshot};
 use gaskit::{Catalog, SimDuration, SimTime};
@@ -50,13 +51,13 @@ fn outcome(run: &ScenarioRun) -> (String, String, u64) {
     (
         run.text_trace(),
         run.jsonl_trace(),
-        snapshot::checksum(&run.world, &run.gas),
+        snapshot::checksum::<CombatComponents>(&run.world, &run.gas),
     )
 }
 
 #[test]
 fn every_scenario_is_identical_under_every_frame_schedule() {
-    let catalog = Arc::new(Catalog::with_defaults());
+    let catalog = Arc::new(gaskit::combat::default_catalog());
     for path in scenarios() {
         let mut reference = start(&path, &catalog);
         reference.run(None);
@@ -107,7 +108,7 @@ fn every_scenario_is_identical_under_every_frame_schedule() {
 
 #[test]
 fn cutting_a_scenario_anywhere_saving_and_restoring_changes_nothing() {
-    let catalog = Arc::new(Catalog::with_defaults());
+    let catalog = Arc::new(gaskit::combat::default_catalog());
     let mut cuts = ChaCha8Rng::seed_from_u64(5);
     for path in scenarios() {
         let mut reference = start(&path, &catalog);
@@ -122,11 +123,11 @@ fn cutting_a_scenario_anywhere_saving_and_restoring_changes_nothing() {
             let saved = first.save();
             // Through the serialized form, as a replay file would travel.
             let text = saved.state.to_ron().unwrap();
-            let state = Snapshot::from_ron(&text).unwrap();
+            let state = Snapshot::<CombatComponents>::from_ron(&text).unwrap();
             assert_eq!(state.checksum(), saved.state.checksum());
             assert_eq!(
                 state.checksum(),
-                snapshot::checksum(&first.world, &first.gas)
+                snapshot::checksum::<CombatComponents>(&first.world, &first.gas)
             );
 
             // A fresh world and context, restored and continued.
@@ -136,7 +137,7 @@ fn cutting_a_scenario_anywhere_saving_and_restoring_changes_nothing() {
             restored.state = state;
             second.restore(&restored).unwrap();
             assert_eq!(
-                snapshot::checksum(&second.world, &second.gas),
+                snapshot::checksum::<CombatComponents>(&second.world, &second.gas),
                 saved.state.checksum(),
                 "{}: restored state at {cut:?}",
                 path.display()
@@ -153,7 +154,7 @@ fn cutting_a_scenario_anywhere_saving_and_restoring_changes_nothing() {
                 path.display()
             );
             assert_eq!(
-                snapshot::checksum(&second.world, &second.gas),
+                snapshot::checksum::<CombatComponents>(&second.world, &second.gas),
                 expected.2,
                 "{}: final state cut at {cut:?}",
                 path.display()
@@ -164,7 +165,7 @@ fn cutting_a_scenario_anywhere_saving_and_restoring_changes_nothing() {
 
 #[test]
 fn rolling_back_within_one_context_rewinds_the_trace_too() {
-    let catalog = Arc::new(Catalog::with_defaults());
+    let catalog = Arc::new(gaskit::combat::default_catalog());
     let path = &scenarios()[0];
     let mut reference = start(path, &catalog);
     reference.run(None);
@@ -184,20 +185,20 @@ fn rolling_back_within_one_context_rewinds_the_trace_too() {
 
 #[test]
 fn a_snapshot_from_another_catalog_or_a_damaged_file_is_refused() {
-    let catalog = Arc::new(Catalog::with_defaults());
+    let catalog = Arc::new(gaskit::combat::default_catalog());
     let path = &scenarios()[0];
     let mut run = start(path, &catalog);
     run.advance_to(SimTime::from_secs_f64(3.0).unwrap());
-    let saved = Snapshot::save(&run.world, &run.gas);
-    let before = snapshot::checksum(&run.world, &run.gas);
+    let saved = Snapshot::<CombatComponents>::save(&run.world, &run.gas);
+    let before = snapshot::checksum::<CombatComponents>(&run.world, &run.gas);
 
     // Another catalog: one extra tag renumbers ids.
-    let mut builder = gaskit::CatalogBuilder::with_defaults();
+    let mut builder = gaskit::combat::default_catalog_builder();
     builder.tags().add_source("extra.tags", "Aaa.Extra\n");
     let other = Arc::new(builder.build().unwrap());
     assert_ne!(other.fingerprint(), catalog.fingerprint());
     let mut foreign = start(path, &other);
-    let foreign_before = snapshot::checksum(&foreign.world, &foreign.gas);
+    let foreign_before = snapshot::checksum::<CombatComponents>(&foreign.world, &foreign.gas);
     let error = saved
         .restore(&mut foreign.world, &mut foreign.gas)
         .unwrap_err();
@@ -206,7 +207,7 @@ fn a_snapshot_from_another_catalog_or_a_damaged_file_is_refused() {
         "{error}"
     );
     assert_eq!(
-        snapshot::checksum(&foreign.world, &foreign.gas),
+        snapshot::checksum::<CombatComponents>(&foreign.world, &foreign.gas),
         foreign_before
     );
 
@@ -216,12 +217,15 @@ fn a_snapshot_from_another_catalog_or_a_damaged_file_is_refused() {
     let mut damaged = text.clone().into_bytes();
     damaged[at] = if damaged[at] == b'1' { b'2' } else { b'1' };
     let damaged = String::from_utf8(damaged).unwrap();
-    let error = Snapshot::from_ron(&damaged).unwrap_err();
+    let error = Snapshot::<CombatComponents>::from_ron(&damaged).unwrap_err();
     assert!(error.to_string().contains("checksum"), "{error}");
     // Truncated: refused by the parser, with its reason.
-    let error = Snapshot::from_ron(&text[..text.len() / 2]).unwrap_err();
+    let error = Snapshot::<CombatComponents>::from_ron(&text[..text.len() / 2]).unwrap_err();
     assert!(error.to_string().starts_with("damaged snapshot"), "{error}");
-    assert_eq!(snapshot::checksum(&run.world, &run.gas), before);
+    assert_eq!(
+        snapshot::checksum::<CombatComponents>(&run.world, &run.gas),
+        before
+    );
 }
 
 #[test]
@@ -239,10 +243,10 @@ fn a_restore_leaves_the_game_s_own_entities_alone_and_refuses_to_overwrite_them(
     let frame = SimDuration::from_millis(50);
     arena.run_for(SimDuration::from_secs(3), frame);
     let tree = arena.world.spawn((Tree(7),));
-    let saved = Snapshot::save(&arena.world, &arena.gas);
+    let saved = Snapshot::<CombatComponents>::save(&arena.world, &arena.gas);
     assert_eq!(
         saved.checksum(),
-        snapshot::checksum(&arena.world, &arena.gas)
+        snapshot::checksum::<CombatComponents>(&arena.world, &arena.gas)
     );
 
     arena.run_for(SimDuration::from_secs(2), frame);
@@ -253,7 +257,7 @@ fn a_restore_leaves_the_game_s_own_entities_alone_and_refuses_to_overwrite_them(
         "the game's entity survived"
     );
     assert_eq!(
-        snapshot::checksum(&arena.world, &arena.gas),
+        snapshot::checksum::<CombatComponents>(&arena.world, &arena.gas),
         saved.checksum()
     );
 
@@ -263,11 +267,11 @@ fn a_restore_leaves_the_game_s_own_entities_alone_and_refuses_to_overwrite_them(
     arena.gas.despawn(&mut arena.world, fighter);
     let squatter = arena.world.spawn((Tree(9),));
     assert_eq!(squatter.id(), fighter.id(), "hecs reuses the slot");
-    let before = snapshot::checksum(&arena.world, &arena.gas);
+    let before = snapshot::checksum::<CombatComponents>(&arena.world, &arena.gas);
     let error = saved.restore(&mut arena.world, &mut arena.gas).unwrap_err();
     assert_eq!(error, snapshot::SnapshotError::HandleInUse(fighter));
     assert_eq!(
-        snapshot::checksum(&arena.world, &arena.gas),
+        snapshot::checksum::<CombatComponents>(&arena.world, &arena.gas),
         before,
         "nothing changed"
     );

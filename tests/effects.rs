@@ -60,7 +60,7 @@ struct Sim {
 
 impl Sim {
     fn new() -> Self {
-        let mut builder = CatalogBuilder::with_defaults();
+        let mut builder = gaskit::combat::default_catalog_builder();
         builder.tags().add_source("test.tags", "Status.Poisoned\n");
         builder.add_source("test.ron", CONTENT);
         let catalog = builder.build().unwrap_or_else(|e| panic!("{e}"));
@@ -836,7 +836,7 @@ fn invalid_effect_data_is_reported_with_location() {
         ),
     ];
     for (effect, expected) in cases {
-        let mut builder = CatalogBuilder::with_defaults();
+        let mut builder = gaskit::combat::default_catalog_builder();
         builder.add_source("fx.ron", &format!("(effects: [\n{effect}\n])"));
         let errors = builder.build().expect_err(effect);
         let text = errors.to_string();
@@ -846,7 +846,7 @@ fn invalid_effect_data_is_reported_with_location() {
             "{text}"
         );
     }
-    let mut builder = CatalogBuilder::with_defaults();
+    let mut builder = gaskit::combat::default_catalog_builder();
     builder.add_source("fx.ron", "(effects: [(name: \"X\", modifiers: [(attribute: \"Health\", op: Flat, magnitude: SetByCaller(\"Combat.DamageType.Slsh\"))])])");
     let errors = builder.build().unwrap_err();
     assert_eq!(

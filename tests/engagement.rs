@@ -2,9 +2,12 @@
 //! level, weaving, standalone casts, chase, range, cancellation, teardown
 //! and the attacker ceiling. Every assertion is on exact simulated times.
 
-use gaskit::combat::{self, Combatant, Kinematic, Skills, Vec2};
+use gaskit::combat::{
+    self, native, AttackOutcome, ChasePhase, CombatDefs, CombatRecord, Combatant, Kinematic,
+    Skills, Vec2,
+};
 use gaskit::prelude::*;
-use gaskit::{AttackOutcome, ChasePhase, TraceKind};
+use gaskit::TraceKind;
 use hecs::{Entity, World};
 
 const CONTENT: &str = r#"(
@@ -41,7 +44,7 @@ struct Arena {
 
 impl Arena {
     fn new() -> Self {
-        let mut builder = CatalogBuilder::with_defaults();
+        let mut builder = gaskit::combat::default_catalog_builder();
         builder.add_source("arena.ron", CONTENT);
         let catalog = builder.build().unwrap_or_else(|e| panic!("{e}"));
         let mut gas = Gas::new(catalog);
@@ -60,13 +63,14 @@ impl Arena {
     /// A tanky level-50 fighter with `weapon` at `(x, 0)` moving at `speed`.
     fn spawn(&mut self, name: &str, x: f64, speed: f64, weapon: Option<&str>) -> Entity {
         let catalog = self.gas.catalog_arc().clone();
-        let mut combatant = combat::new_combatant(&catalog, catalog.combat().default_kind());
+        let defs = catalog.section::<CombatDefs>().unwrap();
+        let mut combatant = combat::new_combatant(defs, defs.default_kind());
         combatant.skills = Skills::all_at(50);
         if let Some(weapon) = weapon {
-            let item = catalog.combat().item_named(weapon).unwrap();
+            let item = defs.item_named(weapon).unwrap();
             combatant
                 .equipment
-                .put(catalog.tags()[native::ITEM_SLOT_WEAPON], item, 1);
+                .put(defs.tags[native::ITEM_SLOT_WEAPON], item, 1);
         }
         let entity = self.world.spawn((
             Name(name.into()),
@@ -100,7 +104,12 @@ impl Arena {
     }
 
     fn spell(&self, name: &str) -> u32 {
-        self.catalog().combat().spell_named(name).unwrap().index() as u32
+        self.catalog()
+            .section::<CombatDefs>()
+            .unwrap()
+            .spell_named(name)
+            .unwrap()
+            .index() as u32
     }
 
     fn send(&mut self, to: Entity, event: GameplayEvent) {
@@ -144,17 +153,23 @@ impl Arena {
             .trace()
             .events()
             .iter()
-            .filter_map(|e| match &e.kind {
-                TraceKind::Attack {
+            .filter_map(|e| match e.record() {
+                Some(CombatRecord::Attack {
                     attacker,
                     spell,
                     weaved,
                     ..
-                } => {
+                }) => {
                     let what = match spell {
                         None => "swing".to_owned(),
                         Some(s) => {
-                            let name = &self.catalog().combat().spell(*s).unwrap().name;
+                            let name = &self
+                                .catalog()
+                                .section::<CombatDefs>()
+                                .unwrap()
+                                .spell(*s)
+                                .unwrap()
+                                .name;
                             format!("{} {name}", if *weaved { "weave" } else { "cast" })
                         }
                     };
@@ -190,8 +205,8 @@ impl Arena {
             .trace()
             .events()
             .iter()
-            .filter_map(|e| match &e.kind {
-                TraceKind::Chase { phase, .. } => Some((e.time.as_secs_f64(), *phase)),
+            .filter_map(|e| match e.record() {
+                Some(CombatRecord::Chase { phase, .. }) => Some((e.time.as_secs_f64(), *phase)),
                 _ => None,
             })
             .collect()
@@ -268,10 +283,10 @@ fn swings_follow_swing_interval_and_a_speed_buff_applies_from_the_next_swing() {
         .trace()
         .events()
         .iter()
-        .filter_map(|e| match e.kind {
-            TraceKind::CooldownStamped {
+        .filter_map(|e| match e.record() {
+            Some(&CombatRecord::CooldownStamped {
                 entity, duration, ..
-            } if entity == alice => Some(duration.as_secs_f64()),
+            }) if entity == alice => Some(duration.as_secs_f64()),
             _ => None,
         })
         .collect();
@@ -376,11 +391,11 @@ fn the_last_click_wins_and_a_different_target_is_rejected() {
         .iter()
         .filter(|e| {
             matches!(
-                e.kind,
-                TraceKind::WeaveQueued {
+                e.record(),
+                Some(CombatRecord::WeaveQueued {
                     replaced: Some(_),
                     ..
-                }
+                })
             )
         })
         .count();
@@ -642,13 +657,13 @@ fn line_of_sight_lost_past_the_tolerance_ends_the_engagement() {
             now < SimTime::from_secs_f64(3.0).unwrap()
         }
     }
-    let mut builder = CatalogBuilder::with_defaults();
+    let mut builder = gaskit::combat::default_catalog_builder();
     builder.add_source("arena.ron", CONTENT);
     let catalog = std::sync::Arc::new(builder.build().unwrap());
     let mut gas = Gas::new(catalog.clone());
     let pawn = std::sync::Arc::new(combat::ChasingPawn::new(
         std::sync::Arc::new(combat::KinematicMover),
-        catalog.clone(),
+        catalog.section_arc::<CombatDefs>().unwrap(),
     ));
     let runtime = std::sync::Arc::new(
         combat::CombatRuntime::with_hooks(catalog, pawn, std::sync::Arc::new(Blind)).unwrap(),
@@ -746,15 +761,25 @@ fn the_engage_gate_and_the_swing_gate_agree_for_every_weapon_class() {
             let mut a = Arena::new();
             let alice = a.spawn("alice", 0.0, 0.0, weapon);
             let bob = a.spawn("bob", distance, 0.0, None);
-            let arrows = a.catalog().combat().item_named("Bronze Arrow").unwrap();
-            let ammo_slot = a.catalog().tags()[native::ITEM_SLOT_AMMO];
+            let arrows = a
+                .catalog()
+                .section::<CombatDefs>()
+                .unwrap()
+                .item_named("Bronze Arrow")
+                .unwrap();
+            let ammo_slot = a.runtime.tags()[native::ITEM_SLOT_AMMO];
             a.world
                 .get::<&mut Combatant>(alice)
                 .unwrap()
                 .equipment
                 .put(ammo_slot, arrows, 10);
             if let Some(spell) = autocast {
-                let id = a.catalog().combat().spell_named(spell).unwrap();
+                let id = a
+                    .catalog()
+                    .section::<CombatDefs>()
+                    .unwrap()
+                    .spell_named(spell)
+                    .unwrap();
                 a.world
                     .get::<&mut Combatant>(alice)
                     .unwrap()
@@ -791,8 +816,8 @@ fn misses_and_hits_for_zero_are_different_records() {
         .trace()
         .events()
         .iter()
-        .filter_map(|e| match e.kind {
-            TraceKind::Attack { outcome, .. } => Some(outcome),
+        .filter_map(|e| match e.record() {
+            Some(&CombatRecord::Attack { outcome, .. }) => Some(outcome),
             _ => None,
         })
         .collect();

@@ -9,12 +9,11 @@
 
 use std::sync::Arc;
 
-use gaskit::combat::{self, Profile};
+use gaskit::combat::{self, native, CombatComponents, CombatDefs, Profile};
 use gaskit::scenario::{Scenario, ScenarioRun};
 use gaskit::snapshot::{self, Snapshot};
 use gaskit::{
-    native, Catalog, CatalogBuilder, ClientId, GameplayEvent, Origin, SimDuration, SimTime,
-    DEFAULT_CONTENT_FILES, DEFAULT_TAG_FILES,
+    Catalog, CatalogBuilder, ClientId, GameplayEvent, Origin, SimDuration, SimTime, CORE_TAG_FILES,
 };
 use hecs::Entity;
 use rand_chacha::rand_core::{Rng, SeedableRng};
@@ -62,6 +61,7 @@ fn arena(catalog: &Arc<Catalog>) -> ScenarioRun {
 /// fabricated), absurd magnitudes and object ids, any origin.
 fn random_event(rng: &mut ChaCha8Rng, catalog: &Catalog, entities: &[Entity]) -> GameplayEvent {
     let tags = catalog.tags();
+    let natives = &catalog.section::<CombatDefs>().unwrap().tags;
     let triggers = [
         native::TRIGGER_ENGAGE,
         native::TRIGGER_CAST,
@@ -76,7 +76,7 @@ fn random_event(rng: &mut ChaCha8Rng, catalog: &Catalog, entities: &[Entity]) ->
             .nth(rng.next_u32() as usize % tags.len())
             .unwrap()
     } else {
-        tags[triggers[rng.next_u32() as usize % triggers.len()]]
+        natives[triggers[rng.next_u32() as usize % triggers.len()]]
     };
     let pick_entity = |rng: &mut ChaCha8Rng| match rng.next_u32() % 6 {
         0 => None,
@@ -114,7 +114,7 @@ fn random_event(rng: &mut ChaCha8Rng, catalog: &Catalog, entities: &[Entity]) ->
 
 #[test]
 fn random_and_spoofed_events_are_refused_without_a_trace_in_the_state() {
-    let catalog = Arc::new(Catalog::with_defaults());
+    let catalog = Arc::new(gaskit::combat::default_catalog());
     let mut run = arena(&catalog);
     let mut rng = ChaCha8Rng::seed_from_u64(0x5eed);
     let gone = run.fighter("gone").unwrap();
@@ -127,7 +127,7 @@ fn random_and_spoofed_events_are_refused_without_a_trace_in_the_state() {
     for case in 0..total {
         let to = entities[rng.next_u32() as usize % entities.len()];
         let event = random_event(&mut rng, &catalog, &entities);
-        let before = snapshot::checksum(&run.world, &run.gas);
+        let before = snapshot::checksum::<CombatComponents>(&run.world, &run.gas);
         let outcome = run.gas.handle_event(&mut run.world, to, event);
         if outcome.activated() || outcome.woken > 0 {
             handled += 1;
@@ -142,7 +142,7 @@ fn random_and_spoofed_events_are_refused_without_a_trace_in_the_state() {
                 );
             }
             assert_eq!(
-                snapshot::checksum(&run.world, &run.gas),
+                snapshot::checksum::<CombatComponents>(&run.world, &run.gas),
                 before,
                 "case {case}: a refused {event:?} to {to:?} changed the state"
             );
@@ -164,9 +164,9 @@ fn random_and_spoofed_events_are_refused_without_a_trace_in_the_state() {
 
 #[test]
 fn a_client_cannot_act_for_an_entity_it_does_not_own_or_run_server_abilities() {
-    let catalog = Arc::new(Catalog::with_defaults());
+    let catalog = Arc::new(gaskit::combat::default_catalog());
     let mut run = arena(&catalog);
-    let tags = catalog.tags();
+    let tags = &catalog.section::<CombatDefs>().unwrap().tags;
     let (p1, p2, npc) = (
         run.fighter("p1").unwrap(),
         run.fighter("p2").unwrap(),
@@ -193,12 +193,15 @@ fn a_client_cannot_act_for_an_entity_it_does_not_own_or_run_server_abilities() {
     ];
     for (to, mut event) in cases {
         event.origin = Origin::Client(ClientId(2));
-        let before = snapshot::checksum(&run.world, &run.gas);
+        let before = snapshot::checksum::<CombatComponents>(&run.world, &run.gas);
         let outcome = run.gas.handle_event(&mut run.world, to, event);
         assert!(!outcome.activated(), "{event:?} to {to:?} was obeyed");
         let failure = outcome.first_failure().expect("refused with a reason");
         assert_eq!(failure, gaskit::ActivationFailure::Authority, "{event:?}");
-        assert_eq!(snapshot::checksum(&run.world, &run.gas), before);
+        assert_eq!(
+            snapshot::checksum::<CombatComponents>(&run.world, &run.gas),
+            before
+        );
     }
     // The same client may act for its own fighter.
     let own = GameplayEvent {
@@ -292,9 +295,10 @@ fn assert_located(errors: &gaskit::LoadErrors, files: &[&str], case: &str) {
 #[test]
 fn damaged_content_files_are_located_errors_never_panics() {
     let mut rng = ChaCha8Rng::seed_from_u64(0xda7a);
-    let files: Vec<(&str, &str)> = DEFAULT_TAG_FILES
+    let files: Vec<(&str, &str)> = CORE_TAG_FILES
         .iter()
-        .chain(DEFAULT_CONTENT_FILES)
+        .chain(combat::TAG_FILES)
+        .chain(combat::CONTENT_FILES)
         .copied()
         .collect();
     let names: Vec<&str> = files.iter().map(|(n, _)| *n).collect();
@@ -318,7 +322,10 @@ fn damaged_content_files_are_located_errors_never_panics() {
                 text.into_bytes()
             }
         };
+        // The files below are the whole content, some damaged: only the
+        // combat section is registered, not its (pristine) tag files.
         let mut builder = CatalogBuilder::new();
+        builder.add_section::<CombatDefs>();
         for (name, text) in &files {
             let is_tags = name.ends_with(".tags");
             let bytes = if *name == victim {
@@ -346,13 +353,15 @@ fn damaged_content_files_are_located_errors_never_panics() {
 
 #[test]
 fn damaged_profiles_load_with_fallbacks_and_damaged_snapshots_are_refused() {
-    let catalog = Arc::new(Catalog::with_defaults());
+    let catalog = Arc::new(gaskit::combat::default_catalog());
     let mut run = arena(&catalog);
     let p1 = run.fighter("p1").unwrap();
     let runtime = run.runtime.clone();
     let profile = combat::save_profile(&runtime, &mut run.world, &mut run.gas, p1).unwrap();
     let profile_text = ron::to_string(&profile).unwrap();
-    let snapshot_text = Snapshot::save(&run.world, &run.gas).to_ron().unwrap();
+    let snapshot_text = Snapshot::<CombatComponents>::save(&run.world, &run.gas)
+        .to_ron()
+        .unwrap();
     let mut rng = ChaCha8Rng::seed_from_u64(0x5a7e);
 
     let total = cases(400);
@@ -369,7 +378,7 @@ fn damaged_profiles_load_with_fallbacks_and_damaged_snapshots_are_refused() {
         };
         let entity = run.world.spawn((
             run.gas.new_ability_system(),
-            combat::new_combatant(&catalog, catalog.combat().default_kind()),
+            combat::new_combatant(runtime.defs(), runtime.defs().default_kind()),
         ));
         combat::prepare(&runtime, &mut run.world, &mut run.gas, entity);
         let report = combat::load_profile(&runtime, &mut run.world, &mut run.gas, entity, &damaged)
@@ -398,7 +407,7 @@ fn damaged_profiles_load_with_fallbacks_and_damaged_snapshots_are_refused() {
     let mut refused = 0;
     for case in 0..total {
         let text = mutate(&snapshot_text, &mut rng);
-        match Snapshot::from_ron(&text) {
+        match Snapshot::<CombatComponents>::from_ron(&text) {
             Ok(state) => {
                 // Only an edit that changes nothing (whitespace) may pass.
                 assert_eq!(state.to_ron().unwrap(), snapshot_text, "case {case}");

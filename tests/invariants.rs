@@ -8,12 +8,10 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use gaskit::combat::{self, Kinematic, Vec2};
+use gaskit::combat::{self, native, CombatComponents, CombatDefs, CombatRecord, Kinematic, Vec2};
 use gaskit::scenario::{Scenario, ScenarioRun, SCENARIO_ABILITIES};
 use gaskit::snapshot::Snapshot;
-use gaskit::{
-    invariants, native, Catalog, EffectSpec, GameplayEvent, SimDuration, SimTime, TraceKind,
-};
+use gaskit::{invariants, EffectSpec, GameplayEvent, SimDuration, SimTime};
 use hecs::Entity;
 use rand_chacha::rand_core::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -79,14 +77,14 @@ type Windows = HashMap<Entity, SimTime>;
 /// Reads the new trace events: an attack cooldown stamped before the last
 /// one ended means an attack resolved early.
 fn check_windows(run: &ScenarioRun, seen: &mut usize, windows: &mut Windows, seed: u64) {
-    let attack = run.gas.catalog().tags()[native::COOLDOWN_COMBAT_ATTACK];
+    let attack = run.runtime.tags()[native::COOLDOWN_COMBAT_ATTACK];
     let events = run.gas.trace().events();
     for event in &events[*seen..] {
-        if let TraceKind::CooldownStamped {
+        if let Some(&CombatRecord::CooldownStamped {
             entity,
             cooldown,
             duration,
-        } = event.kind
+        }) = event.record()
         {
             if cooldown == attack {
                 if let Some(&ready) = windows.get(&entity) {
@@ -112,7 +110,7 @@ fn rejoin(run: &mut ScenarioRun, profile: &combat::Profile, rng: &mut ChaCha8Rng
     );
     let entity = run.world.spawn((
         run.gas.new_ability_system(),
-        combat::new_combatant(&catalog, catalog.combat().default_kind()),
+        combat::new_combatant(run.runtime.defs(), run.runtime.defs().default_kind()),
         Kinematic::at(at, 200.0),
     ));
     for name in SCENARIO_ABILITIES {
@@ -129,8 +127,8 @@ fn rejoin(run: &mut ScenarioRun, profile: &combat::Profile, rng: &mut ChaCha8Rng
 /// One random input.
 fn act(run: &mut ScenarioRun, fighters: &mut Vec<Entity>, rng: &mut ChaCha8Rng) {
     let catalog = run.gas.catalog_arc().clone();
-    let tags = catalog.tags();
-    let combat_defs = catalog.combat();
+    let combat_defs = catalog.section::<CombatDefs>().unwrap();
+    let tags = &combat_defs.tags;
     let pick = |rng: &mut ChaCha8Rng, fighters: &[Entity]| {
         fighters[rng.next_u32() as usize % fighters.len()]
     };
@@ -151,7 +149,8 @@ fn act(run: &mut ScenarioRun, fighters: &mut Vec<Entity>, rng: &mut ChaCha8Rng) 
                 .object(spell.index() as u32),
         ),
         6 => {
-            let style = tags
+            let style = catalog
+                .tags()
                 .get(STYLES[rng.next_u32() as usize % STYLES.len()])
                 .unwrap();
             Some(GameplayEvent::new(tags[native::TRIGGER_SET_STYLE]).payload(style))
@@ -175,7 +174,7 @@ fn act(run: &mut ScenarioRun, fighters: &mut Vec<Entity>, rng: &mut ChaCha8Rng) 
         }
         11 => {
             // Toggle the bank open or closed.
-            let modal = tags.get("Action.Modal.Banking").unwrap();
+            let modal = catalog.tags().get("Action.Modal.Banking").unwrap();
             let open = run
                 .world
                 .get::<&gaskit::AbilitySystem>(a)
@@ -220,7 +219,7 @@ fn act(run: &mut ScenarioRun, fighters: &mut Vec<Entity>, rng: &mut ChaCha8Rng) 
 
 #[test]
 fn random_fights_keep_every_invariant_after_every_step() {
-    let catalog = Arc::new(Catalog::with_defaults());
+    let catalog = Arc::new(gaskit::combat::default_catalog());
     let seeds = 40 * soak();
     let mut steps = 0u64;
     let mut rollbacks = 0u64;
@@ -234,7 +233,7 @@ fn random_fights_keep_every_invariant_after_every_step() {
         let mut fighters: Vec<Entity> = run.fighters.iter().map(|(_, e)| *e).collect();
         let mut windows = Windows::new();
         let mut seen = 0;
-        let mut saved: Option<(Snapshot, Vec<Entity>, Windows, usize)> = None;
+        let mut saved: Option<(Snapshot<CombatComponents>, Vec<Entity>, Windows, usize)> = None;
         for step in 0..600 {
             if rng.next_u32() % 12 == 0 {
                 act(&mut run, &mut fighters, &mut rng);
@@ -275,7 +274,7 @@ fn random_fights_keep_every_invariant_after_every_step() {
             .trace()
             .events()
             .iter()
-            .filter(|e| matches!(e.kind, TraceKind::Attack { .. }))
+            .filter(|e| matches!(e.record(), Some(CombatRecord::Attack { .. })))
             .count();
     }
     println!("{seeds} seeds, {steps} steps checked, {rollbacks} rollbacks, {attacks} attacks");
@@ -318,13 +317,13 @@ fn the_checks_report_broken_bookkeeping() {
 
 #[test]
 fn despawning_an_entity_cancels_its_effect_timers() {
-    let catalog = Arc::new(Catalog::with_defaults());
+    let catalog = Arc::new(gaskit::combat::default_catalog());
     let mut gas = gaskit::Gas::new(catalog.clone());
     let mut world = hecs::World::new();
     let entity = world.spawn((gas.new_ability_system(),));
     let stun = catalog.effects().get("GE_Stun").unwrap();
-    let tags = catalog.tags();
-    let spec = EffectSpec::new(stun).with_set_by_caller(tags[native::STATUS_STUNNED], 5.0);
+    let stunned = catalog.tags().get("Status.Stunned").unwrap();
+    let spec = EffectSpec::new(stun).with_set_by_caller(stunned, 5.0);
     gas.apply_effect(&mut world, entity, spec).unwrap();
     assert_eq!(gas.pending_timers(), 1, "the stun's expiry");
     assert!(gas.despawn(&mut world, entity));

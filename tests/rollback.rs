@@ -5,9 +5,10 @@
 
 use std::sync::Arc;
 
+use gaskit::combat::{native, CombatComponents};
 use gaskit::scenario::{Scenario, ScenarioRun};
 use gaskit::snapshot::{self, Snapshot};
-use gaskit::{native, Catalog, GameplayEvent, SimDuration};
+use gaskit::{GameplayEvent, SimDuration};
 use ggrs::{Config, GgrsError, GgrsRequest, PredictRepeatLast, SessionBuilder, SyncTestSession};
 
 const FRAMES: usize = 900;
@@ -26,7 +27,7 @@ struct Duel;
 impl Config for Duel {
     type Input = u8;
     type InputPredictor = PredictRepeatLast;
-    type State = Snapshot;
+    type State = Snapshot<CombatComponents>;
     type Address = u8;
 }
 
@@ -76,7 +77,7 @@ struct Game {
 
 impl Game {
     fn new() -> Game {
-        let catalog = Arc::new(Catalog::with_defaults());
+        let catalog = Arc::new(gaskit::combat::default_catalog());
         let scenario = Scenario::parse(DUEL, "duel.ron", &catalog).unwrap();
         let run = ScenarioRun::new(catalog, scenario).unwrap();
         Game {
@@ -88,11 +89,11 @@ impl Game {
     }
 
     fn advance(&mut self, inputs: &[(u8, ggrs::InputStatus)]) {
-        let catalog = self.run.gas.catalog_arc().clone();
-        let tags = catalog.tags();
+        let runtime = self.run.runtime.clone();
+        let tags = runtime.tags();
         let fighters: Vec<_> = self.run.fighters.iter().map(|(_, e)| *e).collect();
-        let shrimp = catalog.combat().item_named("Shrimp").unwrap();
-        let strike = catalog.combat().spell_named("Wind Strike").unwrap();
+        let shrimp = runtime.defs().item_named("Shrimp").unwrap();
+        let strike = runtime.defs().spell_named("Wind Strike").unwrap();
         for (player, &(pressed, _)) in inputs.iter().enumerate() {
             let me = fighters[player];
             let other = fighters[1 - player];
@@ -131,7 +132,7 @@ impl Game {
         for request in requests {
             match request {
                 GgrsRequest::SaveGameState { cell, frame } => {
-                    let saved = Snapshot::save(&self.run.world, &self.run.gas);
+                    let saved = Snapshot::<CombatComponents>::save(&self.run.world, &self.run.gas);
                     let checksum = u128::from(saved.checksum());
                     cell.save(frame, Some(saved), Some(checksum));
                 }
@@ -206,8 +207,8 @@ fn a_duel_survives_ggrs_sync_testing() {
     }
     assert_eq!(game.run.text_trace(), plain.run.text_trace());
     assert_eq!(
-        snapshot::checksum(&game.run.world, &game.run.gas),
-        snapshot::checksum(&plain.run.world, &plain.run.gas)
+        snapshot::checksum::<CombatComponents>(&game.run.world, &game.run.gas),
+        snapshot::checksum::<CombatComponents>(&plain.run.world, &plain.run.gas)
     );
 }
 

@@ -18,7 +18,7 @@ fn run(path: &std::path::Path, catalog: &Arc<Catalog>) -> ScenarioRun {
 
 #[test]
 fn scenario_traces() {
-    let catalog = Arc::new(Catalog::with_defaults());
+    let catalog = Arc::new(gaskit::combat::default_catalog());
     insta::glob!("scenarios/*.ron", |path| {
         insta::assert_snapshot!(run(path, &catalog).text_trace());
     });
@@ -26,12 +26,12 @@ fn scenario_traces() {
 
 #[test]
 fn json_lines_follow_the_documented_schema() {
-    let catalog = Arc::new(Catalog::with_defaults());
+    let catalog = Arc::new(gaskit::combat::default_catalog());
     let mut kinds = std::collections::BTreeSet::new();
     insta::glob!("scenarios/*.ron", |path| {
         let text = std::fs::read_to_string(path).unwrap();
         let mut scenario = Scenario::parse(&text, "s", &catalog).unwrap();
-        scenario.trace_filter = gaskit::TraceCategory::ALL;
+        scenario.trace_filter = gaskit::TraceFilter::ALL;
         let mut run = ScenarioRun::new(catalog.clone(), scenario).unwrap();
         run.run(None);
         let jsonl = run.jsonl_trace();
@@ -69,14 +69,14 @@ fn json_lines_follow_the_documented_schema() {
 
 #[test]
 fn a_disabled_trace_records_nothing_and_a_filter_records_only_its_categories() {
-    let catalog = Arc::new(Catalog::with_defaults());
+    let catalog = Arc::new(gaskit::combat::default_catalog());
     let text = std::fs::read_to_string("tests/scenarios/melee_duel_to_death.ron").unwrap();
     let mut scenario = Scenario::parse(&text, "s", &catalog).unwrap();
-    scenario.trace_filter = 0;
+    scenario.trace_filter = gaskit::TraceFilter::NONE;
     let mut quiet = ScenarioRun::new(catalog.clone(), scenario.clone()).unwrap();
     quiet.run(None);
     assert!(quiet.gas.trace().events().is_empty());
-    scenario.trace_filter = gaskit::TraceCategory::Movement as u32;
+    scenario.trace_filter = gaskit::combat::MOVEMENT.into();
     let mut moves = ScenarioRun::new(catalog.clone(), scenario).unwrap();
     moves.run(None);
     assert!(moves
@@ -84,12 +84,12 @@ fn a_disabled_trace_records_nothing_and_a_filter_records_only_its_categories() {
         .trace()
         .events()
         .iter()
-        .all(|e| e.kind.category() == gaskit::TraceCategory::Movement));
+        .all(|e| e.kind.category() == gaskit::combat::MOVEMENT));
 }
 
 #[test]
 fn bad_scenarios_are_located_errors() {
-    let catalog = Catalog::with_defaults();
+    let catalog = gaskit::combat::default_catalog();
     let cases: &[(&str, &str)] = &[
         ("(duration: 5, combatants: [(name: \"a\")], timeline: [(at: 1, do: Engage(\"a\", \"zed\"))])", "unknown combatant `zed`"),
         ("(duration: 5, combatants: [(name: \"a\", equipment: [(\"Rune Scimitr\", 1)])])", "did you mean `Rune Scimitar`?"),

@@ -1,10 +1,13 @@
 //! Gameplay tags: hierarchy, sets, queries, counted tags and every load error.
 
+use gaskit::combat::TAG_FILES;
 use gaskit::prelude::*;
-use gaskit::{Severity, TagQueryDef, DEFAULT_TAG_FILES};
+use gaskit::{Severity, TagQueryDef, CORE_TAG_FILES};
 
 fn registry() -> TagRegistry {
-    TagRegistry::with_defaults()
+    gaskit::combat::default_tag_registry_builder()
+        .build()
+        .unwrap()
 }
 
 fn tag(registry: &TagRegistry, name: &str) -> Tag {
@@ -18,7 +21,7 @@ fn set(registry: &TagRegistry, names: &[&str]) -> TagSet {
 }
 
 fn build(text: &str) -> Result<TagRegistry, LoadErrors> {
-    let mut builder = TagRegistryBuilder::with_defaults();
+    let mut builder = gaskit::combat::default_tag_registry_builder();
     builder.add_source("test.tags", text);
     builder.build()
 }
@@ -56,7 +59,8 @@ fn shipped_taxonomy_covers_every_cradl_namespace() {
     ] {
         assert!(r.get(name).is_some(), "{name} missing");
     }
-    assert_eq!(DEFAULT_TAG_FILES.len(), 11, "one file per namespace");
+    assert_eq!(CORE_TAG_FILES.len(), 1, "the core's failure reasons");
+    assert_eq!(TAG_FILES.len(), 11, "combat: one file per namespace");
 }
 
 #[test]
@@ -135,6 +139,25 @@ fn native_tags_resolve_to_their_names() {
     for native in gaskit::native::ALL {
         assert_eq!(r.name(r[*native]), native.name());
     }
+    let combat = gaskit::NativeTags::<gaskit::combat::CombatNatives>::resolve(&r).unwrap();
+    for native in gaskit::combat::native::ALL {
+        assert_eq!(r.name(combat[*native]), native.name());
+    }
+}
+
+#[test]
+fn the_core_registry_holds_only_the_core_reasons() {
+    let core = gaskit::TagRegistry::core();
+    for native in gaskit::native::ALL {
+        assert_eq!(core.name(core[*native]), native.name());
+    }
+    assert!(core.get("Combat").is_none() && core.get("Status").is_none());
+    // A module's set resolved against it names every missing tag.
+    let missing = gaskit::NativeTags::<gaskit::combat::CombatNatives>::resolve(&core).unwrap_err();
+    assert!(missing.0.len() > 10, "{missing}");
+    assert!(missing
+        .to_string()
+        .contains("`Combat.DamageType.Slash` is required by gaskit"));
 }
 
 // ---------------------------------------------------------------- sets
@@ -421,7 +444,7 @@ fn all_errors_of_a_file_are_reported_together() {
 
 #[test]
 fn non_utf8_input_is_an_error_not_a_panic() {
-    let mut builder = TagRegistryBuilder::with_defaults();
+    let mut builder = gaskit::combat::default_tag_registry_builder();
     builder.add_bytes("bad.tags", b"Status.Fine\nStatus.\xFFBad\n");
     let d = only_error(builder.build());
     assert_eq!((d.line, d.column), (2, 8));
@@ -443,7 +466,7 @@ fn huge_inputs_are_rejected_cleanly() {
     let noise: Vec<u8> = (0..100_000u32)
         .map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8)
         .collect();
-    let mut builder = TagRegistryBuilder::with_defaults();
+    let mut builder = gaskit::combat::default_tag_registry_builder();
     builder.add_bytes("noise.tags", &noise);
     assert!(builder.build().is_err());
 }
@@ -456,7 +479,7 @@ fn missing_native_tags_fail_the_build_by_name() {
     assert_eq!(errors.0.len(), gaskit::native::ALL.len());
     assert!(errors
         .to_string()
-        .contains("`Status.Dead` is required by gaskit"));
+        .contains("`Activation.Fail.Cooldown` is required by gaskit"));
 }
 
 #[test]
@@ -480,14 +503,14 @@ fn tag_files_load_from_a_directory_in_name_order() {
     std::fs::write(dir.join("b.tags"), "Game.B # from b\n").unwrap();
     std::fs::write(dir.join("a.tags"), "Game.A\nGame.B # from a\n").unwrap();
     std::fs::write(dir.join("ignored.txt"), "not a tag file at all ...\n").unwrap();
-    let mut builder = TagRegistryBuilder::with_defaults();
+    let mut builder = gaskit::combat::default_tag_registry_builder();
     builder.add_dir(&dir);
     let r = builder.build().unwrap();
     let b = tag(&r, "Game.B");
     assert_eq!(r.comment(b), Some("from a"), "a.tags loads first");
     assert!(r.origin(b).unwrap().file.ends_with("a.tags"));
 
-    let mut builder = TagRegistryBuilder::with_defaults();
+    let mut builder = gaskit::combat::default_tag_registry_builder();
     builder.add_file(dir.join("missing.tags"));
     assert!(builder
         .build()
@@ -499,7 +522,7 @@ fn tag_files_load_from_a_directory_in_name_order() {
 
 #[test]
 fn shipped_files_on_disk_match_the_embedded_copy() {
-    for (path, text) in DEFAULT_TAG_FILES {
+    for (path, text) in CORE_TAG_FILES.iter().chain(TAG_FILES) {
         let on_disk = std::fs::read_to_string(path).unwrap();
         assert_eq!(&on_disk, text, "{path}");
     }

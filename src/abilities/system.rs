@@ -81,6 +81,11 @@ impl AbilitySystem {
         self.abilities.instances.iter().map(|(k, i)| (k, i.ability))
     }
 
+    /// The event that activated an active instance.
+    pub fn instance_event(&self, instance: InstanceKey) -> Option<&super::GameplayEvent> {
+        self.abilities.instances.get(instance).map(|i| &i.event)
+    }
+
     /// What an active instance waits for.
     pub fn waiting_for(&self, instance: InstanceKey) -> Option<super::Wait> {
         self.abilities.instances.get(instance).map(|i| i.wait)

@@ -1,27 +1,18 @@
 //! [`CatalogBuilder`] and [`Catalog`].
 
+use std::any::TypeId;
 use std::path::Path;
+use std::sync::Arc;
 
 use super::content::ContentFile;
+use super::section::TopLevelKeys;
+use super::section::{BuiltSection, ContentSection, Fingerprint, SectionBuilder, SectionCx};
 use crate::abilities::AbilityDefs;
 use crate::attributes::AttributeSchema;
-use crate::combat::{CombatDefs, CombatSources};
-use crate::diagnostics::{Diagnostic, LoadErrors, SourceFile};
+use crate::diagnostics::{nearest, Diagnostic, LoadErrors, SourceFile};
 use crate::effects::EffectDefs;
 use crate::fs_util::SourceLoader;
-use crate::tags::{TagRegistry, TagRegistryBuilder};
-
-/// The shipped content, embedded so a default catalog needs no files.
-// rustfmt would split each pair over four lines; one per line reads better.
-#[rustfmt::skip]
-pub const DEFAULT_CONTENT_FILES: &[(&str, &str)] = &[
-    ("abilities/attributes.ron", include_str!("../../abilities/attributes.ron")),
-    ("abilities/effects.ron", include_str!("../../abilities/effects.ron")),
-    ("abilities/samples.ron", include_str!("../../abilities/samples.ron")),
-    ("abilities/combat.ron", include_str!("../../abilities/combat.ron")),
-    ("abilities/items.ron", include_str!("../../abilities/items.ron")),
-    ("abilities/spells.ron", include_str!("../../abilities/spells.ron")),
-];
+use crate::tags::{TagRegistry, TagRegistryBuilder, CORE_TAG_FILES};
 
 /// Every definition a simulation uses, compiled and immutable.
 ///
@@ -33,19 +24,12 @@ pub struct Catalog {
     attributes: AttributeSchema,
     effects: EffectDefs,
     abilities: AbilityDefs,
-    combat: CombatDefs,
+    sections: Vec<BuiltSection>,
     warnings: Vec<Diagnostic>,
     fingerprint: u64,
 }
 
 impl Catalog {
-    /// The shipped taxonomy and content.
-    pub fn with_defaults() -> Catalog {
-        CatalogBuilder::with_defaults()
-            .build()
-            .expect("the embedded content is valid; tests/catalog.rs loads it")
-    }
-
     /// The tag registry.
     pub fn tags(&self) -> &TagRegistry {
         &self.tags
@@ -66,9 +50,26 @@ impl Catalog {
         &self.abilities
     }
 
-    /// The combat content: settings, kinds, items, spells, spellbooks.
-    pub fn combat(&self) -> &CombatDefs {
-        &self.combat
+    /// A game module's compiled section, if the builder registered it. A
+    /// short scan by type: resolve it once (or keep [`section_arc`](Self::section_arc))
+    /// rather than on every frame.
+    pub fn section<T: ContentSection>(&self) -> Option<&T> {
+        self.find::<T>()?.value.downcast_ref()
+    }
+
+    /// The shared handle of a module's section, to keep beside the catalog.
+    pub fn section_arc<T: ContentSection>(&self) -> Option<Arc<T>> {
+        self.find::<T>()?.value.clone().downcast().ok()
+    }
+
+    fn find<T: ContentSection>(&self) -> Option<&BuiltSection> {
+        let id = TypeId::of::<T>();
+        self.sections.iter().find(|s| s.type_id == id)
+    }
+
+    /// The modules whose sections this catalog holds, in registration order.
+    pub fn modules(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.sections.iter().map(|s| s.module)
     }
 
     /// Warnings found while loading (the load succeeded despite them).
@@ -76,16 +77,17 @@ impl Catalog {
         &self.warnings
     }
 
-    /// A hash of every name the catalog numbers (tags, attributes, effects,
-    /// abilities, kinds, items, spells), in id order. Two catalogs with the
-    /// same fingerprint give every id the same meaning, so state saved under
-    /// one (a rollback snapshot) may be restored under the other.
+    /// A hash of everything ids depend on: every name the catalog numbers
+    /// (tags, attributes, effects, abilities, each module's definitions),
+    /// in id order. Two catalogs with the same fingerprint give every id the
+    /// same meaning, so state saved under one (a rollback snapshot) may be
+    /// restored under the other.
     pub fn fingerprint(&self) -> u64 {
         self.fingerprint
     }
 
     fn compute_fingerprint(&self) -> u64 {
-        let mut hash = crate::checksum::Fnv64::new();
+        let mut hash = Fingerprint::default();
         for tag in self.tags.iter() {
             hash.write_name(self.tags.name(tag));
         }
@@ -98,8 +100,10 @@ impl Catalog {
         for id in self.abilities.ids() {
             hash.write_name(&self.abilities.def(id).name);
         }
-        self.combat.fingerprint_names(&mut hash);
-        std::hash::Hasher::finish(&hash)
+        for section in &self.sections {
+            hash.write_u64(section.fingerprint);
+        }
+        hash.finish()
     }
 }
 
@@ -111,35 +115,45 @@ impl Catalog {
 /// ```
 /// use gaskit::CatalogBuilder;
 ///
-/// let mut builder = CatalogBuilder::with_defaults();
+/// let mut builder = CatalogBuilder::new();
 /// builder.add_source("game.ron", r#"(attributes: [(name: "Mana", base: 100, min: 0)])"#);
 /// let catalog = builder.build().unwrap();
 /// assert!(catalog.attributes().get("Mana").is_some());
 /// ```
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct CatalogBuilder {
     tags: TagRegistryBuilder,
-    files: Vec<(SourceFile, ContentFile)>,
+    files: Vec<ParsedFile>,
+    sections: Vec<SectionBuilder>,
     errors: LoadErrors,
 }
 
-impl CatalogBuilder {
-    /// No tags and no content. The native tags must still come from some
-    /// tag source.
-    pub fn new() -> Self {
-        Self::default()
-    }
+/// A content file with the core's reading of it.
+#[derive(Clone, Debug)]
+struct ParsedFile {
+    source: SourceFile,
+    content: ContentFile,
+    keys: Vec<String>,
+}
 
-    /// The shipped taxonomy and content.
-    pub fn with_defaults() -> Self {
-        let mut builder = CatalogBuilder {
-            tags: TagRegistryBuilder::with_defaults(),
-            ..Self::default()
-        };
-        for (file, text) in DEFAULT_CONTENT_FILES {
-            builder.add_source(file, text);
+impl Default for CatalogBuilder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl CatalogBuilder {
+    /// The core's own tags ([`CORE_TAG_FILES`]) and no content: add the
+    /// game's tag files, content files and module sections on top.
+    pub fn new() -> Self {
+        let mut tags = TagRegistryBuilder::new();
+        tags.add_files(CORE_TAG_FILES);
+        CatalogBuilder {
+            tags,
+            files: Vec::new(),
+            sections: Vec::new(),
+            errors: LoadErrors::default(),
         }
-        builder
     }
 
     /// The tag registry under construction, to add tag files.
@@ -147,17 +161,40 @@ impl CatalogBuilder {
         &mut self.tags
     }
 
+    /// Registers a game module's content section: its keys become valid
+    /// in content files, and it is compiled with the rest. Registering the
+    /// same section twice does nothing.
+    pub fn add_section<T: ContentSection>(&mut self) -> &mut Self {
+        if !self.sections.iter().any(|s| s.type_id == TypeId::of::<T>()) {
+            self.sections.push(SectionBuilder::of::<T>());
+        }
+        self
+    }
+
     /// Adds a content file's text; `file` names it in diagnostics.
     pub fn add_source(&mut self, file: &str, text: &str) -> &mut Self {
-        match crate::ron_format::from_str::<ContentFile>(text, file) {
-            Ok(content) => self.files.push((
-                SourceFile {
+        let parsed = crate::ron_format::from_str::<ContentFile>(text, file).and_then(|content| {
+            let keys = crate::ron_format::from_str::<TopLevelKeys>(text, file)?.0;
+            Ok(ParsedFile {
+                source: SourceFile {
                     name: file.to_owned(),
                     text: text.to_owned(),
                 },
                 content,
-            )),
+                keys,
+            })
+        });
+        match parsed {
+            Ok(parsed) => self.files.push(parsed),
             Err(error) => self.errors.push(error),
+        }
+        self
+    }
+
+    /// Adds embedded `(name, text)` content files, such as a game module's.
+    pub fn add_files(&mut self, files: &[(&str, &str)]) -> &mut Self {
+        for (file, text) in files {
+            self.add_source(file, text);
         }
         self
     }
@@ -180,14 +217,17 @@ impl CatalogBuilder {
         self
     }
 
-    /// Validates and compiles everything. Fails with every error found;
+    /// Validates and compiles everything: tags, then attributes, effects,
+    /// abilities, then each module's section. Fails with every error found;
     /// warnings are kept on the catalog.
     pub fn build(self) -> Result<Catalog, LoadErrors> {
         let CatalogBuilder {
             tags,
             files,
+            sections,
             mut errors,
         } = self;
+        check_sections(&files, &sections, &mut errors);
         let tags = match tags.build() {
             Ok(tags) => tags,
             Err(tag_errors) => {
@@ -202,28 +242,25 @@ impl CatalogBuilder {
         let effects = EffectDefs::build(&effects, &tags, &attributes, &mut errors);
         let abilities = section(&files, |c| &c.abilities);
         let abilities = AbilityDefs::build(&abilities, &tags, &effects, &mut errors);
-        let combat_settings: Vec<_> = files
+        let sources: Vec<SourceFile> = files.into_iter().map(|f| f.source).collect();
+        let cx = SectionCx {
+            files: &sources,
+            tags: &tags,
+            attributes: &attributes,
+            effects: &effects,
+            abilities: &abilities,
+        };
+        let sections = sections
             .iter()
-            .filter_map(|(source, content)| content.combat.as_ref().map(|c| (source, c)))
+            .map(|section| (section.build)(&cx, &mut errors))
             .collect();
-        let combat = CombatDefs::build(
-            CombatSources {
-                settings: combat_settings,
-                kinds: section(&files, |c| &c.kinds),
-                items: section(&files, |c| &c.items),
-                spells: section(&files, |c| &c.spells),
-                spellbooks: section(&files, |c| &c.spellbooks),
-            },
-            &tags,
-            &mut errors,
-        );
         let warnings = errors.warnings().cloned().collect();
         let mut catalog = Catalog {
             tags,
             attributes,
             effects,
             abilities,
-            combat,
+            sections,
             warnings,
             fingerprint: 0,
         };
@@ -245,13 +282,40 @@ impl SourceLoader for CatalogBuilder {
     }
 }
 
-/// One section of every file, each item paired with its file, in load order.
+/// Every top-level key must belong to the core or to a registered section.
+fn check_sections(files: &[ParsedFile], sections: &[SectionBuilder], errors: &mut LoadErrors) {
+    let known: Vec<&str> = ContentFile::KEYS
+        .iter()
+        .chain(sections.iter().flat_map(|s| s.keys))
+        .copied()
+        .collect();
+    for file in files {
+        for key in &file.keys {
+            if known.contains(&key.as_str()) {
+                continue;
+            }
+            let suggestion = nearest(key, known.iter().copied());
+            let help = if suggestion.is_none() {
+                " (a game module's section needs CatalogBuilder::add_section)"
+            } else {
+                ""
+            };
+            errors.push(
+                file.source
+                    .error_at(key, format!("unknown content section `{key}`{help}"))
+                    .suggest(suggestion),
+            );
+        }
+    }
+}
+
+/// One core section of every file, each item paired with its file, in load order.
 fn section<'a, T>(
-    files: &'a [(SourceFile, ContentFile)],
+    files: &'a [ParsedFile],
     pick: impl Fn(&'a ContentFile) -> &'a Vec<T>,
 ) -> Vec<(&'a SourceFile, &'a T)> {
     files
         .iter()
-        .flat_map(|(source, content)| pick(content).iter().map(move |item| (source, item)))
+        .flat_map(|f| pick(&f.content).iter().map(move |item| (&f.source, item)))
         .collect()
 }

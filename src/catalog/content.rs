@@ -1,14 +1,17 @@
-//! [`ContentFile`]: the shape of one `abilities/*.ron` file.
+//! [`ContentFile`]: the core's sections of one `abilities/*.ron` file.
 
 use serde::{Deserialize, Serialize};
 
 use crate::abilities::AbilityData;
 use crate::attributes::{AttributeData, DerivedProfileData};
-use crate::combat::{CombatKindData, CombatSettingsData, ItemData, SpellData, SpellbookData};
 use crate::effects::EffectData;
 
-/// One content file. Every section is optional, so content can be split
-/// across files however a team likes; names are global across files.
+/// The core's view of one content file. Every section is optional, so
+/// content can be split across files however a team likes; names are global
+/// across files. Sections of game modules (registered with
+/// [`CatalogBuilder::add_section`](crate::CatalogBuilder::add_section)) sit
+/// beside these in the same file; a key neither the core nor a module reads
+/// is an error.
 ///
 /// ```ron
 /// (
@@ -17,7 +20,7 @@ use crate::effects::EffectData;
 /// )
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[serde(default)]
 pub struct ContentFile {
     /// Attribute definitions.
     pub attributes: Vec<AttributeData>,
@@ -27,14 +30,9 @@ pub struct ContentFile {
     pub effects: Vec<EffectData>,
     /// Abilities.
     pub abilities: Vec<AbilityData>,
-    /// Combat settings (later files override earlier ones field by field).
-    pub combat: Option<CombatSettingsData>,
-    /// Combatant kinds.
-    pub kinds: Vec<CombatKindData>,
-    /// Items.
-    pub items: Vec<ItemData>,
-    /// Spells.
-    pub spells: Vec<SpellData>,
-    /// Spellbooks.
-    pub spellbooks: Vec<SpellbookData>,
+}
+
+impl ContentFile {
+    /// The top-level keys the core reads.
+    pub const KEYS: &'static [&'static str] = &["attributes", "derived", "effects", "abilities"];
 }

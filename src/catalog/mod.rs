@@ -3,6 +3,8 @@
 
 mod builder;
 mod content;
+mod section;
 
-pub use builder::{Catalog, CatalogBuilder, DEFAULT_CONTENT_FILES};
+pub use builder::{Catalog, CatalogBuilder};
 pub use content::ContentFile;
+pub use section::{ContentSection, Fingerprint, SectionCx};

@@ -18,14 +18,15 @@ use std::sync::Arc;
 use hecs::{Entity, World};
 
 use super::combatant::Combatant;
+use super::native;
+use super::record::{ChasePhase, CombatRecord};
 use super::resolve::{resolve, Attack};
 use super::runtime::CombatRuntime;
 use super::stats::{snapshot, AttackSource, SwingStats};
 use crate::abilities::{AbilityBehaviour, AbilityCx, Activation, EndReason, WakeReason};
 use crate::gas::Gas;
-use crate::tags::{native, Tag};
+use crate::tags::Tag;
 use crate::time::SimDuration;
-use crate::trace::{ChasePhase, TraceKind};
 
 /// The auto-attack behaviour (`behaviour: Registered("AutoAttack")`).
 pub struct AutoAttack(pub Arc<CombatRuntime>);
@@ -38,7 +39,7 @@ impl AbilityBehaviour for AutoAttack {
         activation: &Activation<'_>,
     ) -> Result<(), Tag> {
         let runtime = &self.0;
-        let tags = runtime.catalog.tags();
+        let tags = runtime.tags();
         let target = runtime.attack_target(world, activation)?;
         if world.get::<&Combatant>(activation.owner).is_err() {
             return Err(tags[native::FAIL_INVALID_PAYLOAD]);
@@ -67,7 +68,7 @@ impl AbilityBehaviour for AutoAttack {
                 defender.attackers.current.push(cx.owner);
             }
         }
-        cx.gas.record(TraceKind::Engaged {
+        cx.gas.record_game(CombatRecord::Engaged {
             attacker: cx.owner,
             target,
         });
@@ -90,7 +91,7 @@ impl AutoAttack {
         let runtime = &*self.0;
         let now = cx.gas.now();
         if !runtime.is_alive(cx.world, target) {
-            let dead = runtime.catalog.tags()[native::FAIL_TARGET_DEAD];
+            let dead = runtime.tags()[native::FAIL_TARGET_DEAD];
             cx.end_with(EndReason::Behaviour(dead));
             return;
         }
@@ -108,7 +109,7 @@ impl AutoAttack {
             Some(stats),
         );
         let kind = match cx.world.get::<&Combatant>(cx.owner) {
-            Ok(c) => runtime.catalog.combat().kind(c.kind),
+            Ok(c) => runtime.defs().kind(c.kind),
             Err(_) => return,
         };
         if !self.sight_ok(cx, target, kind) {
@@ -125,7 +126,7 @@ impl AutoAttack {
         let remaining = cx
             .gas
             .time_remaining(cx.world, cx.owner, runtime.attack_cooldown);
-        if remaining > runtime.catalog.combat().settings.ready_epsilon {
+        if remaining > runtime.defs().settings.ready_epsilon {
             cx.wait_delay(remaining);
             return;
         }
@@ -147,7 +148,7 @@ impl AutoAttack {
         stats: &SwingStats,
     ) -> Option<SimDuration> {
         let runtime = &self.0;
-        let defs = runtime.catalog.combat();
+        let defs = runtime.defs();
         let weave = cx
             .world
             .query_one_mut::<&mut Combatant>(cx.owner)
@@ -237,7 +238,7 @@ impl AutoAttack {
             *c.targeting.sight_lost_since.get_or_insert(now)
         };
         if now.saturating_since(since) > kind.line_of_sight_tolerance {
-            let lost = runtime.catalog.tags()[native::FAIL_OUT_OF_RANGE];
+            let lost = runtime.tags()[native::FAIL_OUT_OF_RANGE];
             cx.end_with(EndReason::Behaviour(lost));
         } else {
             cx.wait_delay(kind.chase_poll_interval);
@@ -247,7 +248,7 @@ impl AutoAttack {
 }
 
 fn record_failure(gas: &mut Gas, attacker: Entity, target: Entity, reason: Tag) {
-    gas.record(TraceKind::AttackFailed {
+    gas.record_game(CombatRecord::AttackFailed {
         attacker,
         target,
         reason,
@@ -255,7 +256,7 @@ fn record_failure(gas: &mut Gas, attacker: Entity, target: Entity, reason: Tag) 
 }
 
 fn record_chase(gas: &mut Gas, chaser: Entity, target: Entity, phase: ChasePhase) {
-    gas.record(TraceKind::Chase {
+    gas.record_game(CombatRecord::Chase {
         chaser,
         target,
         phase,
@@ -286,7 +287,7 @@ pub(crate) fn set_target(
     };
     let _ = runtime;
     if changed {
-        gas.record(TraceKind::TargetChanged {
+        gas.record_game(CombatRecord::TargetChanged {
             entity: owner,
             target,
             channel,
@@ -312,7 +313,7 @@ pub(crate) fn teardown(runtime: &CombatRuntime, world: &mut World, gas: &mut Gas
         .ok()
         .and_then(|c| c.targeting.pending_weave.take());
     if let Some(spell) = dropped {
-        gas.record(TraceKind::WeaveDropped {
+        gas.record_game(CombatRecord::WeaveDropped {
             entity: owner,
             spell,
         });

@@ -15,14 +15,15 @@ use hecs::{Entity, World};
 
 use super::combatant::Combatant;
 use super::defs::SpellId;
+use super::native;
 use super::range::resolve_spell_range;
+use super::record::CombatRecord;
 use super::resolve::Attack;
 use super::runtime::CombatRuntime;
 use super::stats::active_style;
 use crate::abilities::{AbilityBehaviour, AbilityCx, AbilitySystem, Activation, EndReason};
 use crate::gas::Gas;
-use crate::tags::{native, Tag};
-use crate::trace::TraceKind;
+use crate::tags::Tag;
 
 /// The spell an event names (its object id), validated against the caster.
 pub(crate) fn validate_spell(
@@ -31,8 +32,8 @@ pub(crate) fn validate_spell(
     caster: Entity,
     raw: Option<u32>,
 ) -> Result<SpellId, Tag> {
-    let tags = runtime.catalog.tags();
-    let defs = runtime.catalog.combat();
+    let tags = runtime.tags();
+    let defs = runtime.defs();
     let spell_id = raw
         .and_then(|r| defs.spell_from_raw(r))
         .ok_or(tags[native::FAIL_INVALID_PAYLOAD])?;
@@ -64,18 +65,17 @@ impl AbilityBehaviour for CastSpell {
         activation: &Activation<'_>,
     ) -> Result<(), Tag> {
         let runtime = &self.0;
-        let tags = runtime.catalog.tags();
+        let tags = runtime.tags();
         let target = runtime.attack_target(world, activation)?;
         if !runtime.is_alive(world, target) {
             return Err(tags[native::FAIL_TARGET_DEAD]);
         }
         let spell_id = validate_spell(runtime, world, activation.owner, activation.event.object)?;
         let spell = runtime
-            .catalog
-            .combat()
+            .defs()
             .spell(spell_id)
             .ok_or(tags[native::FAIL_INVALID_PAYLOAD])?;
-        let range = resolve_spell_range(&runtime.catalog.combat().settings, spell);
+        let range = resolve_spell_range(&runtime.defs().settings, spell);
         if !runtime.in_range(world, activation.owner, target, range, gas.now()) {
             return Err(tags[native::FAIL_OUT_OF_RANGE]);
         }
@@ -88,17 +88,12 @@ impl AbilityBehaviour for CastSpell {
             cx.event.target,
             cx.event
                 .object
-                .and_then(|r| runtime.catalog.combat().spell_from_raw(r)),
+                .and_then(|r| runtime.defs().spell_from_raw(r)),
         ) else {
             cx.end();
             return;
         };
-        let Some(interval) = runtime
-            .catalog
-            .combat()
-            .spell(spell)
-            .map(|s| s.cast_interval)
-        else {
+        let Some(interval) = runtime.defs().spell(spell).map(|s| s.cast_interval) else {
             cx.end();
             return;
         };
@@ -109,7 +104,7 @@ impl AbilityBehaviour for CastSpell {
             cx.end_with(EndReason::Behaviour(tag));
             return;
         }
-        cx.gas.record(TraceKind::CooldownStamped {
+        cx.gas.record_game(CombatRecord::CooldownStamped {
             entity: cx.owner,
             cooldown: runtime.attack_cooldown,
             duration: interval,
@@ -150,7 +145,7 @@ impl AbilityBehaviour for QueueWeave {
         activation: &Activation<'_>,
     ) -> Result<(), Tag> {
         let runtime = &self.0;
-        let tags = runtime.catalog.tags();
+        let tags = runtime.tags();
         let engaged_on = world
             .get::<&Combatant>(activation.owner)
             .ok()
@@ -173,14 +168,14 @@ impl AbilityBehaviour for QueueWeave {
         let spell = cx
             .event
             .object
-            .and_then(|r| runtime.catalog.combat().spell_from_raw(r));
+            .and_then(|r| runtime.defs().spell_from_raw(r));
         if let (Some(spell), Some(target)) = (spell, cx.event.target) {
             let replaced = cx
                 .world
                 .query_one_mut::<&mut Combatant>(cx.owner)
                 .ok()
                 .and_then(|c| c.targeting.pending_weave.replace(spell));
-            cx.gas.record(TraceKind::WeaveQueued {
+            cx.gas.record_game(CombatRecord::WeaveQueued {
                 entity: cx.owner,
                 target,
                 spell,

@@ -15,7 +15,7 @@ use hecs::{Entity, World};
 use serde::{Deserialize, Serialize};
 
 use super::combatant::Combatant;
-use super::defs::CombatKind;
+use super::defs::{CombatDefs, CombatKind};
 use super::movement::MoveIssuer;
 use super::vec2::Vec2;
 use crate::time::SimTime;
@@ -107,16 +107,13 @@ pub trait PawnCombatant: Send + Sync {
 /// tunables on its kind, and moves through a [`MoveIssuer`].
 pub struct ChasingPawn {
     mover: Arc<dyn MoveIssuer>,
-    kinds: Arc<crate::catalog::Catalog>,
+    defs: Arc<CombatDefs>,
 }
 
 impl ChasingPawn {
-    /// A pawn moving bodies through `mover`, with kinds from `catalog`.
-    pub fn new(mover: Arc<dyn MoveIssuer>, catalog: Arc<crate::catalog::Catalog>) -> Self {
-        Self {
-            mover,
-            kinds: catalog,
-        }
+    /// A pawn moving bodies through `mover`, with kinds from `defs`.
+    pub fn new(mover: Arc<dyn MoveIssuer>, defs: Arc<CombatDefs>) -> Self {
+        Self { mover, defs }
     }
 }
 
@@ -144,7 +141,7 @@ impl PawnCombatant for ChasingPawn {
             (combatant.chase.target?, combatant.kind)
         };
         let target_at = self.mover.position(world, target, now)?;
-        let kind = self.kinds.combat().kind(kind);
+        let kind = self.defs.kind(kind);
         let action = world
             .query_one_mut::<&mut Combatant>(entity)
             .ok()?

@@ -5,10 +5,11 @@ use hecs::{Entity, World};
 
 use super::combatant::Combatant;
 use super::defs::{SpellDef, SpellId};
+use super::native;
+use super::record::CombatRecord;
 use super::runtime::CombatRuntime;
 use crate::gas::Gas;
-use crate::tags::{native, Tag};
-use crate::trace::TraceKind;
+use crate::tags::Tag;
 
 /// `Ok` when `caster` carries every rune `spell` costs.
 pub(crate) fn check_runes(
@@ -23,7 +24,7 @@ pub(crate) fn check_runes(
     if has {
         Ok(())
     } else {
-        Err(runtime.catalog.tags()[native::FAIL_NO_RUNES])
+        Err(runtime.tags()[native::FAIL_NO_RUNES])
     }
 }
 
@@ -36,7 +37,7 @@ pub(crate) fn consume_runes(
     caster: Entity,
     spell: SpellId,
 ) -> bool {
-    let Some(def) = runtime.catalog.combat().spell(spell) else {
+    let Some(def) = runtime.defs().spell(spell) else {
         return false;
     };
     let Ok(combatant) = world.query_one_mut::<&mut Combatant>(caster) else {
@@ -49,7 +50,7 @@ pub(crate) fn consume_runes(
         combatant.inventory.remove(rune, count);
     }
     if !def.runes.is_empty() {
-        gas.record(TraceKind::RunesSpent {
+        gas.record_game(CombatRecord::RunesSpent {
             entity: caster,
             spell,
         });
@@ -76,7 +77,7 @@ pub(crate) fn consume_ammo(
             .in_slot(runtime.ammo_slot)
             .map_or(0, |(_, q)| q)
     };
-    gas.record(TraceKind::AmmoSpent {
+    gas.record_game(CombatRecord::AmmoSpent {
         entity: shooter,
         left,
     });

@@ -10,12 +10,12 @@ use hecs::{Entity, World};
 use super::combatant::Combatant;
 use super::defs::{CombatDefs, ItemId};
 use super::movement::Kinematic;
+use super::record::CombatRecord;
 use super::runtime::CombatRuntime;
 use crate::abilities::{AbilityBehaviour, AbilityCx};
 use crate::effects::EffectSpec;
 use crate::gas::Gas;
 use crate::tags::Tag;
-use crate::trace::TraceKind;
 
 /// `behaviour: Registered("Death")`.
 pub struct Death(pub Arc<CombatRuntime>);
@@ -75,16 +75,12 @@ pub fn run_death_flow(runtime: &CombatRuntime, world: &mut World, gas: &mut Gas,
         entity,
         EffectSpec::new(runtime.dead_effect).with_source(entity),
     );
-    let settings = &runtime.catalog.combat().settings;
+    let settings = &runtime.defs().settings;
     let (kept, stored) = {
         let Ok(combatant) = world.query_one_mut::<&mut Combatant>(entity) else {
             return;
         };
-        let kept = choose_kept(
-            runtime.catalog.combat(),
-            combatant,
-            settings.death_item_retention,
-        );
+        let kept = choose_kept(runtime.defs(), combatant, settings.death_item_retention);
         let mut stored: Vec<(ItemId, u32)> = Vec::new();
         let worn: Vec<(Tag, ItemId, u32)> = combatant.equipment.iter().collect();
         for (slot, item, quantity) in worn {
@@ -119,7 +115,7 @@ pub fn run_death_flow(runtime: &CombatRuntime, world: &mut World, gas: &mut Gas,
         )
     };
     let now = gas.now();
-    gas.record(TraceKind::Died {
+    gas.record_game(CombatRecord::Died {
         entity,
         kept,
         stored,
@@ -130,7 +126,7 @@ pub fn run_death_flow(runtime: &CombatRuntime, world: &mut World, gas: &mut Gas,
         body.to = at;
         body.since = now;
     }
-    gas.record(TraceKind::Respawned { entity, at });
+    gas.record_game(CombatRecord::Respawned { entity, at });
     gas.apply_effect_recorded(
         world,
         entity,

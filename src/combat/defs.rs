@@ -8,10 +8,12 @@ use smallvec::SmallVec;
 use super::data::{
     CombatKindData, CombatSettingsData, ItemData, SpellData, SpellbookData, WeaponData,
 };
+use super::native::{self, CombatTags};
 use super::vec2::Vec2;
+use crate::catalog::{ContentSection, Fingerprint, SectionCx};
 use crate::diagnostics::{LoadErrors, SourceFile};
 use crate::names::NameTable;
-use crate::tags::{native, Tag, TagRegistry};
+use crate::tags::{Tag, TagRegistry};
 use crate::time::SimDuration;
 
 macro_rules! tag_enum {
@@ -30,12 +32,12 @@ macro_rules! tag_enum {
             }
 
             /// The gameplay tag of this value.
-            pub fn tag(self, tags: &TagRegistry) -> Tag {
+            pub fn tag(self, tags: &CombatTags) -> Tag {
                 match self { $($name::$variant => tags[native::$native],)* }
             }
 
             /// The value whose tag is exactly `tag`.
-            pub fn from_tag(tags: &TagRegistry, tag: Tag) -> Option<$name> {
+            pub fn from_tag(tags: &CombatTags, tag: Tag) -> Option<$name> {
                 Self::ALL.iter().copied().find(|v| v.tag(tags) == tag)
             }
         }
@@ -98,7 +100,7 @@ impl DamageType {
     }
 
     /// The hit cue of this type.
-    pub fn hit_cue(self, tags: &TagRegistry) -> Tag {
+    pub fn hit_cue(self, tags: &CombatTags) -> Tag {
         tags[match self {
             DamageType::Stab => native::CUE_HIT_STAB,
             DamageType::Slash => native::CUE_HIT_SLASH,
@@ -291,9 +293,13 @@ pub struct SpellbookDef {
     pub name: String,
 }
 
-/// All combat content.
+/// All combat content: the combat layer's [`ContentSection`] of the
+/// content files (keys `combat`, `kinds`, `items`, `spells`, `spellbooks`),
+/// and its tag table.
 #[derive(Clone, Debug)]
 pub struct CombatDefs {
+    /// The tags combat relies on, resolved.
+    pub tags: CombatTags,
     /// Settings.
     pub settings: CombatSettings,
     kinds: Vec<CombatKind>,
@@ -305,19 +311,59 @@ pub struct CombatDefs {
     spellbooks: Vec<SpellbookDef>,
 }
 
-/// Every combat section of every file, in load order.
-pub(crate) struct CombatSources<'a> {
-    pub settings: Vec<(&'a SourceFile, &'a CombatSettingsData)>,
-    pub kinds: Vec<(&'a SourceFile, &'a CombatKindData)>,
-    pub items: Vec<(&'a SourceFile, &'a ItemData)>,
-    pub spells: Vec<(&'a SourceFile, &'a SpellData)>,
-    pub spellbooks: Vec<(&'a SourceFile, &'a SpellbookData)>,
+/// The combat layer's view of one content file.
+#[derive(Default, serde::Deserialize)]
+#[serde(default)]
+struct CombatFile {
+    combat: Option<CombatSettingsData>,
+    kinds: Vec<CombatKindData>,
+    items: Vec<ItemData>,
+    spells: Vec<SpellData>,
+    spellbooks: Vec<SpellbookData>,
 }
 
-impl CombatDefs {
-    /// Feeds every numbered name (kinds, items, spells, spellbooks) to a
-    /// catalog fingerprint, in id order.
-    pub(crate) fn fingerprint_names(&self, hash: &mut crate::checksum::Fnv64) {
+/// Every combat section of every file, in load order.
+struct CombatSources<'a> {
+    settings: Vec<(&'a SourceFile, &'a CombatSettingsData)>,
+    kinds: Vec<(&'a SourceFile, &'a CombatKindData)>,
+    items: Vec<(&'a SourceFile, &'a ItemData)>,
+    spells: Vec<(&'a SourceFile, &'a SpellData)>,
+    spellbooks: Vec<(&'a SourceFile, &'a SpellbookData)>,
+}
+
+impl ContentSection for CombatDefs {
+    const MODULE: &'static str = "the combat layer";
+    const KEYS: &'static [&'static str] = &["combat", "kinds", "items", "spells", "spellbooks"];
+
+    fn build(cx: &SectionCx<'_>, errors: &mut LoadErrors) -> Self {
+        let files = cx.parse::<CombatFile>(errors);
+        let sources = CombatSources {
+            settings: files
+                .iter()
+                .filter_map(|(file, data)| data.combat.as_ref().map(|c| (*file, c)))
+                .collect(),
+            kinds: files
+                .iter()
+                .flat_map(|(file, data)| data.kinds.iter().map(move |d| (*file, d)))
+                .collect(),
+            items: files
+                .iter()
+                .flat_map(|(file, data)| data.items.iter().map(move |d| (*file, d)))
+                .collect(),
+            spells: files
+                .iter()
+                .flat_map(|(file, data)| data.spells.iter().map(move |d| (*file, d)))
+                .collect(),
+            spellbooks: files
+                .iter()
+                .flat_map(|(file, data)| data.spellbooks.iter().map(move |d| (*file, d)))
+                .collect(),
+        };
+        CombatDefs::compile(sources, cx.tags, errors)
+    }
+
+    /// Every numbered name (kinds, items, spells, spellbooks), in id order.
+    fn fingerprint(&self, hash: &mut Fingerprint) {
         for kind in &self.kinds {
             hash.write_name(&kind.name);
         }
@@ -331,7 +377,9 @@ impl CombatDefs {
             hash.write_name(&book.name);
         }
     }
+}
 
+impl CombatDefs {
     /// A combatant kind by name (load time).
     pub fn kind_named(&self, name: &str) -> Option<KindId> {
         self.kind_names.get(name).map(KindId::new)
@@ -397,11 +445,16 @@ impl CombatDefs {
         &self.spellbooks
     }
 
-    pub(crate) fn build(
+    fn compile(
         sources: CombatSources<'_>,
-        tags: &TagRegistry,
+        registry: &TagRegistry,
         errors: &mut LoadErrors,
     ) -> CombatDefs {
+        let natives = CombatTags::resolve_into(registry, "the combat layer", errors);
+        let tags = &Tags {
+            registry,
+            natives: &natives,
+        };
         let settings = compile_settings(&sources.settings, tags, errors);
         let mut kinds = vec![CombatKind::default_named("Default")];
         let mut kind_names = NameTable::new("combatant kind");
@@ -478,6 +531,7 @@ impl CombatDefs {
             }
         }
         CombatDefs {
+            tags: natives,
             settings,
             kinds,
             kind_names,
@@ -487,6 +541,28 @@ impl CombatDefs {
             spell_names,
             spellbooks,
         }
+    }
+}
+
+/// The registry for names, and combat's natives, while compiling.
+struct Tags<'a> {
+    registry: &'a TagRegistry,
+    natives: &'a CombatTags,
+}
+
+impl std::ops::Deref for Tags<'_> {
+    type Target = TagRegistry;
+
+    fn deref(&self) -> &TagRegistry {
+        self.registry
+    }
+}
+
+impl std::ops::Index<crate::NativeTag<native::CombatNatives>> for Tags<'_> {
+    type Output = Tag;
+
+    fn index(&self, tag: crate::NativeTag<native::CombatNatives>) -> &Tag {
+        &self.natives[tag]
     }
 }
 
@@ -540,7 +616,7 @@ fn positive(
 
 fn compile_settings(
     sources: &[(&SourceFile, &CombatSettingsData)],
-    tags: &TagRegistry,
+    tags: &Tags<'_>,
     errors: &mut LoadErrors,
 ) -> CombatSettings {
     let mut s = CombatSettings {
@@ -556,9 +632,7 @@ fn compile_settings(
         max_health_curve: Vec::new(),
         death_item_retention: 3,
         respawn_position: Vec2::ZERO,
-        default_spellbook: tags
-            .get("Spellbook.Standard")
-            .unwrap_or(tags[native::COMBAT_STYLE]),
+        default_spellbook: tags[native::SPELLBOOK_STANDARD],
         routing_aggressive: (4.0, 0.0),
         routing_defensive_melee: (0.0, 4.0),
         routing_defensive_other: (2.0, 2.0),
@@ -716,7 +790,7 @@ fn damage_type(
     file: &SourceFile,
     anchor: &str,
     name: &str,
-    tags: &TagRegistry,
+    tags: &Tags<'_>,
     errors: &mut LoadErrors,
 ) -> Option<DamageType> {
     let tag = match tags.resolve_in(name, &file.name, &file.text) {
@@ -726,7 +800,7 @@ fn damage_type(
             return None;
         }
     };
-    let found = DamageType::from_tag(tags, tag);
+    let found = DamageType::from_tag(tags.natives, tag);
     if found.is_none() {
         errors.push(file.error_after(anchor, name, format!("`{name}` is not a damage type (Combat.DamageType.Stab, Slash, Crush, Ranged or Magic)")));
     }
@@ -737,7 +811,7 @@ fn style(
     file: &SourceFile,
     anchor: &str,
     name: &str,
-    tags: &TagRegistry,
+    tags: &Tags<'_>,
     errors: &mut LoadErrors,
 ) -> Option<Style> {
     let tag = match tags.resolve_in(name, &file.name, &file.text) {
@@ -747,7 +821,7 @@ fn style(
             return None;
         }
     };
-    let found = Style::from_tag(tags, tag);
+    let found = Style::from_tag(tags.natives, tag);
     if found.is_none() {
         errors.push(file.error_after(anchor, name, format!("`{name}` is not a combat style")));
     }
@@ -757,7 +831,7 @@ fn style(
 fn book_tag(
     file: &SourceFile,
     name: &str,
-    tags: &TagRegistry,
+    tags: &Tags<'_>,
     errors: &mut LoadErrors,
 ) -> Option<Tag> {
     let tag = match tags.resolve_in(name, &file.name, &file.text) {
@@ -781,7 +855,7 @@ fn bonuses(
     file: &SourceFile,
     item: &str,
     map: &std::collections::BTreeMap<String, i32>,
-    tags: &TagRegistry,
+    tags: &Tags<'_>,
     errors: &mut LoadErrors,
 ) -> [i32; 5] {
     let mut out = [0; 5];
@@ -796,7 +870,7 @@ fn bonuses(
 fn compile_item(
     file: &SourceFile,
     data: &ItemData,
-    tags: &TagRegistry,
+    tags: &Tags<'_>,
     errors: &mut LoadErrors,
 ) -> ItemDef {
     let name = data.name.as_str();
@@ -831,7 +905,7 @@ fn compile_item(
                     return None;
                 }
             };
-            match Skill::from_tag(tags, tag) {
+            match Skill::from_tag(tags.natives, tag) {
                 Some(s) => Some((s, *level)),
                 None => {
                     errors.push(file.error_after(
@@ -888,7 +962,7 @@ fn compile_weapon(
     item: &str,
     data: &WeaponData,
     attack_bonus: &[i32; 5],
-    tags: &TagRegistry,
+    tags: &Tags<'_>,
     errors: &mut LoadErrors,
 ) -> Option<WeaponDef> {
     let Some(type_name) = &data.damage_type else {
@@ -957,7 +1031,7 @@ fn compile_weapon(
 fn compile_spell(
     file: &SourceFile,
     data: &SpellData,
-    tags: &TagRegistry,
+    tags: &Tags<'_>,
     items: &NameTable,
     errors: &mut LoadErrors,
 ) -> SpellDef {

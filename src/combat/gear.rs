@@ -7,13 +7,14 @@ use hecs::{Entity, World};
 
 use super::combatant::Combatant;
 use super::defs::ItemId;
+use super::native;
+use super::record::CombatRecord;
 use super::runtime::CombatRuntime;
 use super::style::apply_style;
 use crate::abilities::{AbilityBehaviour, AbilityCx, Activation};
 use crate::effects::EffectSpec;
 use crate::gas::Gas;
-use crate::tags::{native, Tag};
-use crate::trace::TraceKind;
+use crate::tags::Tag;
 
 /// Equips `item` from the inventory (the whole stack for ammunition, one
 /// otherwise), returning what the slot held to the inventory. Checks the
@@ -25,8 +26,8 @@ pub fn equip(
     entity: Entity,
     item: ItemId,
 ) -> Result<(), Tag> {
-    let tags = runtime.catalog.tags();
-    let defs = runtime.catalog.combat();
+    let tags = runtime.tags();
+    let defs = runtime.defs();
     let def = defs.item(item).ok_or(tags[native::FAIL_INVALID_PAYLOAD])?;
     let slot = def.slot.ok_or(tags[native::FAIL_INVALID_PAYLOAD])?;
     let default_style = {
@@ -71,13 +72,13 @@ impl AbilityBehaviour for Eat {
         activation: &Activation<'_>,
     ) -> Result<(), Tag> {
         let runtime = &self.0;
-        let tags = runtime.catalog.tags();
+        let tags = runtime.tags();
         let item = activation
             .event
             .object
-            .and_then(|raw| runtime.catalog.combat().item_from_raw(raw));
+            .and_then(|raw| runtime.defs().item_from_raw(raw));
         let heals = item
-            .and_then(|i| runtime.catalog.combat().item(i))
+            .and_then(|i| runtime.defs().item(i))
             .and_then(|d| d.heals);
         let carried = item.is_some_and(|i| {
             world
@@ -96,14 +97,13 @@ impl AbilityBehaviour for Eat {
         let Some(item) = cx
             .event
             .object
-            .and_then(|raw| runtime.catalog.combat().item_from_raw(raw))
+            .and_then(|raw| runtime.defs().item_from_raw(raw))
         else {
             cx.end();
             return;
         };
         let heals = runtime
-            .catalog
-            .combat()
+            .defs()
             .item(item)
             .and_then(|d| d.heals)
             .unwrap_or(0.0);
@@ -112,11 +112,11 @@ impl AbilityBehaviour for Eat {
             .query_one_mut::<&mut Combatant>(cx.owner)
             .is_ok_and(|c| c.inventory.remove(item, 1));
         if eaten && cx.commit().is_ok() {
-            cx.gas.record(TraceKind::Ate {
+            cx.gas.record_game(CombatRecord::Ate {
                 entity: cx.owner,
                 item,
             });
-            let key = runtime.catalog.tags()[native::SET_BY_CALLER_HEAL];
+            let key = runtime.tags()[native::SET_BY_CALLER_HEAL];
             let spec = EffectSpec::new(runtime.food_effect)
                 .with_source(cx.owner)
                 .with_set_by_caller(key, -heals);

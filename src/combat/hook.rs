@@ -6,13 +6,13 @@ use std::sync::Arc;
 use hecs::{Entity, World};
 
 use super::defs::{DamageType, Style};
+use super::native;
 use super::progress::grant_damage_xp;
+use super::record::CombatRecord;
 use super::runtime::CombatRuntime;
 use crate::abilities::GameplayEvent;
 use crate::effects::{ApplyOutcome, EffectSpec, Execution};
 use crate::gas::{EffectHook, Gas};
-use crate::tags::native;
-use crate::trace::TraceKind;
 
 /// After an execution drains `Damage` into `Health`:
 ///
@@ -36,7 +36,7 @@ impl EffectHook for CombatHook {
         let Some(outcome) = execution.meta.iter().find(|m| m.drained == runtime.health) else {
             return;
         };
-        let tags = runtime.catalog.tags();
+        let tags = runtime.tags();
         let lowered = outcome.applied();
         if outcome.is_hit() && lowered > 0.0 {
             let spec_tags = &execution.spec.tags;
@@ -75,12 +75,12 @@ pub(crate) fn refresh_in_combat(
     gas: &mut Gas,
     entity: Entity,
 ) {
-    let tags = runtime.catalog.tags();
-    let seconds = runtime.catalog.combat().settings.in_combat.as_secs_f64();
+    let tags = runtime.tags();
+    let seconds = runtime.defs().settings.in_combat.as_secs_f64();
     let spec = EffectSpec::new(runtime.in_combat_effect)
         .with_set_by_caller(tags[native::STATUS_IN_COMBAT], seconds);
     if let Ok(ApplyOutcome::Added(_)) = gas.apply_effect(world, entity, spec) {
-        gas.record(TraceKind::EnteredCombat { entity });
+        gas.record_game(CombatRecord::EnteredCombat { entity });
         gas.send_event(
             entity,
             GameplayEvent::new(tags[native::COMBAT_EVENT_ENTER_COMBAT]),

@@ -26,13 +26,16 @@ mod death;
 mod defs;
 mod gear;
 mod hook;
+mod invariants;
 mod loadout;
 mod los;
 pub mod math;
 mod movement;
+pub mod native;
 mod profile;
 mod progress;
 pub mod range;
+mod record;
 mod resolve;
 mod runtime;
 mod skills;
@@ -61,8 +64,10 @@ pub use hook::CombatHook;
 pub use loadout::{Equipment, Inventory};
 pub use los::{AlwaysVisible, LineOfSight};
 pub use movement::{Kinematic, KinematicMover, MoveIssuer};
+pub use native::{CombatNatives, CombatTags};
 pub use profile::{load_profile, save_profile, LoadReport, Profile};
 pub use progress::{max_health_for_level, sync_max_health, xp_routing};
+pub use record::{AttackOutcome, ChasePhase, CombatRecord, COMBAT, MOVEMENT, PROGRESS};
 pub use resolve::{attack_rolls, style_bonus, AttackRolls};
 pub use runtime::{CombatRuntime, MissingDefinition};
 pub use skills::{level_for_xp, xp_for_level, Skills, MAX_LEVEL, XP_TABLE};
@@ -73,9 +78,78 @@ pub use stats::{active_style, snapshot, AttackSource, SwingStats};
 pub use style::SetStyle;
 pub use vec2::Vec2;
 
-pub(crate) use defs::CombatSources;
-
+use crate::catalog::{Catalog, CatalogBuilder};
 use crate::gas::Gas;
+use crate::snapshot::RollbackComponent;
+
+/// The CRADL taxonomy: every tag file the combat layer and its shipped
+/// content use, embedded so a combat catalog needs no files.
+// rustfmt would split each pair over four lines; one per line reads better.
+#[rustfmt::skip]
+pub const TAG_FILES: &[(&str, &str)] = &[
+    ("tags/action.tags", include_str!("../../tags/action.tags")),
+    ("tags/combat.tags", include_str!("../../tags/combat.tags")),
+    ("tags/combat_activation.tags", include_str!("../../tags/combat_activation.tags")),
+    ("tags/cooldown.tags", include_str!("../../tags/cooldown.tags")),
+    ("tags/gameplay_cue.tags", include_str!("../../tags/gameplay_cue.tags")),
+    ("tags/item.tags", include_str!("../../tags/item.tags")),
+    ("tags/set_by_caller.tags", include_str!("../../tags/set_by_caller.tags")),
+    ("tags/skill.tags", include_str!("../../tags/skill.tags")),
+    ("tags/spellbook.tags", include_str!("../../tags/spellbook.tags")),
+    ("tags/state.tags", include_str!("../../tags/state.tags")),
+    ("tags/status.tags", include_str!("../../tags/status.tags")),
+];
+
+/// The shipped CRADL content (attributes, effects, combat settings, kinds,
+/// items, spells, abilities and two data-only samples), embedded.
+#[rustfmt::skip]
+pub const CONTENT_FILES: &[(&str, &str)] = &[
+    ("abilities/attributes.ron", include_str!("../../abilities/attributes.ron")),
+    ("abilities/effects.ron", include_str!("../../abilities/effects.ron")),
+    ("abilities/samples.ron", include_str!("../../abilities/samples.ron")),
+    ("abilities/combat.ron", include_str!("../../abilities/combat.ron")),
+    ("abilities/items.ron", include_str!("../../abilities/items.ron")),
+    ("abilities/spells.ron", include_str!("../../abilities/spells.ron")),
+];
+
+/// The components of the combat layer that are rollback state: name it as
+/// a [`Snapshot`](crate::snapshot::Snapshot)'s game components
+/// (`Snapshot<CombatComponents>`), or inside a bigger tuple beside a game's own.
+pub type CombatComponents = (Combatant, Kinematic);
+
+impl RollbackComponent for Combatant {}
+impl RollbackComponent for Kinematic {}
+
+/// Opts a catalog builder into the combat layer: its tag files and its
+/// content section (the `combat`, `kinds`, `items`, `spells` and
+/// `spellbooks` keys). Content files are the caller's to add: the shipped
+/// ones are [`CONTENT_FILES`], or use [`default_catalog_builder`].
+pub fn add_content(builder: &mut CatalogBuilder) -> &mut CatalogBuilder {
+    builder.tags().add_files(TAG_FILES);
+    builder.add_section::<CombatDefs>()
+}
+
+/// A tag registry builder with the core's tags and the CRADL taxonomy.
+pub fn default_tag_registry_builder() -> crate::TagRegistryBuilder {
+    let mut builder = crate::TagRegistryBuilder::core();
+    builder.add_files(TAG_FILES);
+    builder
+}
+
+/// A catalog builder with the core, the combat layer and the shipped CRADL
+/// content: add a game's own files on top.
+pub fn default_catalog_builder() -> CatalogBuilder {
+    let mut builder = CatalogBuilder::new();
+    add_content(&mut builder).add_files(CONTENT_FILES);
+    builder
+}
+
+/// The core, the combat layer and the shipped CRADL content, compiled.
+pub fn default_catalog() -> Catalog {
+    default_catalog_builder()
+        .build()
+        .expect("the embedded combat content is valid; tests/catalog.rs loads it")
+}
 
 /// Installs the combat layer on `gas` with the shipped kinematic mover and
 /// always-visible line of sight; returns the shared runtime.
@@ -110,7 +184,8 @@ pub fn install_runtime(gas: &mut Gas, runtime: Arc<CombatRuntime>) {
     if uses(gas, "Eat") {
         let _ = gas.register_behaviour("Eat", Eat(runtime.clone()));
     }
-    gas.add_hook(CombatHook(runtime));
+    gas.add_hook(CombatHook(runtime.clone()));
+    gas.add_invariant(move |world, gas, broken| invariants::check(&runtime, world, gas, broken));
 }
 
 /// Makes a freshly spawned combatant ready: `MaxHealth` from its Hitpoints
@@ -127,8 +202,8 @@ pub fn prepare(
 }
 
 /// A fresh combatant of `kind`, on the default spellbook.
-pub fn new_combatant(catalog: &crate::Catalog, kind: KindId) -> Combatant {
-    let book = catalog.combat().settings.default_spellbook;
+pub fn new_combatant(defs: &CombatDefs, kind: KindId) -> Combatant {
+    let book = defs.settings.default_spellbook;
     Combatant {
         kind,
         skills: Skills::default(),

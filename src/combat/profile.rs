@@ -12,12 +12,12 @@ use serde::{Deserialize, Serialize};
 use super::combatant::Combatant;
 use super::death::run_death_flow;
 use super::defs::{ItemId, Skill, Style};
+use super::native;
 use super::progress::sync_max_health;
 use super::runtime::CombatRuntime;
 use super::style::apply_style;
 use crate::abilities::AbilitySystem;
 use crate::gas::Gas;
-use crate::tags::native;
 
 /// Everything saved about one combatant.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -66,7 +66,8 @@ pub fn save_profile(
     gas: &mut Gas,
     entity: Entity,
 ) -> Option<Profile> {
-    let tags = runtime.catalog.tags();
+    let tags = runtime.tags();
+    let names = runtime.catalog.tags();
     let in_combat = world
         .get::<&AbilitySystem>(entity)
         .ok()?
@@ -74,8 +75,8 @@ pub fn save_profile(
     if in_combat {
         run_death_flow(runtime, world, gas, entity);
     }
-    gas.record(crate::trace::TraceKind::Saved { entity });
-    let defs = runtime.catalog.combat();
+    gas.record_game(super::record::CombatRecord::Saved { entity });
+    let defs = runtime.defs();
     let item_name = |item: ItemId| defs.item(item).map(|i| i.name.clone()).unwrap_or_default();
     let combatant = world.get::<&Combatant>(entity).ok()?;
     let system = world.get::<&AbilitySystem>(entity).ok()?;
@@ -83,13 +84,13 @@ pub fn save_profile(
         .iter()
         .map(|s| s.tag(tags))
         .find(|&t| system.saved_loose_tags().has_exact(t))
-        .map(|t| tags.name(t).to_owned());
+        .map(|t| names.name(t).to_owned());
     Some(Profile {
         skills: Skill::ALL
             .iter()
             .map(|&s| {
                 (
-                    tags.name(s.tag(tags)).to_owned(),
+                    names.name(s.tag(tags)).to_owned(),
                     combatant.skills.centi_xp(s),
                 )
             })
@@ -97,7 +98,7 @@ pub fn save_profile(
         equipment: combatant
             .equipment
             .iter()
-            .map(|(slot, item, q)| (tags.name(slot).to_owned(), item_name(item), q))
+            .map(|(slot, item, q)| (names.name(slot).to_owned(), item_name(item), q))
             .collect(),
         inventory: combatant
             .inventory
@@ -110,12 +111,12 @@ pub fn save_profile(
             .map(|(i, q)| (item_name(i), q))
             .collect(),
         style,
-        spellbook: tags.name(combatant.spellbook.current).to_owned(),
+        spellbook: names.name(combatant.spellbook.current).to_owned(),
         unlocked_spellbooks: combatant
             .spellbook
             .unlocked
             .iter()
-            .map(|&b| tags.name(b).to_owned())
+            .map(|&b| names.name(b).to_owned())
             .collect(),
         autocast: combatant
             .spellbook
@@ -140,8 +141,9 @@ pub fn load_profile(
     entity: Entity,
     profile: &Profile,
 ) -> Result<LoadReport, crate::gas::AbilityError> {
-    let tags = runtime.catalog.tags();
-    let defs = runtime.catalog.combat();
+    let tags = runtime.tags();
+    let names = runtime.catalog.tags();
+    let defs = runtime.defs();
     let mut report = LoadReport::default();
     let item = |name: &str, report: &mut LoadReport| -> Option<ItemId> {
         let found = defs.item_named(name);
@@ -157,7 +159,7 @@ pub fn load_profile(
             .query_one_mut::<&mut Combatant>(entity)
             .map_err(|_| crate::gas::AbilityError::NoSuchEntity(entity))?;
         for (skill_name, centi_xp) in &profile.skills {
-            match tags.get(skill_name).and_then(|t| Skill::from_tag(tags, t)) {
+            match names.get(skill_name).and_then(|t| Skill::from_tag(tags, t)) {
                 Some(skill) => combatant.skills.set_centi_xp(skill, *centi_xp),
                 None => report
                     .fallbacks
@@ -165,7 +167,7 @@ pub fn load_profile(
             }
         }
         for (slot_name, item_name, quantity) in &profile.equipment {
-            let slot = tags.get(slot_name);
+            let slot = names.get(slot_name);
             match (slot, item(item_name, &mut report)) {
                 (Some(slot), Some(id)) if defs.item(id).and_then(|d| d.slot) == Some(slot) => {
                     combatant.equipment.put(slot, id, *quantity);
@@ -192,7 +194,7 @@ pub fn load_profile(
         let default_book = defs.settings.default_spellbook;
         let mut unlocked: smallvec::SmallVec<[crate::tags::Tag; 2]> = smallvec::SmallVec::new();
         for name in &profile.unlocked_spellbooks {
-            match tags.get(name).filter(|&b| defs.is_known_book(b)) {
+            match names.get(name).filter(|&b| defs.is_known_book(b)) {
                 Some(book) if !unlocked.contains(&book) => unlocked.push(book),
                 Some(_) => {}
                 None => report
@@ -203,7 +205,7 @@ pub fn load_profile(
         if !unlocked.contains(&default_book) {
             unlocked.push(default_book);
         }
-        let current = match tags
+        let current = match names
             .get(&profile.spellbook)
             .filter(|&b| defs.is_known_book(b) && unlocked.contains(&b))
         {
@@ -212,7 +214,7 @@ pub fn load_profile(
                 report.fallbacks.push(format!(
                     "spellbook `{}` is unknown or locked; using `{}`",
                     profile.spellbook,
-                    tags.name(default_book)
+                    names.name(default_book)
                 ));
                 default_book
             }
@@ -236,7 +238,7 @@ pub fn load_profile(
     // fallback worth reporting.
     let style = match profile.style.as_deref() {
         None => Style::Aggressive,
-        Some(name) => match tags.get(name).and_then(|t| Style::from_tag(tags, t)) {
+        Some(name) => match names.get(name).and_then(|t| Style::from_tag(tags, t)) {
             Some(style) => style,
             None => {
                 report

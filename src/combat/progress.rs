@@ -5,9 +5,9 @@ use hecs::{Entity, World};
 
 use super::combatant::Combatant;
 use super::defs::{CombatSettings, DamageType, Skill, Style};
+use super::record::CombatRecord;
 use super::runtime::CombatRuntime;
 use crate::gas::Gas;
-use crate::trace::TraceKind;
 
 /// XP per damage point as `(weapon skill, Defense)` for an attack of
 /// `damage_type` in `style`, from the settings' routing matrix. Magic's
@@ -60,7 +60,7 @@ pub(crate) fn grant_damage_xp(
     style: Style,
     damage: f64,
 ) {
-    let settings = &runtime.catalog.combat().settings;
+    let settings = &runtime.defs().settings;
     let (weapon, defense) = xp_routing(settings, damage_type, style);
     let grants = [
         (damage_type.skill(), centi(damage * weapon)),
@@ -85,14 +85,14 @@ pub(crate) fn grant_damage_xp(
         }
     }
     for (skill, centi_xp) in grants.into_iter().filter(|(_, a)| *a > 0) {
-        gas.record(TraceKind::Xp {
+        gas.record_game(CombatRecord::Xp {
             entity: attacker,
             skill,
             centi_xp,
         });
     }
     for (skill, level) in level_ups {
-        gas.record(TraceKind::LevelUp {
+        gas.record_game(CombatRecord::LevelUp {
             entity: attacker,
             skill,
             level,
@@ -113,6 +113,6 @@ pub fn sync_max_health(runtime: &CombatRuntime, world: &mut World, gas: &mut Gas
     else {
         return;
     };
-    let max = max_health_for_level(&runtime.catalog.combat().settings, level);
+    let max = max_health_for_level(&runtime.defs().settings, level);
     gas.set_base_attribute(world, entity, runtime.max_health, max);
 }

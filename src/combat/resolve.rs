@@ -8,13 +8,13 @@ use hecs::{Entity, World};
 use super::combatant::Combatant;
 use super::defs::{DamageType, SpellDef, SpellId, Style};
 use super::math;
+use super::record::{AttackOutcome, CombatRecord};
 use super::runtime::CombatRuntime;
 use super::stats::active_style;
 use crate::abilities::AbilitySystem;
 use crate::effects::EffectSpec;
 use crate::gas::Gas;
 use crate::time::SimDuration;
-use crate::trace::{AttackOutcome, TraceKind};
 
 /// Which attack is being resolved.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -75,7 +75,7 @@ pub fn attack_rolls(
     style: Style,
     spell: Option<&SpellDef>,
 ) -> Option<AttackRolls> {
-    let defs = runtime.catalog.combat();
+    let defs = runtime.defs();
     let (attack, max_hit, min_hit) = {
         let a = world.get::<&Combatant>(attacker).ok()?;
         let skill = damage_type.skill();
@@ -125,7 +125,7 @@ pub(crate) fn stamp_attack_cooldown(
         .with_source(attacker)
         .with_set_by_caller(runtime.attack_cooldown, interval.as_secs_f64());
     gas.apply_effect_recorded(world, attacker, spec);
-    gas.record(TraceKind::CooldownStamped {
+    gas.record_game(CombatRecord::CooldownStamped {
         entity: attacker,
         cooldown: runtime.attack_cooldown,
         duration: interval,
@@ -146,7 +146,7 @@ pub(crate) fn resolve(
     attack: Attack,
     style: Style,
 ) -> Result<AttackOutcome, crate::tags::Tag> {
-    let tags = runtime.catalog.tags();
+    let tags = runtime.tags();
     let interval = match attack {
         Attack::Swing {
             interval,
@@ -154,17 +154,16 @@ pub(crate) fn resolve(
             ..
         } => {
             if uses_ammo && !super::consume::consume_ammo(runtime, world, gas, attacker) {
-                return Err(tags[crate::tags::native::FAIL_NO_AMMO]);
+                return Err(tags[super::native::FAIL_NO_AMMO]);
             }
             interval
         }
         Attack::Cast { spell, .. } => {
             if !super::consume::consume_runes(runtime, world, gas, attacker, spell) {
-                return Err(tags[crate::tags::native::FAIL_NO_RUNES]);
+                return Err(tags[super::native::FAIL_NO_RUNES]);
             }
             runtime
-                .catalog
-                .combat()
+                .defs()
                 .spell(spell)
                 .map_or(SimDuration::ZERO, |s| s.cast_interval)
         }
@@ -187,7 +186,7 @@ pub(crate) fn roll_and_apply(
     style: Style,
 ) -> AttackOutcome {
     runtime.count_attack();
-    let defs = runtime.catalog.combat();
+    let defs = runtime.defs();
     let (damage_type, spell, weaved) = match attack {
         Attack::Swing { damage_type, .. } => (damage_type, None, false),
         Attack::Cast { spell, weaved } => (DamageType::Magic, Some(spell), weaved),
@@ -208,8 +207,8 @@ pub(crate) fn roll_and_apply(
         }
         _ => AttackOutcome::Miss,
     };
-    let tags = runtime.catalog.tags();
-    gas.record(TraceKind::Attack {
+    let tags = runtime.tags();
+    gas.record_game(CombatRecord::Attack {
         attacker,
         target,
         outcome,
@@ -218,7 +217,7 @@ pub(crate) fn roll_and_apply(
         spell,
     });
     let cue = spell_def.map_or_else(|| damage_type.hit_cue(tags), |s| s.hit_cue);
-    gas.record(TraceKind::Cue {
+    gas.record(crate::trace::TraceKind::Cue {
         target,
         source: Some(attacker),
         cue,

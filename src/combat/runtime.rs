@@ -9,15 +9,18 @@ use hecs::{Entity, World};
 
 use super::chase::{ChasingPawn, PawnCombatant};
 use super::combatant::Combatant;
+use super::defs::CombatDefs;
 use super::los::{AlwaysVisible, LineOfSight};
 use super::movement::KinematicMover;
+use super::native;
+use super::native::CombatTags;
 use super::stats::snapshot;
 use crate::abilities::{AbilitySystem, Activation};
 use crate::attributes::AttributeId;
 use crate::catalog::Catalog;
 use crate::effects::EffectId;
 use crate::gas::Gas;
-use crate::tags::{native, Tag};
+use crate::tags::Tag;
 use crate::time::SimTime;
 
 /// A definition combat relies on is missing from the catalog.
@@ -41,10 +44,22 @@ impl fmt::Display for MissingDefinition {
 
 impl std::error::Error for MissingDefinition {}
 
+/// The catalog's combat section.
+fn combat_defs(catalog: &Catalog) -> Result<Arc<CombatDefs>, MissingDefinition> {
+    catalog
+        .section_arc::<CombatDefs>()
+        .ok_or(MissingDefinition {
+            kind: "content section",
+            name: "combat (build the catalog with gaskit::combat::add_content)",
+        })
+}
+
 /// Shared by every combat behaviour and hook.
 pub struct CombatRuntime {
     /// The catalog.
     pub catalog: Arc<Catalog>,
+    /// The combat content (the catalog's combat section).
+    defs: Arc<CombatDefs>,
     /// The pawn-side movement surface.
     pub pawn: Arc<dyn PawnCombatant>,
     /// Line of sight.
@@ -70,7 +85,10 @@ impl CombatRuntime {
     /// A runtime over `catalog` with the shipped kinematic mover and
     /// always-visible line of sight.
     pub fn new(catalog: Arc<Catalog>) -> Result<Self, MissingDefinition> {
-        let pawn = Arc::new(ChasingPawn::new(Arc::new(KinematicMover), catalog.clone()));
+        let pawn = Arc::new(ChasingPawn::new(
+            Arc::new(KinematicMover),
+            combat_defs(&catalog)?,
+        ));
         Self::with_hooks(catalog, pawn, Arc::new(AlwaysVisible))
     }
 
@@ -92,7 +110,8 @@ impl CombatRuntime {
                 name,
             })
         };
-        let tags = catalog.tags();
+        let defs = combat_defs(&catalog)?;
+        let tags = &defs.tags;
         Ok(CombatRuntime {
             attack_cooldown_effect: effect("GE_Attack_Cooldown")?,
             damage_effect: effect("GE_Damage")?,
@@ -108,10 +127,21 @@ impl CombatRuntime {
             ammo_slot: tags[native::ITEM_SLOT_AMMO],
             dead: tags[native::STATUS_DEAD],
             catalog: catalog.clone(),
+            defs,
             pawn,
             line_of_sight,
             attacks_resolved: AtomicU64::new(0),
         })
+    }
+
+    /// The combat content: settings, kinds, items, spells, spellbooks.
+    pub fn defs(&self) -> &CombatDefs {
+        &self.defs
+    }
+
+    /// The tags combat relies on, resolved.
+    pub fn tags(&self) -> &CombatTags {
+        &self.defs.tags
     }
 
     /// How many attacks (swings and casts) have been resolved, on every
@@ -151,7 +181,7 @@ impl CombatRuntime {
     /// event's target, which must be another entity with a [`Combatant`].
     /// `Activation.Fail.NoTarget` otherwise.
     pub fn attack_target(&self, world: &World, activation: &Activation<'_>) -> Result<Entity, Tag> {
-        let no_target = self.catalog.tags()[native::FAIL_NO_TARGET];
+        let no_target = self.tags()[native::FAIL_NO_TARGET];
         match activation.event.target {
             Some(target)
                 if target != activation.owner && world.get::<&Combatant>(target).is_ok() =>
@@ -180,7 +210,7 @@ impl CombatRuntime {
         attacker: Entity,
         target: Entity,
     ) -> Result<(), Tag> {
-        let tags = self.catalog.tags();
+        let tags = self.tags();
         if !self.is_alive(world, target) {
             return Err(tags[native::FAIL_TARGET_DEAD]);
         }
@@ -204,7 +234,7 @@ impl CombatRuntime {
         let Ok(combatant) = world.get::<&Combatant>(target) else {
             return false;
         };
-        let max = self.catalog.combat().kind(combatant.kind).max_attackers;
+        let max = self.defs.kind(combatant.kind).max_attackers;
         let alive = combatant
             .attackers
             .current

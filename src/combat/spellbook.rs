@@ -7,11 +7,12 @@ use hecs::{Entity, World};
 
 use super::combatant::{Combatant, SpellbookState};
 use super::defs::{CombatDefs, Skill, SpellDef, SpellId};
+use super::native;
+use super::record::CombatRecord;
 use super::runtime::CombatRuntime;
 use crate::abilities::{AbilityBehaviour, AbilityCx, Activation};
 use crate::gas::Gas;
-use crate::tags::{native, Tag};
-use crate::trace::TraceKind;
+use crate::tags::Tag;
 
 /// True when `spell` belongs to the entity's current book and that book is
 /// still a known book. Nothing is learned one spell at a time.
@@ -26,8 +27,8 @@ pub fn check_autocast(
     combatant: &Combatant,
     spell: Option<SpellId>,
 ) -> Result<(), Tag> {
-    let tags = runtime.catalog.tags();
-    let defs = runtime.catalog.combat();
+    let tags = runtime.tags();
+    let defs = runtime.defs();
     let Some(id) = spell else {
         return Ok(());
     };
@@ -52,11 +53,11 @@ pub fn set_autocast(
     {
         let combatant = world
             .query_one_mut::<&mut Combatant>(entity)
-            .map_err(|_| runtime.catalog.tags()[native::FAIL_INVALID_PAYLOAD])?;
+            .map_err(|_| runtime.tags()[native::FAIL_INVALID_PAYLOAD])?;
         check_autocast(runtime, combatant, spell)?;
         combatant.spellbook.autocast = spell;
     }
-    gas.record(TraceKind::AutocastChanged { entity, spell });
+    gas.record_game(CombatRecord::AutocastChanged { entity, spell });
     Ok(())
 }
 
@@ -69,8 +70,8 @@ pub fn set_spellbook(
     entity: Entity,
     book: Tag,
 ) -> Result<(), Tag> {
-    let tags = runtime.catalog.tags();
-    let defs = runtime.catalog.combat();
+    let tags = runtime.tags();
+    let defs = runtime.defs();
     let cleared = {
         let combatant = world
             .query_one_mut::<&mut Combatant>(entity)
@@ -90,7 +91,7 @@ pub fn set_spellbook(
         foreign
     };
     if cleared {
-        gas.record(TraceKind::AutocastChanged {
+        gas.record_game(CombatRecord::AutocastChanged {
             entity,
             spell: None,
         });
@@ -105,8 +106,8 @@ pub fn unlock_spellbook(
     entity: Entity,
     book: Tag,
 ) -> Result<(), Tag> {
-    let tags = runtime.catalog.tags();
-    if !runtime.catalog.combat().is_known_book(book) {
+    let tags = runtime.tags();
+    if !runtime.defs().is_known_book(book) {
         return Err(tags[native::FAIL_INVALID_PAYLOAD]);
     }
     let combatant = world
@@ -131,12 +132,11 @@ impl AbilityBehaviour for AutocastSet {
         activation: &Activation<'_>,
     ) -> Result<(), Tag> {
         let runtime = &self.0;
-        let tags = runtime.catalog.tags();
+        let tags = runtime.tags();
         let spell = match activation.event.object {
             Some(raw) => Some(
                 runtime
-                    .catalog
-                    .combat()
+                    .defs()
                     .spell_from_raw(raw)
                     .ok_or(tags[native::FAIL_INVALID_PAYLOAD])?,
             ),
@@ -152,7 +152,7 @@ impl AbilityBehaviour for AutocastSet {
         let spell = cx
             .event
             .object
-            .and_then(|raw| self.0.catalog.combat().spell_from_raw(raw));
+            .and_then(|raw| self.0.defs().spell_from_raw(raw));
         let _ = set_autocast(&self.0, cx.world, cx.gas, cx.owner, spell);
         cx.end();
     }

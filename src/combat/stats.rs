@@ -41,7 +41,7 @@ pub struct SwingStats {
 
 /// The active style: Defensive, then Controlled, then the Aggressive default.
 pub fn active_style(runtime: &CombatRuntime, system: &AbilitySystem) -> Style {
-    let tags = runtime.catalog.tags();
+    let tags = runtime.tags();
     let owned = system.tags().tags();
     [Style::Defensive, Style::Controlled]
         .into_iter()
@@ -51,7 +51,7 @@ pub fn active_style(runtime: &CombatRuntime, system: &AbilitySystem) -> Style {
 
 /// Snapshots `entity`'s next attack; `None` without a combatant.
 pub fn snapshot(runtime: &CombatRuntime, world: &World, entity: Entity) -> Option<SwingStats> {
-    let combat = runtime.catalog.combat();
+    let combat = runtime.defs();
     let settings = &combat.settings;
     let combatant = world.get::<&Combatant>(entity).ok()?;
     let system = world.get::<&AbilitySystem>(entity).ok()?;

@@ -6,11 +6,12 @@ use std::sync::Arc;
 use hecs::World;
 
 use super::defs::Style;
+use super::native;
+use super::record::CombatRecord;
 use super::runtime::CombatRuntime;
 use crate::abilities::{AbilityBehaviour, AbilityCx, AbilitySystem, Activation};
 use crate::gas::Gas;
-use crate::tags::{native, Tag};
-use crate::trace::TraceKind;
+use crate::tags::Tag;
 
 /// `behaviour: Registered("SetStyle")`: strips every `Combat.Style.*` leaf
 /// and adds the event's payload style. Default (no tag) is Aggressive.
@@ -23,7 +24,7 @@ impl AbilityBehaviour for SetStyle {
         _gas: &Gas,
         activation: &Activation<'_>,
     ) -> Result<(), Tag> {
-        let tags = self.0.catalog.tags();
+        let tags = self.0.tags();
         match activation
             .event
             .payload
@@ -38,7 +39,7 @@ impl AbilityBehaviour for SetStyle {
         if let Some(style) = cx
             .event
             .payload
-            .and_then(|t| Style::from_tag(self.0.catalog.tags(), t))
+            .and_then(|t| Style::from_tag(self.0.tags(), t))
         {
             apply_style(&self.0, cx.world, cx.gas, cx.owner, style);
         }
@@ -54,7 +55,7 @@ pub(crate) fn apply_style(
     entity: hecs::Entity,
     style: Style,
 ) {
-    let tags = runtime.catalog.tags();
+    let tags = runtime.tags();
     let held: Vec<Tag> = world
         .get::<&AbilitySystem>(entity)
         .map(|s| {
@@ -70,5 +71,5 @@ pub(crate) fn apply_style(
     }
     let tag = style.tag(tags);
     gas.add_loose_tag(world, entity, tag, true);
-    gas.record(TraceKind::StyleChanged { entity, style: tag });
+    gas.record_game(CombatRecord::StyleChanged { entity, style: tag });
 }

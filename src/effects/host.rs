@@ -258,7 +258,7 @@ impl EffectHost {
             return;
         }
         self.attributes_changed = true;
-        if trace.wants(TraceCategory::Attributes) {
+        if trace.wants(TraceCategory::ATTRIBUTES) {
             for change in changes {
                 // A meta attribute holds no state: its blips are noise.
                 if schema.def(change.attribute).meta {
@@ -514,7 +514,7 @@ impl EffectHost {
         event: CueEvent,
         source: Option<Entity>,
     ) {
-        if !cx.trace.wants(TraceCategory::Cues) {
+        if !cx.trace.wants(TraceCategory::CUES) {
             return;
         }
         for cue in def.cues_on(event) {

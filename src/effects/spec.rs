@@ -17,13 +17,20 @@ use crate::tags::{Tag, TagSet};
 /// allocates.
 ///
 /// ```
-/// use gaskit::{Catalog, EffectSpec, native};
+/// use gaskit::{CatalogBuilder, EffectSpec};
 ///
-/// let catalog = Catalog::with_defaults();
-/// let cooldown = catalog.effects().get("GE_Attack_Cooldown").unwrap();
-/// let attack = catalog.tags()[native::COOLDOWN_COMBAT_ATTACK];
-/// let spec = EffectSpec::new(cooldown).with_set_by_caller(attack, 2.4);
-/// assert_eq!(spec.set_by_caller(attack), Ok(2.4));
+/// let mut builder = CatalogBuilder::new();
+/// builder.tags().add_source("game.tags", "Cooldown.Blink\n");
+/// builder.add_source("game.ron", r#"(effects: [(
+///     name: "GE_Blink_Cooldown",
+///     duration: Duration(SetByCaller("Cooldown.Blink")),
+///     granted_tags: ["Cooldown.Blink"],
+/// )])"#);
+/// let catalog = builder.build().unwrap();
+/// let cooldown = catalog.effects().get("GE_Blink_Cooldown").unwrap();
+/// let blink = catalog.tags().get("Cooldown.Blink").unwrap();
+/// let spec = EffectSpec::new(cooldown).with_set_by_caller(blink, 2.4);
+/// assert_eq!(spec.set_by_caller(blink), Ok(2.4));
 /// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct EffectSpec {

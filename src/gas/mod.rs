@@ -29,7 +29,10 @@ use crate::catalog::Catalog;
 use crate::effects::EffectTimer;
 use crate::tags::TagSet;
 use crate::time::{SimDuration, SimTime, TimerQueue};
-use crate::trace::Trace;
+use crate::trace::{Trace, TraceCategory, TraceKind, TraceRecord};
+
+/// A registered invariant check.
+type InvariantCheck = dyn Fn(&World, &Gas, &mut Vec<String>) + Send + Sync;
 
 /// Everything the context schedules.
 #[derive(Copy, Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -64,14 +67,18 @@ impl From<EffectTimer> for Timer {
 /// use gaskit::prelude::*;
 ///
 /// let mut world = hecs::World::new();
-/// let mut gas = Gas::new(Catalog::with_defaults());
+/// let mut builder = CatalogBuilder::new();
+/// builder.add_source("game.ron", r#"(
+///     attributes: [(name: "Mana", base: 100, min: 0)],
+///     effects: [(name: "GE_Drain", modifiers: [(attribute: "Mana", op: Flat, magnitude: Constant(-30))])],
+/// )"#);
+/// let mut gas = Gas::new(builder.build().unwrap());
 /// let hero = world.spawn((gas.new_ability_system(),));
 ///
-/// let health = gas.catalog().attributes().get("Health").unwrap();
-/// let heal = gas.catalog().effects().get("GE_Damage").unwrap();
-/// let slash = gas.catalog().tags()[native::COMBAT_DAMAGE_TYPE_SLASH];
-/// gas.apply_effect(&mut world, hero, EffectSpec::new(heal).with_set_by_caller(slash, 7.0)).unwrap();
-/// assert_eq!(world.get::<&AbilitySystem>(hero).unwrap().current(health), 33.0);
+/// let mana = gas.catalog().attributes().get("Mana").unwrap();
+/// let drain = gas.catalog().effects().get("GE_Drain").unwrap();
+/// gas.apply_effect(&mut world, hero, EffectSpec::new(drain)).unwrap();
+/// assert_eq!(world.get::<&AbilitySystem>(hero).unwrap().current(mana), 70.0);
 /// ```
 pub struct Gas {
     catalog: Arc<Catalog>,
@@ -80,6 +87,8 @@ pub struct Gas {
     rng: ChaCha8Rng,
     trace: Trace,
     hooks: Arc<[Arc<dyn EffectHook>]>,
+    /// Checks game modules added to [`crate::invariants::check`].
+    invariants: Vec<Arc<InvariantCheck>>,
     /// Registered behaviours, indexed by the catalog's behaviour names.
     behaviours: Vec<Option<Arc<dyn AbilityBehaviour>>>,
     /// Entities whose tags changed since they were last reconciled, in the
@@ -121,6 +130,7 @@ impl Gas {
             rng: ChaCha8Rng::seed_from_u64(seed),
             trace: Trace::new(),
             hooks: Arc::new([]),
+            invariants: Vec::new(),
             dirty: VecDeque::new(),
             live_holders: Vec::new(),
             attributes_moved: false,
@@ -154,8 +164,23 @@ impl Gas {
 
     /// Records `kind` in the trace at the current instant (if its category
     /// is recorded).
-    pub fn record(&mut self, kind: crate::trace::TraceKind) {
+    pub fn record(&mut self, kind: TraceKind) {
         self.trace.record(self.now, kind);
+    }
+
+    /// Records a game module's (or game code's) own event at the current
+    /// instant. When its category is filtered out nothing is stored or
+    /// allocated.
+    pub fn record_game(&mut self, record: impl TraceRecord) {
+        if self.trace.wants(record.category()) {
+            self.trace.record(self.now, TraceKind::game(record));
+        }
+    }
+
+    /// True when the trace records `category`: check it before building a
+    /// record that costs something to build.
+    pub fn traces(&self, category: TraceCategory) -> bool {
+        self.trace.wants(category)
     }
 
     /// The context's RNG (the one deterministic stream every roll uses).
@@ -190,6 +215,22 @@ impl Gas {
         let mut hooks: Vec<Arc<dyn EffectHook>> = self.hooks.iter().cloned().collect();
         hooks.push(Arc::new(hook));
         self.hooks = hooks.into();
+    }
+
+    /// Adds a game module's bookkeeping rules to
+    /// [`invariants::check`](crate::invariants::check): `check` pushes one
+    /// line per broken rule, naming the entity and the rule.
+    pub fn add_invariant(
+        &mut self,
+        check: impl Fn(&World, &Gas, &mut Vec<String>) + Send + Sync + 'static,
+    ) {
+        self.invariants.push(Arc::new(check));
+    }
+
+    pub(crate) fn check_registered_invariants(&self, world: &World, broken: &mut Vec<String>) {
+        for check in &self.invariants {
+            check(world, self, broken);
+        }
     }
 
     /// Advances the clock to `to`, firing every timer due on the way at its

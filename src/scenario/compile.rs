@@ -6,11 +6,11 @@ use smallvec::SmallVec;
 use super::data::{ActionData, CombatantData, ScenarioData};
 use crate::attributes::AttributeId;
 use crate::catalog::Catalog;
-use crate::combat::{ItemId, KindId, Skill, SpellId, Style, Vec2};
-use crate::diagnostics::{nearest, LoadErrors, SourceFile};
+use crate::combat::{self, CombatDefs, ItemId, KindId, Skill, SpellId, Style, Vec2};
+use crate::diagnostics::{nearest, Diagnostic, LoadErrors, SourceFile};
 use crate::tags::Tag;
 use crate::time::{SimDuration, SimTime};
-use crate::trace::TraceCategory;
+use crate::trace::{TraceCategory, TraceFilter};
 
 /// A fighter, resolved.
 #[derive(Clone, Debug, PartialEq)]
@@ -85,8 +85,8 @@ pub struct Scenario {
     pub duration: SimDuration,
     /// Frame step.
     pub step: SimDuration,
-    /// Trace filter mask.
-    pub trace_filter: u32,
+    /// The categories the trace records.
+    pub trace_filter: TraceFilter,
     /// Fighters.
     pub combatants: Vec<CombatantSpec>,
     /// Inputs sorted by time (file order at equal times).
@@ -111,8 +111,16 @@ impl Scenario {
         catalog: &Catalog,
     ) -> Result<Scenario, LoadErrors> {
         let mut errors = LoadErrors::default();
+        let Some(combat) = catalog.section::<CombatDefs>() else {
+            return Err(Diagnostic::error(
+                &source.name,
+                "scenarios need the combat layer's content (build the catalog with gaskit::combat::add_content)",
+            )
+            .into());
+        };
         let mut cx = Resolver {
             catalog,
+            combat,
             source,
             errors: &mut errors,
         };
@@ -133,13 +141,15 @@ impl Scenario {
             step = SimDuration::from_millis(50);
         }
         let trace_filter = match &data.trace {
-            None => {
-                TraceCategory::Abilities as u32
-                    | TraceCategory::Combat as u32
-                    | TraceCategory::Movement as u32
-                    | TraceCategory::Attributes as u32
-            }
-            Some(names) => names.iter().fold(0, |mask, name| mask | cx.category(name)),
+            None => TraceFilter::only([
+                TraceCategory::ABILITIES,
+                combat::COMBAT,
+                combat::MOVEMENT,
+                TraceCategory::ATTRIBUTES,
+            ]),
+            Some(names) => names.iter().fold(TraceFilter::NONE, |filter, name| {
+                cx.category(name).map_or(filter, |c| filter | c)
+            }),
         };
         let mut names: Vec<&str> = Vec::new();
         for c in &data.combatants {
@@ -178,6 +188,7 @@ impl Scenario {
 
 struct Resolver<'a> {
     catalog: &'a Catalog,
+    combat: &'a CombatDefs,
     source: &'a SourceFile,
     errors: &'a mut LoadErrors,
 }
@@ -207,7 +218,7 @@ impl Resolver<'_> {
     }
 
     fn item(&mut self, name: &str) -> Option<ItemId> {
-        let combat = self.catalog.combat();
+        let combat = self.combat;
         let found = combat.item_named(name);
         if found.is_none() {
             let all = combat
@@ -221,7 +232,7 @@ impl Resolver<'_> {
     }
 
     fn spell(&mut self, name: &str) -> Option<SpellId> {
-        let combat = self.catalog.combat();
+        let combat = self.combat;
         let found = combat.spell_named(name);
         if found.is_none() {
             let all = combat
@@ -234,27 +245,25 @@ impl Resolver<'_> {
         found
     }
 
-    fn category(&mut self, name: &str) -> u32 {
+    fn category(&mut self, name: &str) -> Option<TraceCategory> {
         let all = [
-            ("Effects", TraceCategory::Effects),
-            ("Attributes", TraceCategory::Attributes),
-            ("Cues", TraceCategory::Cues),
-            ("Abilities", TraceCategory::Abilities),
-            ("Combat", TraceCategory::Combat),
-            ("Movement", TraceCategory::Movement),
-            ("Progress", TraceCategory::Progress),
+            ("Effects", TraceCategory::EFFECTS),
+            ("Attributes", TraceCategory::ATTRIBUTES),
+            ("Cues", TraceCategory::CUES),
+            ("Abilities", TraceCategory::ABILITIES),
+            ("Combat", combat::COMBAT),
+            ("Movement", combat::MOVEMENT),
+            ("Progress", combat::PROGRESS),
         ];
-        match all.iter().find(|(n, _)| *n == name) {
-            Some((_, c)) => *c as u32,
-            None => {
-                self.unknown(
-                    "trace category",
-                    name,
-                    all.iter().map(|(n, _)| n.to_string()).collect(),
-                );
-                0
-            }
+        let found = all.iter().find(|(n, _)| *n == name).map(|(_, c)| *c);
+        if found.is_none() {
+            self.unknown(
+                "trace category",
+                name,
+                all.iter().map(|(n, _)| n.to_string()).collect(),
+            );
         }
+        found
     }
 
     fn items(&mut self, list: &[(String, u32)]) -> Vec<(ItemId, u32)> {
@@ -265,7 +274,7 @@ impl Resolver<'_> {
 
     fn combatant(&mut self, data: &CombatantData) -> CombatantSpec {
         let tags = self.catalog.tags();
-        let combat = self.catalog.combat();
+        let combat = self.combat;
         let kind = match &data.kind {
             None => combat.default_kind(),
             Some(name) => combat.kind_named(name).unwrap_or_else(|| {
@@ -279,7 +288,10 @@ impl Resolver<'_> {
         };
         let mut levels = SmallVec::new();
         for (skill, level) in &data.levels {
-            match self.tag(skill).and_then(|t| Skill::from_tag(tags, t)) {
+            match self
+                .tag(skill)
+                .and_then(|t| Skill::from_tag(&combat.tags, t))
+            {
                 Some(s) => levels.push((s, *level)),
                 None if tags.get(skill).is_some() => {
                     self.errors.push(
@@ -292,7 +304,10 @@ impl Resolver<'_> {
         }
         let style = match &data.style {
             None => Style::Aggressive,
-            Some(name) => match self.tag(name).and_then(|t| Style::from_tag(tags, t)) {
+            Some(name) => match self
+                .tag(name)
+                .and_then(|t| Style::from_tag(&combat.tags, t))
+            {
                 Some(s) => s,
                 None => {
                     if tags.get(name).is_some() {

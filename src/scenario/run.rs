@@ -8,11 +8,12 @@ use hecs::{Entity, World};
 use super::compile::{Action, CombatantSpec, Scenario};
 use crate::abilities::{ClientId, GameplayEvent, NetOwner};
 use crate::catalog::Catalog;
-use crate::combat::{self, CombatRuntime, Kinematic, MissingDefinition, Profile, Skills};
+use crate::combat::{
+    self, native, CombatComponents, CombatRuntime, Kinematic, MissingDefinition, Profile, Skills,
+};
 use crate::effects::EffectSpec;
 use crate::gas::Gas;
 use crate::snapshot::{Snapshot, SnapshotError};
-use crate::tags::native;
 use crate::time::{SimDuration, SimTime};
 use crate::trace::Name;
 
@@ -56,7 +57,7 @@ pub struct ScenarioRun {
 #[derive(Clone, Debug)]
 pub struct ScenarioSnapshot {
     /// The world and context.
-    pub state: Snapshot,
+    pub state: Snapshot<CombatComponents>,
     next_input: usize,
     saves: Vec<(SimTime, String, Profile)>,
 }
@@ -117,8 +118,9 @@ impl ScenarioRun {
 
     fn spawn(&mut self, spec: &CombatantSpec) -> Entity {
         let catalog = self.gas.catalog_arc().clone();
-        let tags = catalog.tags();
-        let mut fighter = combat::new_combatant(&catalog, spec.kind);
+        let runtime = self.runtime.clone();
+        let tags = runtime.tags();
+        let mut fighter = combat::new_combatant(runtime.defs(), spec.kind);
         if let Some(level) = spec.level {
             fighter.skills = Skills::all_at(level);
         }
@@ -126,7 +128,7 @@ impl ScenarioRun {
             fighter.skills.set_level(skill, level);
         }
         for &(item, quantity) in &spec.equipment {
-            if let Some(slot) = catalog.combat().item(item).and_then(|d| d.slot) {
+            if let Some(slot) = runtime.defs().item(item).and_then(|d| d.slot) {
                 fighter.equipment.put(slot, item, quantity);
             }
         }
@@ -212,7 +214,8 @@ impl ScenarioRun {
 
     fn apply(&mut self, action: Action) {
         let catalog = self.gas.catalog_arc().clone();
-        let tags = catalog.tags();
+        let runtime = self.runtime.clone();
+        let tags = runtime.tags();
         let entity = |run: &Self, who: usize| run.fighters[who].1;
         match action {
             Action::Engage(a, b) => {

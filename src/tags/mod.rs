@@ -10,6 +10,7 @@
 mod counts;
 mod file;
 pub mod native;
+pub use native::{NativeSet, NativeTag, NativeTags};
 mod query;
 mod registry;
 mod set;
@@ -19,7 +20,7 @@ pub use counts::{NotHeld, TagCounts};
 pub(crate) use file::validate_segment;
 pub use query::{TagQuery, TagQueryDef};
 pub use registry::{
-    TagOrigin, TagRegistry, TagRegistryBuilder, UnknownTag, DEFAULT_TAG_FILES, MAX_TAGS,
+    TagOrigin, TagRegistry, TagRegistryBuilder, UnknownTag, CORE_TAG_FILES, MAX_TAGS,
 };
 pub use set::TagSet;
 pub use tag::Tag;

@@ -1,182 +1,266 @@
-//! Native tags: the tags gaskit's own code relies on, as typed constants.
+//! Native tags: the tags code relies on, as typed constants resolved once.
 //!
-//! Each constant is an index into a table the [`TagRegistry`] fills when it
-//! is built; building fails, naming every missing tag, if a taxonomy lacks
-//! any of them. At run time `registry[STATUS_DEAD]` is an array read, never a
-//! name lookup.
+//! A module of code that needs particular tags (the core needs its
+//! activation failure reasons, the combat layer its damage types) declares
+//! them with [`native_tags!`](crate::native_tags), which makes one
+//! [`NativeTag`] constant per tag and a marker type for the set. Resolving
+//! the set against a [`TagRegistry`] ([`NativeTags::resolve`]) checks that
+//! every tag exists, naming each missing one, and gives a table indexed by
+//! the constants: at run time `table[MY_TAG]` is an array read, never a name
+//! lookup. The marker type keeps sets apart, so a constant of one set
+//! cannot index another set's table.
+//!
+//! The core's own set is [`Core`]; every registry resolves it when built, so
+//! `registry[native::FAIL_COOLDOWN]` needs no separate table.
 //!
 //! ```
 //! use gaskit::{native, TagRegistry};
 //!
-//! let registry = TagRegistry::with_defaults();
-//! let dead = registry[native::STATUS_DEAD];
-//! assert_eq!(registry.name(dead), "Status.Dead");
+//! let registry = TagRegistry::core();
+//! let cooldown = registry[native::FAIL_COOLDOWN];
+//! assert_eq!(registry.name(cooldown), "Activation.Fail.Cooldown");
+//! ```
+//!
+//! A game module declares its own set the same way:
+//!
+//! ```
+//! use gaskit::{native_tags, NativeTags, TagRegistryBuilder};
+//!
+//! native_tags! {
+//!     /// The tags my survival module relies on.
+//!     pub struct Survival;
+//!     /// `Status.Hungry`.
+//!     STATUS_HUNGRY => "Status.Hungry",
+//! }
+//!
+//! let mut builder = TagRegistryBuilder::core();
+//! builder.add_source("survival.tags", "Status.Hungry  # eats into health\n");
+//! let registry = builder.build().unwrap();
+//! let survival = NativeTags::<Survival>::resolve(&registry).unwrap();
+//! assert_eq!(registry.name(survival[STATUS_HUNGRY]), "Status.Hungry");
 //! ```
 //!
 //! [`TagRegistry`]: crate::TagRegistry
 
-/// A tag the library itself relies on, resolved when a registry is built.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-pub struct NativeTag {
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::marker::PhantomData;
+use std::ops::Index;
+
+use super::registry::TagRegistry;
+use super::Tag;
+use crate::diagnostics::{Diagnostic, LoadErrors};
+
+/// A tag some code relies on, resolved when its set is resolved. `S` is the
+/// set's marker type.
+pub struct NativeTag<S> {
     index: u16,
     name: &'static str,
+    set: PhantomData<fn() -> S>,
 }
 
-impl NativeTag {
-    /// Position in [`ALL`].
+impl<S> NativeTag<S> {
+    /// A constant of a set; [`native_tags!`](crate::native_tags) calls this.
+    #[doc(hidden)]
+    pub const fn new(index: u16, name: &'static str) -> Self {
+        Self {
+            index,
+            name,
+            set: PhantomData,
+        }
+    }
+
+    /// Position in its set.
     pub const fn index(self) -> usize {
         self.index as usize
     }
 
-    /// The dotted name, e.g. `"Status.Dead"`.
+    /// The dotted name, e.g. `"Activation.Fail.Cooldown"`.
     pub const fn name(self) -> &'static str {
         self.name
     }
 }
 
+// Manual impls: derives would wrongly require the marker to implement them.
+impl<S> Copy for NativeTag<S> {}
+impl<S> Clone for NativeTag<S> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<S> PartialEq for NativeTag<S> {
+    fn eq(&self, other: &Self) -> bool {
+        self.index == other.index
+    }
+}
+impl<S> Eq for NativeTag<S> {}
+impl<S> Hash for NativeTag<S> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.index.hash(state);
+    }
+}
+impl<S> fmt::Debug for NativeTag<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "NativeTag({})", self.name)
+    }
+}
+
+/// A set of native tags, declared with [`native_tags!`](crate::native_tags).
+pub trait NativeSet: Sized + 'static {
+    /// Every tag of the set, in index order.
+    const ALL: &'static [NativeTag<Self>];
+}
+
+/// A native tag set resolved against one registry: indexed by the set's
+/// constants, an array read per lookup.
+pub struct NativeTags<S> {
+    tags: Box<[Tag]>,
+    set: PhantomData<fn() -> S>,
+}
+
+impl<S> NativeTags<S> {
+    /// A table with no tags, replaced before anyone reads it.
+    pub(crate) fn empty() -> Self {
+        Self {
+            tags: Box::new([]),
+            set: PhantomData,
+        }
+    }
+}
+
+impl<S: NativeSet> NativeTags<S> {
+    /// Resolves every tag of the set, or reports each missing one by name.
+    pub fn resolve(registry: &TagRegistry) -> Result<Self, LoadErrors> {
+        let mut errors = LoadErrors::default();
+        let table = Self::resolve_into(registry, "gaskit", &mut errors);
+        errors.into_result(table)
+    }
+
+    /// Resolves the set, pushing an error naming `module` for each missing
+    /// tag. Missing tags resolve to the registry's first tag so loading can
+    /// carry on and report everything; the errors fail the load.
+    pub fn resolve_into(registry: &TagRegistry, module: &str, errors: &mut LoadErrors) -> Self {
+        let fallback = registry.by_index(0).unwrap_or(Tag::from_parts(0, 0));
+        let tags = S::ALL
+            .iter()
+            .map(|native| match registry.get(native.name()) {
+                Some(tag) => tag,
+                None => {
+                    errors.push(Diagnostic::error(
+                        "tag registry",
+                        format!(
+                            "tag `{}` is required by {module} but no loaded file declares it \
+                             (load {module}'s tag files, or declare the tag yourself)",
+                            native.name()
+                        ),
+                    ));
+                    fallback
+                }
+            })
+            .collect();
+        Self {
+            tags,
+            set: PhantomData,
+        }
+    }
+}
+
+impl<S> Index<NativeTag<S>> for NativeTags<S> {
+    type Output = Tag;
+
+    #[inline]
+    fn index(&self, native: NativeTag<S>) -> &Tag {
+        &self.tags[native.index()]
+    }
+}
+
+impl<S> Clone for NativeTags<S> {
+    fn clone(&self) -> Self {
+        Self {
+            tags: self.tags.clone(),
+            set: PhantomData,
+        }
+    }
+}
+
+impl<S> fmt::Debug for NativeTags<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.tags.iter()).finish()
+    }
+}
+
+/// Declares a set of native tags: a marker type, one [`NativeTag`] constant
+/// per tag, and `ALL`, every constant in order. One set per module (the
+/// macro defines a private helper and `ALL` in the module it is used in).
+///
+/// ```
+/// gaskit::native_tags! {
+///     /// Tags of my module.
+///     pub struct Mine;
+///     /// `Status.Burning`.
+///     STATUS_BURNING => "Status.Burning",
+/// }
+/// assert_eq!(STATUS_BURNING.name(), "Status.Burning");
+/// assert_eq!(ALL.len(), 1);
+/// ```
+#[macro_export]
 macro_rules! native_tags {
-    ($($(#[$doc:meta])* $konst:ident => $name:literal,)*) => {
-        #[allow(non_camel_case_types, clippy::upper_case_acronyms)]
+    (
+        $(#[$set_doc:meta])*
+        $vis:vis struct $set:ident;
+        $($(#[$doc:meta])* $konst:ident => $name:literal,)*
+    ) => {
+        $(#[$set_doc])*
+        #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+        $vis struct $set;
+
+        #[allow(non_camel_case_types, clippy::upper_case_acronyms, dead_code)]
         #[repr(u16)]
-        enum Slot { $($konst,)* }
+        enum __NativeSlot { $($konst,)* }
 
         $(
             $(#[$doc])*
-            pub const $konst: NativeTag = NativeTag { index: Slot::$konst as u16, name: $name };
+            $vis const $konst: $crate::NativeTag<$set> =
+                $crate::NativeTag::new(__NativeSlot::$konst as u16, $name);
         )*
 
-        /// Every native tag, in index order.
-        pub const ALL: &[NativeTag] = &[$($konst,)*];
+        /// Every tag of the set, in index order.
+        $vis const ALL: &[$crate::NativeTag<$set>] = &[$($konst,)*];
+
+        impl $crate::NativeSet for $set {
+            const ALL: &'static [$crate::NativeTag<$set>] = ALL;
+        }
     };
 }
 
-native_tags! {
-    /// `Combat.DamageType`: parent of the five damage types.
-    COMBAT_DAMAGE_TYPE => "Combat.DamageType",
-    /// `Combat.DamageType.Stab`.
-    COMBAT_DAMAGE_TYPE_STAB => "Combat.DamageType.Stab",
-    /// `Combat.DamageType.Slash`.
-    COMBAT_DAMAGE_TYPE_SLASH => "Combat.DamageType.Slash",
-    /// `Combat.DamageType.Crush`.
-    COMBAT_DAMAGE_TYPE_CRUSH => "Combat.DamageType.Crush",
-    /// `Combat.DamageType.Ranged`.
-    COMBAT_DAMAGE_TYPE_RANGED => "Combat.DamageType.Ranged",
-    /// `Combat.DamageType.Magic`.
-    COMBAT_DAMAGE_TYPE_MAGIC => "Combat.DamageType.Magic",
-    /// `Combat.Style`: parent of the three styles.
-    COMBAT_STYLE => "Combat.Style",
-    /// `Combat.Style.Aggressive`: the default style.
-    COMBAT_STYLE_AGGRESSIVE => "Combat.Style.Aggressive",
-    /// `Combat.Style.Defensive`.
-    COMBAT_STYLE_DEFENSIVE => "Combat.Style.Defensive",
-    /// `Combat.Style.Controlled`.
-    COMBAT_STYLE_CONTROLLED => "Combat.Style.Controlled",
-    /// `Combat.Event.EnterCombat`: once per clean entry into combat.
-    COMBAT_EVENT_ENTER_COMBAT => "Combat.Event.EnterCombat",
-    /// `Combat.Event.Death`: health reached zero.
-    COMBAT_EVENT_DEATH => "Combat.Event.Death",
-    /// `Combat.Event.Hit`: an attack landed.
-    COMBAT_EVENT_HIT => "Combat.Event.Hit",
-    /// `Combat.Event.Miss`: an attack missed.
-    COMBAT_EVENT_MISS => "Combat.Event.Miss",
-    /// `GameplayCue.Combat.Hit.Stab`.
-    CUE_HIT_STAB => "GameplayCue.Combat.Hit.Stab",
-    /// `GameplayCue.Combat.Hit.Slash`.
-    CUE_HIT_SLASH => "GameplayCue.Combat.Hit.Slash",
-    /// `GameplayCue.Combat.Hit.Crush`.
-    CUE_HIT_CRUSH => "GameplayCue.Combat.Hit.Crush",
-    /// `GameplayCue.Combat.Hit.Ranged`.
-    CUE_HIT_RANGED => "GameplayCue.Combat.Hit.Ranged",
-    /// `GameplayCue.Combat.Hit.Magic`.
-    CUE_HIT_MAGIC => "GameplayCue.Combat.Hit.Magic",
-    /// `GameplayCue.Combat.Death`.
-    CUE_DEATH => "GameplayCue.Combat.Death",
-    /// `Action.Trigger.Combat.Engage`: starts auto-attack.
-    TRIGGER_ENGAGE => "Action.Trigger.Combat.Engage",
-    /// `Action.Trigger.Combat.Cast`: a manual cast, or a weave while engaged.
-    TRIGGER_CAST => "Action.Trigger.Combat.Cast",
-    /// `Action.Trigger.Combat.AutocastSet`: set or clear the autocast spell.
-    TRIGGER_AUTOCAST_SET => "Action.Trigger.Combat.AutocastSet",
-    /// `Action.Trigger.Combat.Disengage`: ends auto-attack.
-    TRIGGER_DISENGAGE => "Action.Trigger.Combat.Disengage",
-    /// `Action.Trigger.Combat.SetStyle`: switch style.
-    TRIGGER_SET_STYLE => "Action.Trigger.Combat.SetStyle",
-    /// `Action.Combat.AutoAttack`: ability tag and owned tag of auto-attack.
-    ACTION_COMBAT_AUTO_ATTACK => "Action.Combat.AutoAttack",
-    /// `Action.Combat.CastSpell`: owned while a manual cast resolves.
-    ACTION_COMBAT_CAST_SPELL => "Action.Combat.CastSpell",
-    /// `Action.Combat.Death`: owned while the death flow runs.
-    ACTION_COMBAT_DEATH => "Action.Combat.Death",
-    /// `Action.Modal`: parent of every modal; any of them cancels combat.
-    ACTION_MODAL => "Action.Modal",
-    /// `Cooldown.Combat.Attack`: the shared attack tick.
-    COOLDOWN_COMBAT_ATTACK => "Cooldown.Combat.Attack",
-    /// `Cooldown.Combat.Cast`: the free-action anti-spam gate.
-    COOLDOWN_COMBAT_CAST => "Cooldown.Combat.Cast",
-    /// `Status.Dead`.
-    STATUS_DEAD => "Status.Dead",
-    /// `Status.Stunned`.
-    STATUS_STUNNED => "Status.Stunned",
-    /// `Status.InCombat`.
-    STATUS_IN_COMBAT => "Status.InCombat",
-    /// `State.Moving`: deliberately never a combat cancel tag.
-    STATE_MOVING => "State.Moving",
-    /// `Item.Slot.Weapon`.
-    ITEM_SLOT_WEAPON => "Item.Slot.Weapon",
-    /// `Item.Slot.Ammo`.
-    ITEM_SLOT_AMMO => "Item.Slot.Ammo",
-    /// `Skill.Combat.Melee`.
-    SKILL_MELEE => "Skill.Combat.Melee",
-    /// `Skill.Combat.Ranged`.
-    SKILL_RANGED => "Skill.Combat.Ranged",
-    /// `Skill.Combat.Magic`.
-    SKILL_MAGIC => "Skill.Combat.Magic",
-    /// `Skill.Combat.Defense`.
-    SKILL_DEFENSE => "Skill.Combat.Defense",
-    /// `Skill.Combat.Hitpoints`.
-    SKILL_HITPOINTS => "Skill.Combat.Hitpoints",
-    /// `Activation.Fail.Authority`: the event's origin may not activate this.
-    FAIL_AUTHORITY => "Activation.Fail.Authority",
-    /// `Activation.Fail.AlreadyActive`.
-    FAIL_ALREADY_ACTIVE => "Activation.Fail.AlreadyActive",
-    /// `Activation.Fail.BlockedByTags`.
-    FAIL_BLOCKED_BY_TAGS => "Activation.Fail.BlockedByTags",
-    /// `Activation.Fail.MissingTags`.
-    FAIL_MISSING_TAGS => "Activation.Fail.MissingTags",
-    /// `Activation.Fail.SourceRequirements`.
-    FAIL_SOURCE_REQUIREMENTS => "Activation.Fail.SourceRequirements",
-    /// `Activation.Fail.TargetRequirements`.
-    FAIL_TARGET_REQUIREMENTS => "Activation.Fail.TargetRequirements",
-    /// `Activation.Fail.Cooldown`: "Not ready yet."
-    FAIL_COOLDOWN => "Activation.Fail.Cooldown",
-    /// `Activation.Fail.Cost`.
-    FAIL_COST => "Activation.Fail.Cost",
-    /// `Activation.Fail.NoBehaviour`: the ability's behaviour is not registered.
-    FAIL_NO_BEHAVIOUR => "Activation.Fail.NoBehaviour",
-    /// `Activation.Fail.NoTarget`.
-    FAIL_NO_TARGET => "Activation.Fail.NoTarget",
-    /// `Activation.Fail.TargetDead`.
-    FAIL_TARGET_DEAD => "Activation.Fail.TargetDead",
-    /// `Activation.Fail.OutOfRange`: "Out of range."
-    FAIL_OUT_OF_RANGE => "Activation.Fail.OutOfRange",
-    /// `Activation.Fail.Overwhelmed`: the attacker ceiling is reached.
-    FAIL_OVERWHELMED => "Activation.Fail.Overwhelmed",
-    /// `Activation.Fail.NotLearned`.
-    FAIL_NOT_LEARNED => "Activation.Fail.NotLearned",
-    /// `Activation.Fail.LevelTooLow`.
-    FAIL_LEVEL_TOO_LOW => "Activation.Fail.LevelTooLow",
-    /// `Activation.Fail.NoRunes`.
-    FAIL_NO_RUNES => "Activation.Fail.NoRunes",
-    /// `Activation.Fail.NoAmmo`.
-    FAIL_NO_AMMO => "Activation.Fail.NoAmmo",
-    /// `Activation.Fail.WrongTarget`: a weave aimed at another target.
-    FAIL_WRONG_TARGET => "Activation.Fail.WrongTarget",
-    /// `Activation.Fail.InvalidPayload`: the event's payload does not fit.
-    FAIL_INVALID_PAYLOAD => "Activation.Fail.InvalidPayload",
-    /// `Activation.Fail.NothingToEat`.
-    FAIL_NOTHING_TO_EAT => "Activation.Fail.NothingToEat",
-    /// `SetByCaller.Heal`: amount healed, as negative damage.
-    SET_BY_CALLER_HEAL => "SetByCaller.Heal",
-    /// `Action.Trigger.Ability.Eat`.
-    TRIGGER_EAT => "Action.Trigger.Ability.Eat",
+pub use core_set::*;
+
+/// The core's own set, in a module of its own (the macro defines `ALL`).
+mod core_set {
+    crate::native_tags! {
+        /// The tags gaskit's core relies on: the activation failure reasons
+        /// its own checks report. Every [`TagRegistry`](crate::TagRegistry)
+        /// resolves them when built.
+        pub struct Core;
+        /// `Activation.Fail.Authority`: the event's origin may not activate this.
+        FAIL_AUTHORITY => "Activation.Fail.Authority",
+        /// `Activation.Fail.AlreadyActive`.
+        FAIL_ALREADY_ACTIVE => "Activation.Fail.AlreadyActive",
+        /// `Activation.Fail.BlockedByTags`.
+        FAIL_BLOCKED_BY_TAGS => "Activation.Fail.BlockedByTags",
+        /// `Activation.Fail.MissingTags`.
+        FAIL_MISSING_TAGS => "Activation.Fail.MissingTags",
+        /// `Activation.Fail.SourceRequirements`.
+        FAIL_SOURCE_REQUIREMENTS => "Activation.Fail.SourceRequirements",
+        /// `Activation.Fail.TargetRequirements`.
+        FAIL_TARGET_REQUIREMENTS => "Activation.Fail.TargetRequirements",
+        /// `Activation.Fail.Cooldown`: "Not ready yet."
+        FAIL_COOLDOWN => "Activation.Fail.Cooldown",
+        /// `Activation.Fail.Cost`.
+        FAIL_COST => "Activation.Fail.Cost",
+        /// `Activation.Fail.NoBehaviour`: the ability's behaviour is not registered.
+        FAIL_NO_BEHAVIOUR => "Activation.Fail.NoBehaviour",
+        /// `Activation.Fail.InvalidPayload`: the event's payload does not fit.
+        FAIL_INVALID_PAYLOAD => "Activation.Fail.InvalidPayload",
+    }
 }

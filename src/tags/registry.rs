@@ -5,40 +5,18 @@ use std::ops::Index;
 use std::path::Path;
 
 use super::file::{self, DeclaredTag};
-use super::native::{self, NativeTag};
+use super::native::{Core, NativeTag, NativeTags};
 use super::{Tag, TagSet};
 use crate::diagnostics::{nearest, Diagnostic, LoadErrors};
 use crate::fs_util::SourceLoader;
 
-/// The shipped CRADL taxonomy, embedded so a default registry needs no files.
-pub const DEFAULT_TAG_FILES: &[(&str, &str)] = &[
-    ("tags/action.tags", include_str!("../../tags/action.tags")),
-    (
-        "tags/activation.tags",
-        include_str!("../../tags/activation.tags"),
-    ),
-    ("tags/combat.tags", include_str!("../../tags/combat.tags")),
-    (
-        "tags/cooldown.tags",
-        include_str!("../../tags/cooldown.tags"),
-    ),
-    (
-        "tags/gameplay_cue.tags",
-        include_str!("../../tags/gameplay_cue.tags"),
-    ),
-    ("tags/item.tags", include_str!("../../tags/item.tags")),
-    (
-        "tags/set_by_caller.tags",
-        include_str!("../../tags/set_by_caller.tags"),
-    ),
-    ("tags/skill.tags", include_str!("../../tags/skill.tags")),
-    (
-        "tags/spellbook.tags",
-        include_str!("../../tags/spellbook.tags"),
-    ),
-    ("tags/state.tags", include_str!("../../tags/state.tags")),
-    ("tags/status.tags", include_str!("../../tags/status.tags")),
-];
+/// The tag files the core needs (its activation failure reasons),
+/// embedded so a core registry needs no files. Game modules ship their own
+/// (`gaskit::combat::TAG_FILES`).
+pub const CORE_TAG_FILES: &[(&str, &str)] = &[(
+    "tags/activation.tags",
+    include_str!("../../tags/activation.tags"),
+)];
 
 /// The most tags one registry can hold (ids are `u16`, and the subtree end of
 /// the last tag must fit too).
@@ -56,8 +34,8 @@ pub struct TagOrigin {
 /// Every known gameplay tag, numbered once (the role of the
 /// `UGameplayTagsManager`).
 ///
-/// Build one with [`TagRegistryBuilder`], or take the shipped taxonomy with
-/// [`TagRegistry::with_defaults`]. A registry is immutable once built: ids
+/// Build one with [`TagRegistryBuilder`], or take the core's own tags alone
+/// with [`TagRegistry::core`]. A registry is immutable once built: ids
 /// are dense and assigned in depth-first name order, so every tag knows its
 /// subtree (see [`Tag`]). Name lookups ([`get`](Self::get),
 /// [`resolve`](Self::resolve)) are for load time; game code keeps the
@@ -70,15 +48,15 @@ pub struct TagRegistry {
     comments: Vec<Option<Box<str>>>,
     origins: Vec<Option<TagOrigin>>,
     by_name: HashMap<Box<str>, Tag>,
-    native: Vec<Tag>,
+    native: NativeTags<Core>,
 }
 
 impl TagRegistry {
-    /// The shipped CRADL taxonomy alone.
-    pub fn with_defaults() -> TagRegistry {
-        TagRegistryBuilder::with_defaults()
+    /// The core's own tags alone ([`CORE_TAG_FILES`]).
+    pub fn core() -> TagRegistry {
+        TagRegistryBuilder::core()
             .build()
-            .expect("the embedded taxonomy is valid; tests/tags.rs loads it")
+            .expect("the embedded core tags are valid; tests/tags.rs loads them")
     }
 
     /// Number of tags, implicit parents included.
@@ -154,10 +132,10 @@ impl TagRegistry {
         self.origins[tag.index()].as_ref()
     }
 
-    /// The resolved tag for a native constant. An array read.
+    /// The resolved tag for a core native constant. An array read.
     #[inline]
-    pub fn native(&self, native: NativeTag) -> Tag {
-        self.native[native.index()]
+    pub fn native(&self, native: NativeTag<Core>) -> Tag {
+        self.native[native]
     }
 
     /// Names of the tags in `set`, comma-separated, for messages and traces.
@@ -173,12 +151,12 @@ impl TagRegistry {
     }
 }
 
-impl Index<NativeTag> for TagRegistry {
+impl Index<NativeTag<Core>> for TagRegistry {
     type Output = Tag;
 
     #[inline]
-    fn index(&self, native: NativeTag) -> &Tag {
-        &self.native[native.index()]
+    fn index(&self, native: NativeTag<Core>) -> &Tag {
+        &self.native[native]
     }
 }
 
@@ -220,7 +198,7 @@ impl std::error::Error for UnknownTag {}
 /// ```
 /// use gaskit::TagRegistryBuilder;
 ///
-/// let mut builder = TagRegistryBuilder::with_defaults();
+/// let mut builder = TagRegistryBuilder::core();
 /// builder.add_source("game.tags", "Status.Poisoned  # takes damage over time\n");
 /// let registry = builder.build().unwrap();
 /// let poisoned = registry.get("Status.Poisoned").unwrap();
@@ -235,18 +213,25 @@ pub struct TagRegistryBuilder {
 
 impl TagRegistryBuilder {
     /// A builder with no tags. [`build`](Self::build) will require the
-    /// [native tags](crate::native) to be declared by some source.
+    /// core's [native tags](crate::native) to be declared by some source.
     pub fn new() -> Self {
         Self::default()
     }
 
-    /// A builder holding the shipped CRADL taxonomy.
-    pub fn with_defaults() -> Self {
+    /// A builder holding the core's own tags ([`CORE_TAG_FILES`]); add the
+    /// game's files on top.
+    pub fn core() -> Self {
         let mut builder = Self::new();
-        for (file, text) in DEFAULT_TAG_FILES {
-            builder.add_source(file, text);
-        }
+        builder.add_files(CORE_TAG_FILES);
         builder
+    }
+
+    /// Adds embedded `(name, text)` tag files, such as a game module's.
+    pub fn add_files(&mut self, files: &[(&str, &str)]) -> &mut Self {
+        for (file, text) in files {
+            self.add_source(file, text);
+        }
+        self
     }
 
     /// Adds the tags declared in `text`; `file` names it in diagnostics.
@@ -349,30 +334,16 @@ impl TagRegistryBuilder {
             .map(|entry| entry.map(|(_, origin)| origin.clone()))
             .collect();
 
-        let mut native_tags = Vec::with_capacity(native::ALL.len());
-        for required in native::ALL {
-            match by_name.get(required.name()) {
-                Some(tag) => native_tags.push(*tag),
-                None => errors.push(Diagnostic::error(
-                    "tag registry",
-                    format!(
-                        "tag `{}` is required by gaskit but no loaded file declares it \
-                         (start from TagRegistryBuilder::with_defaults, or declare it)",
-                        required.name()
-                    ),
-                )),
-            }
-        }
-
-        let registry = TagRegistry {
+        let mut registry = TagRegistry {
             tags,
             names: names.iter().map(|n| Box::from(*n)).collect(),
             parents,
             comments,
             origins,
             by_name,
-            native: native_tags,
+            native: NativeTags::empty(),
         };
+        registry.native = NativeTags::resolve_into(&registry, "gaskit", &mut errors);
         errors.into_result(registry)
     }
 }

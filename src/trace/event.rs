@@ -1,10 +1,13 @@
 //! The vocabulary of the trace.
 
+use std::ops::{BitOr, BitOrAssign};
+use std::sync::Arc;
+
 use hecs::Entity;
 
+use super::record::TraceRecord;
 use crate::abilities::{AbilityId, ActivationFailure, EndReason};
 use crate::attributes::AttributeId;
-use crate::combat::{DamageType, ItemId, Skill, SpellId, Vec2};
 use crate::effects::{CueEvent, EffectError, EffectId};
 use crate::tags::Tag;
 use crate::time::{SimDuration, SimTime};
@@ -18,49 +21,120 @@ pub struct TraceEvent {
     pub kind: TraceKind,
 }
 
-/// Groups of events, for filtering. Combine with `|` on `as u32`.
+impl TraceEvent {
+    /// The game record of type `R` this event carries, if it is one.
+    pub fn record<R: TraceRecord>(&self) -> Option<&R> {
+        self.kind.record()
+    }
+}
+
+/// A group of events, for filtering. The core's groups are constants;
+/// a game module names its own with [`TraceCategory::game`].
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
-#[repr(u32)]
-pub enum TraceCategory {
-    /// Effect application, stacking, execution, removal, blocking.
-    Effects = 1,
-    /// Attribute value changes.
-    Attributes = 2,
-    /// Gameplay cues.
-    Cues = 4,
-    /// Ability activation, failure and end.
-    Abilities = 8,
-    /// Engagements, attacks, cooldown stamps, weaves, consumables, deaths.
-    Combat = 16,
-    /// Chase begin, re-issue and end.
-    Movement = 32,
-    /// XP and level-ups.
-    Progress = 64,
-}
-
-/// How an attack went.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum AttackOutcome {
-    /// It hit for this much (0 is a hit for zero, not a miss).
-    Hit(u32),
-    /// It failed its accuracy roll.
-    Miss,
-}
-
-/// A step of a chase.
-#[derive(Copy, Clone, Debug, PartialEq)]
-pub enum ChasePhase {
-    /// Started, moving to this point.
-    Begin(Vec2),
-    /// Re-issued the move to this point.
-    Reissue(Vec2),
-    /// Stopped chasing (the body keeps its last move).
-    End,
-}
+pub struct TraceCategory(u32);
 
 impl TraceCategory {
-    /// Every category.
-    pub const ALL: u32 = u32::MAX;
+    /// Effect application, stacking, execution, removal, blocking.
+    pub const EFFECTS: TraceCategory = TraceCategory(1);
+    /// Attribute value changes.
+    pub const ATTRIBUTES: TraceCategory = TraceCategory(1 << 1);
+    /// Gameplay cues.
+    pub const CUES: TraceCategory = TraceCategory(1 << 2);
+    /// Ability activation, refusal and end.
+    pub const ABILITIES: TraceCategory = TraceCategory(1 << 3);
+
+    /// Bits the core reserves for its own groups.
+    const CORE_BITS: u32 = 8;
+
+    /// A game module's own group number `index` (0 to 23). Modules pick
+    /// their numbers; the combat layer uses 0, 1 and 2.
+    pub const fn game(index: u32) -> TraceCategory {
+        assert!(
+            index < 32 - Self::CORE_BITS,
+            "game trace categories are 0 to 23"
+        );
+        TraceCategory(1 << (Self::CORE_BITS + index))
+    }
+
+    /// The category's bit in a [`TraceFilter`].
+    pub const fn bit(self) -> u32 {
+        self.0
+    }
+}
+
+/// The set of categories a trace records.
+///
+/// ```
+/// use gaskit::{TraceCategory, TraceFilter};
+///
+/// let filter = TraceFilter::NONE | TraceCategory::ABILITIES | TraceCategory::CUES;
+/// assert!(filter.contains(TraceCategory::CUES));
+/// assert!(!filter.contains(TraceCategory::EFFECTS));
+/// ```
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TraceFilter(u32);
+
+impl TraceFilter {
+    /// Every category, the core's and every module's.
+    pub const ALL: TraceFilter = TraceFilter(u32::MAX);
+    /// Nothing: a disabled trace.
+    pub const NONE: TraceFilter = TraceFilter(0);
+
+    /// Only the given categories.
+    pub fn only(categories: impl IntoIterator<Item = TraceCategory>) -> TraceFilter {
+        categories
+            .into_iter()
+            .fold(TraceFilter::NONE, |filter, c| filter | c)
+    }
+
+    /// True when `category` is recorded.
+    #[inline]
+    pub const fn contains(self, category: TraceCategory) -> bool {
+        self.0 & category.0 != 0
+    }
+
+    /// This filter without `category`.
+    pub const fn without(self, category: TraceCategory) -> TraceFilter {
+        TraceFilter(self.0 & !category.0)
+    }
+
+    /// True when nothing is recorded.
+    pub const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+}
+
+impl BitOr<TraceCategory> for TraceFilter {
+    type Output = TraceFilter;
+    fn bitor(self, category: TraceCategory) -> TraceFilter {
+        TraceFilter(self.0 | category.0)
+    }
+}
+
+impl BitOr for TraceFilter {
+    type Output = TraceFilter;
+    fn bitor(self, other: TraceFilter) -> TraceFilter {
+        TraceFilter(self.0 | other.0)
+    }
+}
+
+impl BitOr for TraceCategory {
+    type Output = TraceFilter;
+    fn bitor(self, other: TraceCategory) -> TraceFilter {
+        TraceFilter(self.0 | other.0)
+    }
+}
+
+impl BitOrAssign<TraceCategory> for TraceFilter {
+    fn bitor_assign(&mut self, category: TraceCategory) {
+        self.0 |= category.0;
+    }
+}
+
+impl From<TraceCategory> for TraceFilter {
+    fn from(category: TraceCategory) -> TraceFilter {
+        TraceFilter(category.0)
+    }
 }
 
 /// Why an effect was not applied.
@@ -185,161 +259,6 @@ pub enum TraceKind {
         /// Why.
         reason: EndReason,
     },
-    /// An attacker engaged a target.
-    Engaged {
-        /// Who attacks.
-        attacker: Entity,
-        /// Whom.
-        target: Entity,
-    },
-    /// The active target or attack channel changed (both change together).
-    TargetChanged {
-        /// Whose targeting.
-        entity: Entity,
-        /// The new target (`None`: cleared).
-        target: Option<Entity>,
-        /// The leaf damage type of the attack channel.
-        channel: Option<DamageType>,
-    },
-    /// An attack resolved.
-    Attack {
-        /// Who attacked.
-        attacker: Entity,
-        /// Whom.
-        target: Entity,
-        /// Hit (with amount) or miss.
-        outcome: AttackOutcome,
-        /// The damage type.
-        damage_type: DamageType,
-        /// True for a cast from the weave queue.
-        weaved: bool,
-        /// The spell, for casts.
-        spell: Option<SpellId>,
-    },
-    /// An attack could not happen (no ammunition, no runes).
-    AttackFailed {
-        /// Who tried.
-        attacker: Entity,
-        /// At whom.
-        target: Entity,
-        /// The `Activation.Fail.*` reason.
-        reason: Tag,
-    },
-    /// A cooldown was stamped.
-    CooldownStamped {
-        /// On whom.
-        entity: Entity,
-        /// The cooldown tag.
-        cooldown: Tag,
-        /// For how long.
-        duration: SimDuration,
-    },
-    /// A chase step.
-    Chase {
-        /// Who chases.
-        chaser: Entity,
-        /// Whom.
-        target: Entity,
-        /// What happened.
-        phase: ChasePhase,
-    },
-    /// A spell entered the weave queue (last click wins).
-    WeaveQueued {
-        /// Whose queue.
-        entity: Entity,
-        /// The engaged target.
-        target: Entity,
-        /// The spell queued.
-        spell: SpellId,
-        /// The spell it replaced, if any.
-        replaced: Option<SpellId>,
-    },
-    /// A queued weave was dropped (disengage, target death).
-    WeaveDropped {
-        /// Whose queue.
-        entity: Entity,
-        /// The spell dropped.
-        spell: SpellId,
-    },
-    /// One ammunition was used.
-    AmmoSpent {
-        /// Who shot.
-        entity: Entity,
-        /// How many are left in the slot.
-        left: u32,
-    },
-    /// A spell's runes were used.
-    RunesSpent {
-        /// Who cast.
-        entity: Entity,
-        /// The spell.
-        spell: SpellId,
-    },
-    /// XP was granted.
-    Xp {
-        /// To whom.
-        entity: Entity,
-        /// Which skill.
-        skill: Skill,
-        /// How much, in hundredths.
-        centi_xp: u64,
-    },
-    /// A skill reached a new level.
-    LevelUp {
-        /// Whose.
-        entity: Entity,
-        /// Which skill.
-        skill: Skill,
-        /// The new level.
-        level: u32,
-    },
-    /// `Status.InCombat` was gained after a clean expiry.
-    EnteredCombat {
-        /// Who.
-        entity: Entity,
-    },
-    /// The death flow ran.
-    Died {
-        /// Who died.
-        entity: Entity,
-        /// Items kept, most valuable first.
-        kept: Vec<(ItemId, u32)>,
-        /// Items moved to cold storage.
-        stored: Vec<(ItemId, u32)>,
-    },
-    /// A respawn.
-    Respawned {
-        /// Who.
-        entity: Entity,
-        /// Where.
-        at: Vec2,
-    },
-    /// The combat style changed.
-    StyleChanged {
-        /// Whose.
-        entity: Entity,
-        /// The new style.
-        style: Tag,
-    },
-    /// The autocast spell changed.
-    AutocastChanged {
-        /// Whose.
-        entity: Entity,
-        /// The new spell (`None`: cleared).
-        spell: Option<SpellId>,
-    },
-    /// A profile was saved.
-    Saved {
-        /// Whose.
-        entity: Entity,
-    },
-    /// Food was eaten.
-    Ate {
-        /// Who.
-        entity: Entity,
-        /// What.
-        item: ItemId,
-    },
     /// A gameplay cue fired.
     Cue {
         /// On whom.
@@ -351,9 +270,27 @@ pub enum TraceKind {
         /// Execute, add or remove.
         event: CueEvent,
     },
+    /// A record of a game module or of game code (see [`TraceRecord`]).
+    Game(Arc<dyn TraceRecord>),
 }
 
 impl TraceKind {
+    /// A game record as a trace kind.
+    pub fn game(record: impl TraceRecord) -> TraceKind {
+        TraceKind::Game(Arc::new(record))
+    }
+
+    /// The game record of type `R`, if this is one.
+    pub fn record<R: TraceRecord>(&self) -> Option<&R> {
+        match self {
+            TraceKind::Game(record) => {
+                let any: &dyn std::any::Any = &**record;
+                any.downcast_ref()
+            }
+            _ => None,
+        }
+    }
+
     /// The event's name in the JSON form (`snake_case`).
     pub fn name(&self) -> &'static str {
         match self {
@@ -367,26 +304,8 @@ impl TraceKind {
             TraceKind::AbilityActivated { .. } => "ability_activated",
             TraceKind::AbilityFailed { .. } => "ability_failed",
             TraceKind::AbilityEnded { .. } => "ability_ended",
-            TraceKind::Engaged { .. } => "engaged",
-            TraceKind::TargetChanged { .. } => "target_changed",
-            TraceKind::Attack { .. } => "attack",
-            TraceKind::AttackFailed { .. } => "attack_failed",
-            TraceKind::CooldownStamped { .. } => "cooldown_stamped",
-            TraceKind::Chase { .. } => "chase",
-            TraceKind::WeaveQueued { .. } => "weave_queued",
-            TraceKind::WeaveDropped { .. } => "weave_dropped",
-            TraceKind::AmmoSpent { .. } => "ammo_spent",
-            TraceKind::RunesSpent { .. } => "runes_spent",
-            TraceKind::Xp { .. } => "xp",
-            TraceKind::LevelUp { .. } => "level_up",
-            TraceKind::EnteredCombat { .. } => "entered_combat",
-            TraceKind::Died { .. } => "died",
-            TraceKind::Respawned { .. } => "respawned",
-            TraceKind::StyleChanged { .. } => "style_changed",
-            TraceKind::AutocastChanged { .. } => "autocast_changed",
-            TraceKind::Ate { .. } => "ate",
-            TraceKind::Saved { .. } => "saved",
             TraceKind::Cue { .. } => "cue",
+            TraceKind::Game(record) => record.kind(),
         }
     }
 
@@ -394,42 +313,20 @@ impl TraceKind {
     /// (the name column of the text form, `source` in JSON), and the other
     /// entity involved (`target` in JSON), if any.
     pub fn parties(&self) -> (Entity, Option<Entity>) {
-        match *self {
+        match self {
             TraceKind::EffectApplied { target, source, .. }
-            | TraceKind::EffectExecuted { target, source, .. } => (target, source),
+            | TraceKind::EffectExecuted { target, source, .. }
+            | TraceKind::Cue { target, source, .. } => (*target, *source),
             TraceKind::EffectBlocked { target, .. }
             | TraceKind::EffectRemoved { target, .. }
             | TraceKind::EffectInhibited { target, .. }
-            | TraceKind::EffectFailed { target, .. } => (target, None),
-            TraceKind::AttributeChanged { entity, .. }
-            | TraceKind::CooldownStamped { entity, .. }
-            | TraceKind::WeaveDropped { entity, .. }
-            | TraceKind::AmmoSpent { entity, .. }
-            | TraceKind::RunesSpent { entity, .. }
-            | TraceKind::Xp { entity, .. }
-            | TraceKind::LevelUp { entity, .. }
-            | TraceKind::EnteredCombat { entity }
-            | TraceKind::Died { entity, .. }
-            | TraceKind::Respawned { entity, .. }
-            | TraceKind::StyleChanged { entity, .. }
-            | TraceKind::AutocastChanged { entity, .. }
-            | TraceKind::Ate { entity, .. }
-            | TraceKind::Saved { entity } => (entity, None),
-            TraceKind::AbilityActivated { owner, target, .. } => (owner, target),
+            | TraceKind::EffectFailed { target, .. } => (*target, None),
+            TraceKind::AttributeChanged { entity, .. } => (*entity, None),
+            TraceKind::AbilityActivated { owner, target, .. } => (*owner, *target),
             TraceKind::AbilityFailed { owner, .. } | TraceKind::AbilityEnded { owner, .. } => {
-                (owner, None)
+                (*owner, None)
             }
-            TraceKind::Engaged { attacker, target }
-            | TraceKind::Attack {
-                attacker, target, ..
-            }
-            | TraceKind::AttackFailed {
-                attacker, target, ..
-            } => (attacker, Some(target)),
-            TraceKind::TargetChanged { entity, target, .. } => (entity, target),
-            TraceKind::Chase { chaser, target, .. } => (chaser, Some(target)),
-            TraceKind::WeaveQueued { entity, target, .. } => (entity, Some(target)),
-            TraceKind::Cue { target, source, .. } => (target, source),
+            TraceKind::Game(record) => record.parties(),
         }
     }
 
@@ -441,30 +338,13 @@ impl TraceKind {
             | TraceKind::EffectBlocked { .. }
             | TraceKind::EffectRemoved { .. }
             | TraceKind::EffectInhibited { .. }
-            | TraceKind::EffectFailed { .. } => TraceCategory::Effects,
+            | TraceKind::EffectFailed { .. } => TraceCategory::EFFECTS,
             TraceKind::AbilityActivated { .. }
             | TraceKind::AbilityFailed { .. }
-            | TraceKind::AbilityEnded { .. } => TraceCategory::Abilities,
-            TraceKind::AttributeChanged { .. } => TraceCategory::Attributes,
-            TraceKind::Cue { .. } => TraceCategory::Cues,
-            TraceKind::Engaged { .. }
-            | TraceKind::TargetChanged { .. }
-            | TraceKind::Attack { .. }
-            | TraceKind::AttackFailed { .. }
-            | TraceKind::CooldownStamped { .. }
-            | TraceKind::WeaveQueued { .. }
-            | TraceKind::WeaveDropped { .. }
-            | TraceKind::AmmoSpent { .. }
-            | TraceKind::RunesSpent { .. }
-            | TraceKind::EnteredCombat { .. }
-            | TraceKind::Died { .. }
-            | TraceKind::Respawned { .. }
-            | TraceKind::StyleChanged { .. }
-            | TraceKind::AutocastChanged { .. }
-            | TraceKind::Ate { .. }
-            | TraceKind::Saved { .. } => TraceCategory::Combat,
-            TraceKind::Chase { .. } => TraceCategory::Movement,
-            TraceKind::Xp { .. } | TraceKind::LevelUp { .. } => TraceCategory::Progress,
+            | TraceKind::AbilityEnded { .. } => TraceCategory::ABILITIES,
+            TraceKind::AttributeChanged { .. } => TraceCategory::ATTRIBUTES,
+            TraceKind::Cue { .. } => TraceCategory::CUES,
+            TraceKind::Game(record) => record.category(),
         }
     }
 }

@@ -7,18 +7,19 @@
 
 use std::fmt::Write as _;
 
-use super::labels;
-use super::text::EntityNames;
-use super::{AttackOutcome, BlockReason, ChasePhase, RemovalReason, TraceEvent, TraceKind};
+use super::record::RenderCx;
+use super::text::{cue_event_name, ByRef, EntityNames};
+use super::{BlockReason, RemovalReason, TraceEvent, TraceKind};
 use crate::catalog::Catalog;
-use crate::effects::CueEvent;
 
-/// A JSON object under construction.
-struct Object(String);
+/// The fields of one JSON object under construction, for a
+/// [`TraceRecord`](super::TraceRecord)'s own fields. Keys are written in
+/// call order; strings are escaped; non-finite numbers become `null`.
+pub struct JsonFields(String);
 
-impl Object {
+impl JsonFields {
     fn new() -> Self {
-        Object(String::from("{"))
+        JsonFields(String::from("{"))
     }
 
     fn key(&mut self, key: &str) {
@@ -29,22 +30,22 @@ impl Object {
         self.0.push(':');
     }
 
-    fn str(&mut self, key: &str, value: &str) {
+    /// A string field.
+    pub fn str(&mut self, key: &str, value: &str) {
         self.key(key);
         write_string(&mut self.0, value);
     }
 
-    fn opt_str(&mut self, key: &str, value: Option<&str>) {
+    /// A string field, or `null`.
+    pub fn opt_str(&mut self, key: &str, value: Option<&str>) {
         match value {
             Some(v) => self.str(key, v),
-            None => {
-                self.key(key);
-                self.0.push_str("null");
-            }
+            None => self.null(key),
         }
     }
 
-    fn num(&mut self, key: &str, value: f64) {
+    /// A number field (`null` when not finite).
+    pub fn num(&mut self, key: &str, value: f64) {
         self.key(key);
         if value.is_finite() {
             let _ = write!(self.0, "{value}");
@@ -53,19 +54,45 @@ impl Object {
         }
     }
 
-    fn int(&mut self, key: &str, value: u64) {
+    /// A number field, or `null`.
+    pub fn opt_num(&mut self, key: &str, value: Option<f64>) {
+        match value {
+            Some(v) => self.num(key, v),
+            None => self.null(key),
+        }
+    }
+
+    /// An integer field.
+    pub fn int(&mut self, key: &str, value: u64) {
         self.key(key);
         let _ = write!(self.0, "{value}");
     }
 
-    fn bool(&mut self, key: &str, value: bool) {
+    /// A boolean field.
+    pub fn bool(&mut self, key: &str, value: bool) {
         self.key(key);
         self.0.push_str(if value { "true" } else { "false" });
     }
 
-    fn raw(&mut self, key: &str, json: &str) {
+    /// A `null` field.
+    pub fn null(&mut self, key: &str) {
         self.key(key);
-        self.0.push_str(json);
+        self.0.push_str("null");
+    }
+
+    /// A field whose value is a list of objects, each filled by `fill`.
+    pub fn list<T>(&mut self, key: &str, items: &[T], mut fill: impl FnMut(&mut JsonFields, &T)) {
+        self.key(key);
+        self.0.push('[');
+        for (i, item) in items.iter().enumerate() {
+            if i > 0 {
+                self.0.push(',');
+            }
+            let mut object = JsonFields::new();
+            fill(&mut object, item);
+            self.0.push_str(&object.finish());
+        }
+        self.0.push(']');
     }
 
     fn finish(mut self) -> String {
@@ -98,81 +125,55 @@ pub fn render_json(
     catalog: &Catalog,
     event: &TraceEvent,
 ) -> String {
-    let tags = catalog.tags();
-    let effect = |id| labels::effect_name(catalog, id);
-    let ability = |id| labels::ability_name(catalog, id);
-    let spell = |id| labels::spell_name(catalog, id);
-    let item = |id| labels::item_name(catalog, id);
-    let items = |list: &[(crate::combat::ItemId, u32)]| {
-        let parts: Vec<String> = list
-            .iter()
-            .map(|(i, q)| {
-                let mut o = Object::new();
-                o.str("item", item(*i));
-                o.int("quantity", u64::from(*q));
-                o.finish()
-            })
-            .collect();
-        format!("[{}]", parts.join(","))
-    };
+    let names = ByRef(names);
+    let cx = RenderCx::new(&names, catalog);
     let (subject, other) = event.kind.parties();
-    let mut o = Object::new();
+    let mut o = JsonFields::new();
     o.num("t", event.time.as_secs_f64());
     o.str("kind", event.kind.name());
-    o.str("source", &names.name_of(subject));
-    o.opt_str("target", other.map(|e| names.name_of(e)).as_deref());
+    o.str("source", &cx.name(subject));
+    o.opt_str("target", other.map(|e| cx.name(e)).as_deref());
     match &event.kind {
         TraceKind::EffectApplied {
-            effect: e,
+            effect,
             stacks,
             duration,
             ..
         } => {
-            o.str("effect", effect(*e));
+            o.str("effect", cx.effect(*effect));
             o.int("stacks", u64::from(*stacks));
-            match duration {
-                Some(d) => o.num("duration", d.as_secs_f64()),
-                None => o.raw("duration", "null"),
-            }
+            o.opt_num("duration", duration.map(|d| d.as_secs_f64()));
         }
-        TraceKind::EffectExecuted { effect: e, .. } => o.str("effect", effect(*e)),
-        TraceKind::EffectBlocked {
-            effect: e, reason, ..
-        } => {
-            o.str("effect", effect(*e));
+        TraceKind::EffectExecuted { effect, .. } => o.str("effect", cx.effect(*effect)),
+        TraceKind::EffectBlocked { effect, reason, .. } => {
+            o.str("effect", cx.effect(*effect));
             match reason {
                 BlockReason::Requirements => o.str("reason", "requirements"),
                 BlockReason::Immune { by } => {
                     o.str("reason", "immune");
-                    o.str("by", effect(*by));
+                    o.str("by", cx.effect(*by));
                 }
             }
         }
-        TraceKind::EffectRemoved {
-            effect: e, reason, ..
-        } => {
-            o.str("effect", effect(*e));
+        TraceKind::EffectRemoved { effect, reason, .. } => {
+            o.str("effect", cx.effect(*effect));
             match reason {
                 RemovalReason::Expired => o.str("reason", "expired"),
                 RemovalReason::Removed => o.str("reason", "removed"),
                 RemovalReason::RemovedBy(by) => {
                     o.str("reason", "removed_by");
-                    o.str("by", effect(*by));
+                    o.str("by", cx.effect(*by));
                 }
             }
         }
         TraceKind::EffectInhibited {
-            effect: e,
-            inhibited,
-            ..
+            effect, inhibited, ..
         } => {
-            o.str("effect", effect(*e));
+            o.str("effect", cx.effect(*effect));
             o.bool("inhibited", *inhibited);
         }
-        TraceKind::EffectFailed {
-            effect: e, error, ..
-        } => {
-            o.str("effect", effect(*e));
+        TraceKind::EffectFailed { effect, error, .. } => {
+            o.str("effect", cx.effect(*effect));
             o.str("error", &error.to_string());
         }
         TraceKind::AttributeChanged {
@@ -181,121 +182,30 @@ pub fn render_json(
             new,
             ..
         } => {
-            o.str("attribute", catalog.attributes().name(*attribute));
+            o.str("attribute", cx.attribute(*attribute));
             o.num("old", *old);
             o.num("new", *new);
         }
-        TraceKind::AbilityActivated { ability: a, .. } => o.str("ability", ability(*a)),
+        TraceKind::AbilityActivated { ability, .. } => o.str("ability", cx.ability(*ability)),
         TraceKind::AbilityFailed {
-            ability: a, reason, ..
+            ability, reason, ..
         } => {
-            o.str("ability", ability(*a));
+            let tags = catalog.tags();
+            o.str("ability", cx.ability(*ability));
             o.str("reason", tags.name(reason.tag(tags)));
             o.str("message", reason.message(tags));
         }
         TraceKind::AbilityEnded {
-            ability: a, reason, ..
+            ability, reason, ..
         } => {
-            o.str("ability", ability(*a));
+            o.str("ability", cx.ability(*ability));
             o.str("reason", &format!("{reason:?}"));
         }
-        TraceKind::Engaged { .. } | TraceKind::EnteredCombat { .. } | TraceKind::Saved { .. } => {}
-        TraceKind::TargetChanged { channel, .. } => {
-            o.opt_str("channel", channel.map(|c| tags.name(c.tag(tags))));
+        TraceKind::Cue { cue, event, .. } => {
+            o.str("cue", cx.tag(*cue));
+            o.str("event", cue_event_name(*event));
         }
-        TraceKind::Attack {
-            outcome,
-            damage_type,
-            weaved,
-            spell: s,
-            ..
-        } => {
-            match outcome {
-                AttackOutcome::Hit(amount) => {
-                    o.str("outcome", "hit");
-                    o.int("amount", u64::from(*amount));
-                }
-                AttackOutcome::Miss => {
-                    o.str("outcome", "miss");
-                    o.int("amount", 0);
-                }
-            }
-            o.str("damage_type", tags.name(damage_type.tag(tags)));
-            o.bool("weaved", *weaved);
-            o.opt_str("spell", s.map(spell));
-        }
-        TraceKind::AttackFailed { reason, .. } => {
-            o.str("reason", tags.name(*reason));
-            o.str(
-                "message",
-                tags.comment(*reason).unwrap_or_else(|| tags.name(*reason)),
-            );
-        }
-        TraceKind::CooldownStamped {
-            cooldown, duration, ..
-        } => {
-            o.str("cooldown", tags.name(*cooldown));
-            o.num("duration", duration.as_secs_f64());
-        }
-        TraceKind::Chase { phase, .. } => match phase {
-            ChasePhase::Begin(to) | ChasePhase::Reissue(to) => {
-                o.str(
-                    "phase",
-                    if matches!(phase, ChasePhase::Begin(_)) {
-                        "begin"
-                    } else {
-                        "reissue"
-                    },
-                );
-                o.num("x", to.x);
-                o.num("y", to.y);
-            }
-            ChasePhase::End => o.str("phase", "end"),
-        },
-        TraceKind::WeaveQueued {
-            spell: s, replaced, ..
-        } => {
-            o.str("spell", spell(*s));
-            o.opt_str("replaced", replaced.map(spell));
-        }
-        TraceKind::WeaveDropped { spell: s, .. } | TraceKind::RunesSpent { spell: s, .. } => {
-            o.str("spell", spell(*s))
-        }
-        TraceKind::AmmoSpent { left, .. } => o.int("left", u64::from(*left)),
-        TraceKind::Xp {
-            skill, centi_xp, ..
-        } => {
-            o.str("skill", tags.name(skill.tag(tags)));
-            o.num("xp", *centi_xp as f64 / 100.0);
-        }
-        TraceKind::LevelUp { skill, level, .. } => {
-            o.str("skill", tags.name(skill.tag(tags)));
-            o.int("level", u64::from(*level));
-        }
-        TraceKind::Died { kept, stored, .. } => {
-            o.raw("kept", &items(kept));
-            o.raw("stored", &items(stored));
-        }
-        TraceKind::Respawned { at, .. } => {
-            o.num("x", at.x);
-            o.num("y", at.y);
-        }
-        TraceKind::StyleChanged { style, .. } => o.str("style", tags.name(*style)),
-        TraceKind::AutocastChanged { spell: s, .. } => o.opt_str("spell", s.map(spell)),
-        TraceKind::Ate { item: i, .. } => o.str("item", item(*i)),
-        TraceKind::Cue {
-            cue, event: when, ..
-        } => {
-            o.str("cue", tags.name(*cue));
-            o.str(
-                "event",
-                match when {
-                    CueEvent::Execute => "execute",
-                    CueEvent::Add => "add",
-                    CueEvent::Remove => "remove",
-                },
-            );
-        }
+        TraceKind::Game(record) => record.json(&cx, &mut o),
     }
     o.finish()
 }

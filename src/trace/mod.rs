@@ -29,7 +29,7 @@
 //! | `source` | string | name of the entity the event is about (the text form's name column) |
 //! | `target` | string or null | name of the other entity involved |
 //!
-//! and the fields of its kind:
+//! and the fields of its kind. The core's kinds:
 //!
 //! | `kind` | category | fields |
 //! |---|---|---|
@@ -44,51 +44,41 @@
 //! | `ability_activated` | Abilities | `ability`; `target` is the event's target |
 //! | `ability_failed` | Abilities | `ability`, `reason` (an `Activation.Fail.*` tag), `message` |
 //! | `ability_ended` | Abilities | `ability`, `reason` |
-//! | `engaged` | Combat | `target` is the engaged entity |
-//! | `target_changed` | Combat | `channel` (the leaf damage type tag, or null when cleared) |
-//! | `attack` | Combat | `outcome` (`hit`, `miss`), `amount`, `damage_type`, `weaved` (bool), `spell` (or null) |
-//! | `attack_failed` | Combat | `reason` (tag), `message` (no ammunition, no runes) |
-//! | `cooldown_stamped` | Combat | `cooldown` (tag), `duration` (s) |
-//! | `weave_queued` | Combat | `spell`, `replaced` (or null) |
-//! | `weave_dropped` | Combat | `spell` |
-//! | `ammo_spent` | Combat | `left` |
-//! | `runes_spent` | Combat | `spell` |
-//! | `entered_combat` | Combat | (none) |
-//! | `died` | Combat | `kept`, `stored`: lists of `{item, quantity}` |
-//! | `respawned` | Combat | `x`, `y` (cm) |
-//! | `style_changed` | Combat | `style` (tag) |
-//! | `autocast_changed` | Combat | `spell` (or null) |
-//! | `ate` | Combat | `item` |
-//! | `saved` | Combat | (none) |
-//! | `chase` | Movement | `phase` (`begin`, `reissue`, `end`), `x`, `y` (destination, cm) |
-//! | `xp` | Progress | `skill` (tag), `xp` |
-//! | `level_up` | Progress | `skill` (tag), `level` |
+//!
+//! Game modules add their own kinds as [`TraceRecord`]s, rendered through
+//! the same two functions; the combat layer's are listed in
+//! `gaskit::combat::CombatRecord`.
 
 mod event;
 mod jsonl;
-mod labels;
+mod record;
 mod text;
 
-pub use event::{
-    AttackOutcome, BlockReason, ChasePhase, RemovalReason, TraceCategory, TraceEvent, TraceKind,
-};
-pub use jsonl::{render_json, render_jsonl};
+pub use event::{BlockReason, RemovalReason, TraceCategory, TraceEvent, TraceFilter, TraceKind};
+pub use jsonl::{render_json, render_jsonl, JsonFields};
+pub use record::{DynEq, RenderCx, TraceRecord};
 pub use text::{entity_name, render_line, render_text, EntityNames, Name};
 
 use crate::time::SimTime;
 
 /// The record of a simulation.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Trace {
-    filter: u32,
+    filter: TraceFilter,
     events: Vec<TraceEvent>,
+}
+
+impl Default for Trace {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl Trace {
     /// A trace recording every category.
     pub fn new() -> Self {
         Self {
-            filter: TraceCategory::ALL,
+            filter: TraceFilter::ALL,
             events: Vec::new(),
         }
     }
@@ -96,25 +86,25 @@ impl Trace {
     /// A trace recording nothing (large simulations).
     pub fn disabled() -> Self {
         Self {
-            filter: 0,
+            filter: TraceFilter::NONE,
             events: Vec::new(),
         }
     }
 
-    /// Records only the categories in `mask` (an OR of `TraceCategory` bits).
-    pub fn set_filter(&mut self, mask: u32) {
-        self.filter = mask;
+    /// Records only the categories in `filter` (later events only).
+    pub fn set_filter(&mut self, filter: impl Into<TraceFilter>) {
+        self.filter = filter.into();
     }
 
-    /// The current filter mask.
-    pub fn filter(&self) -> u32 {
+    /// The categories recorded.
+    pub fn filter(&self) -> TraceFilter {
         self.filter
     }
 
     /// True when `category` is recorded. Check this before building an event.
     #[inline]
     pub fn wants(&self, category: TraceCategory) -> bool {
-        self.filter & category as u32 != 0
+        self.filter.contains(category)
     }
 
     /// Appends an event if its category is recorded.

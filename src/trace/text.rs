@@ -9,11 +9,10 @@ use std::fmt::Write as _;
 
 use hecs::{Entity, World};
 
-use super::labels::{self, item_name, spell_name};
-use super::{AttackOutcome, BlockReason, ChasePhase, RemovalReason, TraceEvent, TraceKind};
+use super::record::RenderCx;
+use super::{BlockReason, RemovalReason, TraceEvent, TraceKind};
 use crate::abilities::EndReason;
 use crate::catalog::Catalog;
-use crate::combat::ItemId;
 use crate::effects::CueEvent;
 
 /// Component: the name an entity goes by in rendered traces. Entities
@@ -57,12 +56,14 @@ pub fn render_line(
     catalog: &Catalog,
     event: &TraceEvent,
 ) -> String {
+    let names = ByRef(names);
+    let cx = RenderCx::new(&names, catalog);
     let (subject, _) = event.kind.parties();
     format!(
         "{:>8}  {}  {}",
         event.time.to_string(),
-        names.name_of(subject),
-        describe(names, catalog, &event.kind)
+        cx.name(subject),
+        describe(&cx, &event.kind)
     )
 }
 
@@ -75,20 +76,25 @@ pub fn render_text(
     super::lines(events, |event| render_line(names, catalog, event))
 }
 
+/// Names through a borrowed source, which may be unsized (a roster slice).
+pub(super) struct ByRef<'a, N: ?Sized>(pub &'a N);
+
+impl<N: EntityNames + ?Sized> EntityNames for ByRef<'_, N> {
+    fn name_of(&self, entity: Entity) -> String {
+        self.0.name_of(entity)
+    }
+}
+
 /// What happened, after the subject's name.
-fn describe(names: &(impl EntityNames + ?Sized), catalog: &Catalog, kind: &TraceKind) -> String {
-    let name = |e: Entity| names.name_of(e);
-    let tag = |t| catalog.tags().name(t);
-    let effect = |id| labels::effect_name(catalog, id);
-    let ability = |id| labels::ability_name(catalog, id);
+fn describe(cx: &RenderCx<'_>, kind: &TraceKind) -> String {
     match kind {
         TraceKind::EffectApplied {
-            effect: e,
+            effect,
             stacks,
             duration,
             ..
         } => {
-            let mut what = format!("effect+ {}", effect(*e));
+            let mut what = format!("effect+ {}", cx.effect(*effect));
             if *stacks > 1 {
                 let _ = write!(what, " x{stacks}");
             }
@@ -97,34 +103,29 @@ fn describe(names: &(impl EntityNames + ?Sized), catalog: &Catalog, kind: &Trace
             }
             what
         }
-        TraceKind::EffectExecuted { effect: e, .. } => format!("execute {}", effect(*e)),
-        TraceKind::EffectBlocked {
-            effect: e, reason, ..
-        } => match reason {
-            BlockReason::Requirements => format!("blocked {} requirements", effect(*e)),
+        TraceKind::EffectExecuted { effect, .. } => format!("execute {}", cx.effect(*effect)),
+        TraceKind::EffectBlocked { effect, reason, .. } => match reason {
+            BlockReason::Requirements => format!("blocked {} requirements", cx.effect(*effect)),
             BlockReason::Immune { by } => {
-                format!("blocked {} immune ({})", effect(*e), effect(*by))
+                format!("blocked {} immune ({})", cx.effect(*effect), cx.effect(*by))
             }
         },
-        TraceKind::EffectRemoved {
-            effect: e, reason, ..
-        } => match reason {
-            RemovalReason::Expired => format!("effect- {} expired", effect(*e)),
-            RemovalReason::Removed => format!("effect- {} removed", effect(*e)),
+        TraceKind::EffectRemoved { effect, reason, .. } => match reason {
+            RemovalReason::Expired => format!("effect- {} expired", cx.effect(*effect)),
+            RemovalReason::Removed => format!("effect- {} removed", cx.effect(*effect)),
             RemovalReason::RemovedBy(by) => {
-                format!("effect- {} removed by {}", effect(*e), effect(*by))
+                format!(
+                    "effect- {} removed by {}",
+                    cx.effect(*effect),
+                    cx.effect(*by)
+                )
             }
         },
         TraceKind::EffectInhibited {
-            effect: e,
-            inhibited,
-            ..
+            effect, inhibited, ..
         } => {
-            format!(
-                "{} {}",
-                if *inhibited { "inhibited" } else { "resumed" },
-                effect(*e)
-            )
+            let what = if *inhibited { "inhibited" } else { "resumed" };
+            format!("{what} {}", cx.effect(*effect))
         }
         TraceKind::EffectFailed { error, .. } => format!("effect failed: {error}"),
         TraceKind::AttributeChanged {
@@ -132,157 +133,50 @@ fn describe(names: &(impl EntityNames + ?Sized), catalog: &Catalog, kind: &Trace
             old,
             new,
             ..
-        } => {
-            format!("{} {old} -> {new}", catalog.attributes().name(*attribute))
-        }
+        } => format!("{} {old} -> {new}", cx.attribute(*attribute)),
         TraceKind::Cue { cue, event, .. } => {
-            let when = match event {
-                CueEvent::Execute => "execute",
-                CueEvent::Add => "add",
-                CueEvent::Remove => "remove",
-            };
-            format!("cue {} {when}", tag(*cue))
+            format!("cue {} {}", cx.tag(*cue), cue_event_name(*event))
         }
         TraceKind::AbilityActivated {
-            ability: a, target, ..
+            ability, target, ..
         } => match target {
-            Some(t) => format!("activate {} -> {}", ability(*a), name(*t)),
-            None => format!("activate {}", ability(*a)),
+            Some(t) => format!("activate {} -> {}", cx.ability(*ability), cx.name(*t)),
+            None => format!("activate {}", cx.ability(*ability)),
         },
         TraceKind::AbilityFailed {
-            ability: a, reason, ..
-        } => {
-            format!("fail {}: {}", ability(*a), reason.message(catalog.tags()))
-        }
+            ability, reason, ..
+        } => format!(
+            "fail {}: {}",
+            cx.ability(*ability),
+            reason.message(cx.catalog().tags())
+        ),
         TraceKind::AbilityEnded {
-            ability: a, reason, ..
-        } => {
-            format!("end {} ({})", ability(*a), end_reason(catalog, reason))
-        }
-        TraceKind::Engaged { target, .. } => format!("engage -> {}", name(*target)),
-        TraceKind::TargetChanged {
-            target, channel, ..
-        } => match (target, channel) {
-            (Some(t), Some(c)) => format!("target {} ({c:?})", name(*t)),
-            (Some(t), None) => format!("target {}", name(*t)),
-            (None, _) => "target cleared".to_owned(),
-        },
-        TraceKind::Attack {
-            target,
-            outcome,
-            damage_type,
-            weaved,
-            spell,
-            ..
-        } => {
-            let verb = match (spell, weaved) {
-                (None, _) => "swing".to_owned(),
-                (Some(s), true) => format!("weave {}", spell_name(catalog, *s)),
-                (Some(s), false) => format!("cast {}", spell_name(catalog, *s)),
-            };
-            let result = match outcome {
-                AttackOutcome::Hit(amount) => format!("hit {amount} {damage_type:?}"),
-                AttackOutcome::Miss => format!("miss {damage_type:?}"),
-            };
-            format!("{verb} -> {}  {result}", name(*target))
-        }
-        TraceKind::AttackFailed { target, reason, .. } => format!(
-            "attack -> {} failed: {}",
-            name(*target),
-            catalog
-                .tags()
-                .comment(*reason)
-                .unwrap_or_else(|| tag(*reason))
-        ),
-        TraceKind::CooldownStamped {
-            cooldown, duration, ..
-        } => format!("cooldown {} {duration}", tag(*cooldown)),
-        TraceKind::Chase { target, phase, .. } => match phase {
-            ChasePhase::Begin(to) => format!(
-                "chase begin -> {} to ({:.1}, {:.1})",
-                name(*target),
-                to.x,
-                to.y
-            ),
-            ChasePhase::Reissue(to) => format!(
-                "chase reissue -> {} to ({:.1}, {:.1})",
-                name(*target),
-                to.x,
-                to.y
-            ),
-            ChasePhase::End => format!("chase end -> {}", name(*target)),
-        },
-        TraceKind::WeaveQueued {
-            target,
-            spell,
-            replaced,
-            ..
-        } => {
-            let mut what = format!(
-                "weave queued {} -> {}",
-                spell_name(catalog, *spell),
-                name(*target)
-            );
-            if let Some(old) = replaced {
-                let _ = write!(what, " (replaces {})", spell_name(catalog, *old));
-            }
-            what
-        }
-        TraceKind::WeaveDropped { spell, .. } => {
-            format!("weave dropped {}", spell_name(catalog, *spell))
-        }
-        TraceKind::AmmoSpent { left, .. } => format!("ammo spent ({left} left)"),
-        TraceKind::RunesSpent { spell, .. } => {
-            format!("runes spent for {}", spell_name(catalog, *spell))
-        }
-        TraceKind::Xp {
-            skill, centi_xp, ..
-        } => format!("xp {skill:?} +{}.{:02}", centi_xp / 100, centi_xp % 100),
-        TraceKind::LevelUp { skill, level, .. } => format!("level up {skill:?} {level}"),
-        TraceKind::EnteredCombat { .. } => "enter combat".to_owned(),
-        TraceKind::Died { kept, stored, .. } => format!(
-            "died: kept [{}] stored [{}]",
-            item_list(catalog, kept),
-            item_list(catalog, stored)
-        ),
-        TraceKind::Respawned { at, .. } => format!("respawn at ({:.1}, {:.1})", at.x, at.y),
-        TraceKind::StyleChanged { style, .. } => format!("style {}", tag(*style)),
-        TraceKind::AutocastChanged { spell, .. } => match spell {
-            Some(s) => format!("autocast {}", spell_name(catalog, *s)),
-            None => "autocast cleared".to_owned(),
-        },
-        TraceKind::Ate { item, .. } => format!("eat {}", item_name(catalog, *item)),
-        TraceKind::Saved { .. } => "saved profile".to_owned(),
+            ability, reason, ..
+        } => format!("end {} ({})", cx.ability(*ability), end_reason(cx, reason)),
+        TraceKind::Game(record) => record.describe(cx),
     }
 }
 
-fn item_list(catalog: &Catalog, items: &[(ItemId, u32)]) -> String {
-    let names: Vec<String> = items
-        .iter()
-        .map(|&(item, quantity)| match quantity {
-            1 => item_name(catalog, item).to_owned(),
-            n => format!("{} x{n}", item_name(catalog, item)),
-        })
-        .collect();
-    names.join(", ")
+/// The word for a cue event, shared by both renderers.
+pub(super) fn cue_event_name(event: CueEvent) -> &'static str {
+    match event {
+        CueEvent::Execute => "execute",
+        CueEvent::Add => "add",
+        CueEvent::Remove => "remove",
+    }
 }
 
-fn end_reason(catalog: &Catalog, reason: &EndReason) -> String {
+fn end_reason(cx: &RenderCx<'_>, reason: &EndReason) -> String {
     match reason {
         EndReason::Completed => "completed".into(),
         EndReason::Cancelled => "cancelled".into(),
-        EndReason::CancelledByTag(t) => format!("cancelled by {}", catalog.tags().name(*t)),
-        EndReason::CancelledByAbility(a) => {
-            format!(
-                "cancelled by {}",
-                catalog.abilities().try_def(*a).map_or("?", |d| &d.name)
-            )
-        }
+        EndReason::CancelledByTag(t) => format!("cancelled by {}", cx.tag(*t)),
+        EndReason::CancelledByAbility(a) => format!("cancelled by {}", cx.ability(*a)),
         EndReason::Retriggered => "retriggered".into(),
         EndReason::Revoked => "revoked".into(),
         EndReason::OwnerDespawned => "owner despawned".into(),
         EndReason::TargetLost => "target lost".into(),
-        EndReason::TargetGainedTag(t) => format!("target gained {}", catalog.tags().name(*t)),
-        EndReason::Behaviour(t) => catalog.tags().name(*t).to_owned(),
+        EndReason::TargetGainedTag(t) => format!("target gained {}", cx.tag(*t)),
+        EndReason::Behaviour(t) => cx.tag(*t).to_owned(),
     }
 }
