@@ -266,11 +266,8 @@ impl Loadouts {
             .get::<&crate::AbilitySystem>(entity)
             .map_err(|e| error(&e))?
             .current(self.max_health);
-        if gas.set_base_attribute(world, entity, self.health, max) {
-            Ok(())
-        } else {
-            Err(ArenaError("endurance: health could not be set".into()))
-        }
+        gas.set_base_attribute(world, entity, self.health, max)
+            .map_err(|e| error(&e))
     }
 
     fn fighter(&self, runtime: &CombatRuntime, class: WeaponClass) -> Combatant {

@@ -235,11 +235,13 @@ pub use diagnostics::{locate, nearest, Diagnostic, LoadErrors, Severity, SourceF
 pub use effects::{
     ApplyOutcome, AttributeCapture, AttributeMagnitudeData, CaptureFrom, Cue, CueData, CueEvent,
     DurationData, DurationOnReapply, DurationPolicy, EffectData, EffectDef, EffectDefs,
-    EffectError, EffectHost, EffectId, EffectKey, EffectSpec, EffectTimer, Execution, Magnitude,
-    MagnitudeData, MetaOutcome, ModifierData, ModifierDef, Period, PeriodData, PeriodOnReapply,
-    SetByCallerError, StackBy, StackExpiry, Stacking, StackingData,
+    EffectError, EffectHost, EffectId, EffectKey, EffectSpec, EffectTimer, Execution, Life,
+    LifeData, Magnitude, MagnitudeData, MetaOutcome, ModifierData, ModifierDef, Period, PeriodData,
+    PeriodOnReapply, PeriodicWhileDead, SetByCallerError, StackBy, StackExpiry, Stacking,
+    StackingData,
 };
 pub use gas::{AbilityError, EffectHook, EventOutcome, Gas};
+pub use names::Named;
 pub use tags::native;
 pub use tags::{
     NativeSet, NativeTag, NativeTags, NotHeld, Tag, TagCounts, TagOrigin, TagQuery, TagQueryDef,

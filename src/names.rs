@@ -1,6 +1,8 @@
-//! [`NameTable`]: definition names interned to dense ids once, at load.
+//! [`NameTable`]: definition names interned to dense ids once, at load; and
+//! [`Named`], an id with its name, for errors that read by name.
 
 use std::collections::HashMap;
+use std::fmt;
 
 use crate::diagnostics::{nearest, Diagnostic};
 
@@ -54,5 +56,31 @@ impl NameTable {
                 .at_text(source, name)
                 .suggest(nearest(name, self.iter()))
         })
+    }
+}
+
+/// An id with the name it had in the catalog, so an error reads by name
+/// wherever it ends up (a log, a trace, a panic message).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Named<T> {
+    /// The id.
+    pub id: T,
+    /// Its name.
+    pub name: String,
+}
+
+impl<T> Named<T> {
+    /// `id` called `name`.
+    pub fn new(id: T, name: impl Into<String>) -> Self {
+        Self {
+            id,
+            name: name.into(),
+        }
+    }
+}
+
+impl<T> fmt::Display for Named<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}`", self.name)
     }
 }

@@ -191,7 +191,7 @@ fn a_missing_set_by_caller_key_is_an_error_that_names_effect_and_key() {
         .unwrap_err();
     assert!(matches!(error, EffectError::MissingSetByCaller { .. }));
     assert_eq!(
-        sim.gas.describe_error(&error),
+        error.to_string(),
         "effect `GE_Attack_Cooldown` needs a SetByCaller value under `Cooldown.Combat.Attack` and the spec has none"
     );
     assert_eq!(sim.effect_count(sim.hero), 0, "nothing applied");

@@ -244,6 +244,9 @@ fn compile(
 
     let trigger =
         tag(&data.trigger, errors).unwrap_or(tags[crate::tags::native::FAIL_INVALID_PAYLOAD]);
+    if let Some(cost) = &data.cost {
+        effect(cost, errors);
+    }
     let cooldown = data.cooldown.as_ref().and_then(|c| {
         let id = effect(&c.effect, errors)?;
         let def = effects.def(id);
@@ -310,6 +313,16 @@ fn compile(
                 .collect(),
         ),
     };
+    check_set_by_caller(
+        file,
+        data,
+        &behaviour,
+        cost_of(data, effects),
+        cooldown,
+        tags,
+        effects,
+        errors,
+    );
     AbilityDef {
         name: data.name.clone(),
         trigger,
@@ -324,10 +337,88 @@ fn compile(
         block_abilities_with_tags: tag_set(&data.block_abilities_with_tags, errors),
         cancel_on_tags_added: tag_set(&data.cancel_on_tags_added, errors),
         cancel_on_target_tags_added: tag_set(&data.cancel_on_target_tags_added, errors),
-        cost: data.cost.as_deref().and_then(|c| effect(c, errors)),
+        cost: cost_of(data, effects),
         cooldown,
         net: data.net,
         retrigger: data.retrigger,
         behaviour,
+    }
+}
+
+/// The cost effect, when it resolves (an unknown one is reported once, by
+/// the compiler above).
+fn cost_of(data: &AbilityData, effects: &EffectDefs) -> Option<EffectId> {
+    data.cost.as_deref().and_then(|c| effects.get(c))
+}
+
+/// Validates before anyone commits: every SetByCaller value an ability's
+/// effects read must have a giver the data can see. A cost gets none; a
+/// cooldown gets only its duration (from `seconds`, or from a registered
+/// behaviour at commit); an `ApplyEffects` entry gets its `set_by_caller`
+/// list and the event's magnitude.
+#[allow(clippy::too_many_arguments)]
+fn check_set_by_caller(
+    file: &SourceFile,
+    data: &AbilityData,
+    behaviour: &Behaviour,
+    cost: Option<EffectId>,
+    cooldown: Option<Cooldown>,
+    tags: &TagRegistry,
+    effects: &EffectDefs,
+    errors: &mut LoadErrors,
+) {
+    let name = data.name.as_str();
+    let mut report = |anchor: &str, effect: EffectId, key: Tag, giver: &str| {
+        errors.push(file.error_after(
+            name,
+            anchor,
+            format!(
+                "ability `{name}`: effect `{}` needs a SetByCaller value under `{}`, and {giver}",
+                effects.def(effect).name,
+                tags.name(key)
+            ),
+        ));
+    };
+    if let (Some(cost), Some(anchor)) = (cost, data.cost.as_deref()) {
+        for key in effects.def(cost).set_by_caller_keys() {
+            report(anchor, cost, key, "a cost is applied without any");
+        }
+    }
+    if let (Some(cooldown), Some(data_cooldown)) = (cooldown, &data.cooldown) {
+        let registered = matches!(behaviour, Behaviour::Registered(_));
+        for key in effects.def(cooldown.effect).set_by_caller_keys() {
+            let is_duration = Some(key) == cooldown.duration_key;
+            if is_duration && (cooldown.seconds.is_some() || registered) {
+                continue;
+            }
+            let giver = if is_duration {
+                "the cooldown has no `seconds` to give it"
+            } else {
+                "a cooldown is given only its duration"
+            };
+            report(&data_cooldown.effect, cooldown.effect, key, giver);
+        }
+    }
+    let Behaviour::ApplyEffects(list) = behaviour else {
+        return;
+    };
+    for application in list {
+        let written = effects.def(application.effect).name.as_str();
+        for key in effects.def(application.effect).set_by_caller_keys() {
+            let given = application
+                .set_by_caller
+                .iter()
+                .map(|(k, _)| *k)
+                .chain(application.event_magnitude)
+                .any(|k| k.matches(key));
+            if !given {
+                report(
+                    written,
+                    application.effect,
+                    key,
+                    "neither `set_by_caller` nor `event_magnitude` gives it",
+                );
+            }
+        }
     }
 }

@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use super::def::AbilityId;
 use super::event::GameplayEvent;
+use crate::effects::EffectId;
 use crate::tags::{native, Tag, TagRegistry};
 
 /// Why an activation was refused. Nothing was committed: a refused
@@ -32,6 +33,10 @@ pub enum ActivationFailure {
     Cost,
     /// The ability's registered behaviour is not registered with the context.
     NoBehaviour,
+    /// An effect the ability would apply cannot be evaluated with what the
+    /// event carries (a missing or non-finite magnitude, a missing source):
+    /// refused before anything is spent.
+    CannotApply(EffectId),
     /// The behaviour's own validation refused, with an `Activation.Fail.*` tag.
     Refused(Tag),
 }
@@ -49,6 +54,7 @@ impl ActivationFailure {
             ActivationFailure::Cooldown => tags[native::FAIL_COOLDOWN],
             ActivationFailure::Cost => tags[native::FAIL_COST],
             ActivationFailure::NoBehaviour => tags[native::FAIL_NO_BEHAVIOUR],
+            ActivationFailure::CannotApply(_) => tags[native::FAIL_INVALID_PAYLOAD],
             ActivationFailure::Refused(tag) => tag,
         }
     }

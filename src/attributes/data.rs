@@ -4,7 +4,8 @@
 //! ```ron
 //! attributes: [
 //!     (name: "MaxHealth", base: 40, min: 1),
-//!     (name: "Health", base: 40, min: 0, max: "MaxHealth", clamp_base: true),
+//!     (name: "Health", min: 0, max: "MaxHealth", clamp_base: true,
+//!      starts_at: "MaxHealth", on_zero: "GE_Dead"),
 //!     (name: "Damage", meta: true, drains: "Health"),
 //!     (name: "AttackSpeed", base: 1.0, min: 0.1),
 //!     (name: "UltimateCooldown", base: 60, mode: Interval, cap: 0.60),
@@ -53,6 +54,15 @@ pub struct AttributeData {
     /// Keep the base inside the bounds too (`Health`).
     #[serde(default)]
     pub clamp_base: bool,
+    /// Start a new entity's base at another attribute's value, read after
+    /// its derived rules ran (`Health` starts at `MaxHealth`).
+    #[serde(default)]
+    pub starts_at: Option<String>,
+    /// An effect applied to the entity when an execution brings this
+    /// attribute from above zero to zero or below (`Health` at zero grants
+    /// `Status.Dead` through `GE_Dead`).
+    #[serde(default)]
+    pub on_zero: Option<String>,
 }
 
 /// A bound as written: `0`, `1.5` or `"MaxHealth"`.

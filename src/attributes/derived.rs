@@ -161,6 +161,15 @@ impl DerivedProfile {
                     ));
                 }
                 target_rule[target.index()] = Some(index);
+                if defs[target.index()].starts_at.is_some() {
+                    errors.push(at(
+                        &rule.target,
+                        format!(
+                            "derived profile `{profile}`, {label}: attribute `{}` has a starting value (`starts_at`), so no rule can own its base",
+                            rule.target
+                        ),
+                    ));
+                }
             }
             if !rule.base.is_finite() {
                 errors.push(at(
@@ -245,6 +254,11 @@ impl DerivedProfile {
 
     /// Attributes whose value depends on `attribute`, dependencies first.
     #[inline]
+    /// True when a rule of this profile owns `attribute`'s base.
+    pub(crate) fn owns(&self, attribute: AttributeId) -> bool {
+        self.rule_of[attribute.index()] != NO_RULE
+    }
+
     pub(crate) fn dependents(&self, attribute: AttributeId) -> &[AttributeId] {
         &self.dependents[attribute.index()]
     }

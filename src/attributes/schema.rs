@@ -74,6 +74,9 @@ pub struct AttributeDef {
     /// the debuff ends. This makes the base deliberately stateful: what it
     /// was clamped to depends on history, as health should.
     pub clamp_base: bool,
+    /// A new entity's base starts at this attribute's value, read after
+    /// the derived rules ran.
+    pub starts_at: Option<AttributeId>,
 }
 
 impl AttributeDef {
@@ -251,6 +254,11 @@ impl AttributeSchema {
             .map(AttributeId::new)
     }
 
+    /// The name of a derived profile (`"(none)"` for the rule-less one).
+    pub fn profile_name(&self, id: ProfileId) -> &str {
+        self.profile_names.iter().nth(id.index()).unwrap_or("?")
+    }
+
     /// The derived profile called `name`.
     pub fn profile(&self, name: &str) -> Option<ProfileId> {
         self.profile_names.get(name).map(ProfileId::new)
@@ -363,6 +371,26 @@ fn compile_attribute(
             }
         }
     });
+    let starts_at = data.starts_at.as_ref().and_then(|other| {
+        let resolved = match names.resolve_in(other, &file.name, &file.text) {
+            Ok(index) => AttributeId::new(index),
+            Err(error) => {
+                errors.push(error.at_text_after(&file.text, name, other));
+                return None;
+            }
+        };
+        if other == name || data.meta {
+            errors.push(file.error_after(
+                name,
+                "starts_at",
+                format!(
+                    "attribute `{name}` cannot start at `{other}` (itself, or a meta attribute)"
+                ),
+            ));
+            return None;
+        }
+        Some(resolved)
+    });
     if data.meta && data.base != 0.0 {
         errors.push(file.error_after(
             name,
@@ -380,5 +408,6 @@ fn compile_attribute(
         meta: data.meta,
         drains,
         clamp_base: data.clamp_base,
+        starts_at,
     }
 }

@@ -10,6 +10,7 @@ use super::derived::ProfileId;
 use super::formula;
 use super::modifiers::{accumulate, ModOp, Modifiers, SourceId};
 use super::schema::{AttributeId, AttributeSchema};
+use crate::names::Named;
 
 /// Inline capacity for per-entity value arrays.
 const INLINE_ATTRIBUTES: usize = 8;
@@ -29,25 +30,46 @@ pub struct AttributeChange {
 pub type AttributeChanges = SmallVec<[AttributeChange; 4]>;
 
 /// A rejected attribute write. Nothing was changed.
-#[derive(Copy, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum AttributeError {
     /// NaN or infinity offered as a base value or modifier magnitude.
     NotFinite {
         /// The attribute written to.
-        attribute: AttributeId,
+        attribute: Named<AttributeId>,
         /// The value offered.
         value: f64,
     },
+    /// The attribute's base belongs to a derived rule of the entity's
+    /// profile: the rule would overwrite whatever is written.
+    OwnedByRule {
+        /// The attribute written to.
+        attribute: Named<AttributeId>,
+        /// The derived profile whose rule owns it.
+        profile: String,
+    },
+    /// The attribute id is not in this schema (so it has no name).
+    UnknownAttribute(AttributeId),
+    /// The entity is gone or has no ability system.
+    NoSuchEntity(hecs::Entity),
 }
 
 impl fmt::Display for AttributeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            AttributeError::NotFinite { attribute, value } => write!(
+            AttributeError::NotFinite { attribute, value } => {
+                write!(f, "attribute {attribute} rejects non-finite value {value}")
+            }
+            AttributeError::OwnedByRule { attribute, profile } => write!(
                 f,
-                "attribute #{} rejects non-finite value {value}",
-                attribute.index()
+                "the base of attribute {attribute} belongs to the rule for it in derived \
+                 profile `{profile}`; change the rule's sources (or modify it with an effect) instead"
             ),
+            AttributeError::UnknownAttribute(id) => {
+                write!(f, "attribute #{} is not in this schema", id.index())
+            }
+            AttributeError::NoSuchEntity(entity) => {
+                write!(f, "entity {entity:?} is gone or has no ability system")
+            }
         }
     }
 }
@@ -83,7 +105,8 @@ impl Attributes {
         Self::with_profile(schema, ProfileId::NONE)
     }
 
-    /// Default base values and the derived rules of `profile`, evaluated.
+    /// Default base values and the derived rules of `profile`, evaluated;
+    /// then attributes with a `starts_at` take that attribute's value.
     pub fn with_profile(schema: &AttributeSchema, profile: ProfileId) -> Self {
         let base: SmallVec<_> = schema.ids().map(|id| schema.def(id).base).collect();
         let mut attributes = Attributes {
@@ -95,6 +118,13 @@ impl Attributes {
         let mut changes = AttributeChanges::new();
         for &id in schema.derived(profile).order() {
             attributes.recompute_one(schema, id, &mut changes);
+        }
+        // Starting values read what the rules computed (Health at MaxHealth).
+        for &id in schema.derived(profile).order() {
+            if let Some(from) = schema.def(id).starts_at {
+                attributes.base[id.index()] = attributes.current[from.index()];
+                attributes.refresh_into(schema, id, &mut changes);
+            }
         }
         attributes
     }
@@ -127,15 +157,21 @@ impl Attributes {
     }
 
     /// Sets the base value of `id` and recomputes what depends on it.
-    /// A derived target's base is owned by its rule and is overwritten the
-    /// next time the rule runs.
+    /// Refused (nothing changes) for a non-finite value, and for the target
+    /// of a derived rule of this entity's profile: the rule owns that base.
     pub fn set_base(
         &mut self,
         schema: &AttributeSchema,
         id: AttributeId,
         value: f64,
     ) -> Result<AttributeChanges, AttributeError> {
-        check_finite(id, value)?;
+        check_finite(schema, id, value)?;
+        if schema.derived(self.profile).owns(id) {
+            return Err(AttributeError::OwnedByRule {
+                attribute: Named::new(id, schema.name(id)),
+                profile: schema.profile_name(self.profile).to_owned(),
+            });
+        }
         self.base[id.index()] = value;
         Ok(self.refresh(schema, id))
     }
@@ -149,7 +185,7 @@ impl Attributes {
         value: f64,
         source: SourceId,
     ) -> Result<AttributeChanges, AttributeError> {
-        check_finite(id, value)?;
+        check_finite(schema, id, value)?;
         self.modifiers.insert(id, op, value, source);
         Ok(self.refresh(schema, id))
     }
@@ -242,10 +278,20 @@ impl Attributes {
     }
 }
 
-fn check_finite(attribute: AttributeId, value: f64) -> Result<(), AttributeError> {
-    if value.is_finite() {
+/// The attribute exists and the value is finite.
+fn check_finite(
+    schema: &AttributeSchema,
+    attribute: AttributeId,
+    value: f64,
+) -> Result<(), AttributeError> {
+    if attribute.index() >= schema.len() {
+        Err(AttributeError::UnknownAttribute(attribute))
+    } else if value.is_finite() {
         Ok(())
     } else {
-        Err(AttributeError::NotFinite { attribute, value })
+        Err(AttributeError::NotFinite {
+            attribute: Named::new(attribute, schema.name(attribute)),
+            value,
+        })
     }
 }

@@ -235,11 +235,22 @@ impl CatalogBuilder {
                 return Err(errors);
             }
         };
-        let attributes = section(&files, |c| &c.attributes);
+        let attribute_data = section(&files, |c| &c.attributes);
         let profiles = section(&files, |c| &c.derived);
-        let attributes = AttributeSchema::build(&attributes, &profiles, &mut errors);
+        let attributes = AttributeSchema::build(&attribute_data, &profiles, &mut errors);
         let effects = section(&files, |c| &c.effects);
-        let effects = EffectDefs::build(&effects, &tags, &attributes, &mut errors);
+        let life: Vec<_> = files
+            .iter()
+            .filter_map(|f| f.content.life.as_ref().map(|l| (&f.source, l)))
+            .collect();
+        let effects = EffectDefs::build(
+            &effects,
+            &life,
+            &attribute_data,
+            &tags,
+            &attributes,
+            &mut errors,
+        );
         let abilities = section(&files, |c| &c.abilities);
         let abilities = AbilityDefs::build(&abilities, &tags, &effects, &mut errors);
         let sources: Vec<SourceFile> = files.into_iter().map(|f| f.source).collect();

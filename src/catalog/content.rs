@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::abilities::AbilityData;
 use crate::attributes::{AttributeData, DerivedProfileData};
-use crate::effects::EffectData;
+use crate::effects::{EffectData, LifeData};
 
 /// The core's view of one content file. Every section is optional, so
 /// content can be split across files however a team likes; names are global
@@ -30,9 +30,12 @@ pub struct ContentFile {
     pub effects: Vec<EffectData>,
     /// Abilities.
     pub abilities: Vec<AbilityData>,
+    /// The rule for dead owners (at most one file sets it).
+    pub life: Option<LifeData>,
 }
 
 impl ContentFile {
     /// The top-level keys the core reads.
-    pub const KEYS: &'static [&'static str] = &["attributes", "derived", "effects", "abilities"];
+    pub const KEYS: &'static [&'static str] =
+        &["attributes", "derived", "effects", "abilities", "life"];
 }

@@ -265,6 +265,7 @@ pub fn load_profile(
     // Loading restores a saved source; it is not gameplay, so health is
     // written as a base value rather than healed or damaged (no cues, no
     // XP, no combat refresh).
-    gas.set_base_attribute(world, entity, runtime.health, health);
+    // Health is no derived target in any combat profile: this cannot be refused.
+    let _ = gas.set_base_attribute(world, entity, runtime.health, health);
     Ok(report)
 }

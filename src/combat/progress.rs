@@ -114,5 +114,6 @@ pub fn sync_max_health(runtime: &CombatRuntime, world: &mut World, gas: &mut Gas
         return;
     };
     let max = max_health_for_level(&runtime.defs().settings, level);
-    gas.set_base_attribute(world, entity, runtime.max_health, max);
+    // MaxHealth follows the level, never a derived rule: this cannot be refused.
+    let _ = gas.set_base_attribute(world, entity, runtime.max_health, max);
 }

@@ -71,6 +71,37 @@ pub struct EffectData {
     /// Gameplay cues fired by this effect.
     #[serde(default)]
     pub cues: Vec<CueData>,
+    /// Applies to, and ticks on, an owner the `life` rule calls dead (a
+    /// revive, the death marker itself). Other effects are refused there.
+    #[serde(default)]
+    pub affects_dead: bool,
+}
+
+/// The game's rule for dead owners, set once for every effect (the core
+/// content section `life`):
+///
+/// ```ron
+/// life: (dead: (any: ["Status.Dead"]), periodic: Remove),
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LifeData {
+    /// An owner matching this query is dead: new effects are refused
+    /// (unless they set `affects_dead`), and periodic effects follow `periodic`.
+    pub dead: TagQueryDef,
+    /// What an active periodic effect does while its owner is dead.
+    #[serde(default)]
+    pub periodic: PeriodicWhileDead,
+}
+
+/// What an active periodic effect does while its owner is dead.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum PeriodicWhileDead {
+    /// It keeps its place but skips its executions until the owner lives again.
+    #[default]
+    Pause,
+    /// It is removed the moment the owner dies.
+    Remove,
 }
 
 /// How long an effect lasts.

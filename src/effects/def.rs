@@ -4,10 +4,10 @@ use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 
 use super::data::{
-    CaptureFrom, CueData, CueEvent, DurationData, DurationOnReapply, EffectData, MagnitudeData,
-    PeriodOnReapply, StackBy, StackExpiry,
+    CaptureFrom, CueData, CueEvent, DurationData, DurationOnReapply, EffectData, LifeData,
+    MagnitudeData, PeriodOnReapply, PeriodicWhileDead, StackBy, StackExpiry,
 };
-use crate::attributes::{AttributeId, AttributeSchema, ModOp};
+use crate::attributes::{AttributeData, AttributeId, AttributeSchema, ModOp};
 use crate::diagnostics::{Diagnostic, LoadErrors, SourceFile};
 use crate::names::NameTable;
 use crate::tags::{Tag, TagQuery, TagRegistry, TagSet};
@@ -150,12 +150,30 @@ pub struct EffectDef {
     pub cues: SmallVec<[Cue; 1]>,
     /// True when any modifier reads an attribute live.
     pub has_live_capture: bool,
+    /// Applies to (and ticks on) an owner the life rule calls dead.
+    pub affects_dead: bool,
 }
 
 impl EffectDef {
     /// True for `Instant` effects.
     pub fn is_instant(&self) -> bool {
         matches!(self.duration, DurationPolicy::Instant)
+    }
+
+    /// Every SetByCaller key the effect reads (modifiers and duration): a
+    /// spec must carry a value under each (or under one descendant of it).
+    pub fn set_by_caller_keys(&self) -> impl Iterator<Item = Tag> + '_ {
+        let duration = match &self.duration {
+            DurationPolicy::Duration(Magnitude::SetByCaller(key)) => Some(*key),
+            _ => None,
+        };
+        self.modifiers
+            .iter()
+            .filter_map(|m| match m.magnitude {
+                Magnitude::SetByCaller(key) => Some(key),
+                _ => None,
+            })
+            .chain(duration)
     }
 
     /// Cues fired at `event`.
@@ -167,17 +185,42 @@ impl EffectDef {
     }
 }
 
-/// Every effect definition, by id and by name.
+/// The game's rule for dead owners, compiled from the `life` section.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Life {
+    /// An owner matching this is dead (the empty query: nobody ever is).
+    pub dead: TagQuery,
+    /// What an active periodic effect does while its owner is dead.
+    pub periodic: PeriodicWhileDead,
+}
+
+impl Life {
+    /// True when an owner holding `tags` is dead.
+    #[inline]
+    pub fn is_dead(&self, tags: &TagSet) -> bool {
+        !self.dead.is_empty() && self.dead.matches(tags)
+    }
+}
+
+/// Every effect definition, by id and by name, with the rules that belong
+/// to effects as a whole: the life rule and the effects attributes apply at
+/// zero.
 #[derive(Clone, Debug, Default)]
 pub struct EffectDefs {
     defs: Vec<EffectDef>,
     names: NameTable,
+    life: Life,
+    /// Per attribute: the effect applied when an execution brings it to zero.
+    zero_effects: Vec<Option<EffectId>>,
 }
 
 impl EffectDefs {
-    /// Compiles effect data. Problems are pushed to `errors`.
+    /// Compiles effect data, the `life` rule and the attributes' `on_zero`
+    /// effects. Problems are pushed to `errors`.
     pub(crate) fn build(
         data: &[(&SourceFile, &EffectData)],
+        life: &[(&SourceFile, &LifeData)],
+        attribute_data: &[(&SourceFile, &AttributeData)],
         tags: &TagRegistry,
         attributes: &AttributeSchema,
         errors: &mut LoadErrors,
@@ -206,7 +249,47 @@ impl EffectDefs {
             files.push(file);
             defs.push(compile(file, effect, tags, attributes, errors));
         }
-        EffectDefs { defs, names }
+        let life = compile_life(life, tags, errors);
+        let mut zero_effects = vec![None; attributes.len()];
+        for &(file, data) in attribute_data {
+            let (Some(effect), Some(attribute)) = (&data.on_zero, attributes.get(&data.name))
+            else {
+                continue;
+            };
+            match names.resolve_in(effect, &file.name, &file.text) {
+                Ok(id) => {
+                    if let Some(key) = defs[id].set_by_caller_keys().next() {
+                        errors.push(file.error_after(&data.name, effect, format!(
+                            "attribute `{}`: on_zero effect `{effect}` needs a SetByCaller value under `{}`, which nobody gives it",
+                            data.name, tags.name(key)
+                        )));
+                    }
+                    zero_effects[attribute.index()] = Some(EffectId::new(id));
+                }
+                Err(e) => {
+                    let mut e = e.at_text_after(&file.text, &data.name, effect);
+                    e.message = format!("attribute `{}`: on_zero: {}", data.name, e.message);
+                    errors.push(e);
+                }
+            }
+        }
+        EffectDefs {
+            defs,
+            names,
+            life,
+            zero_effects,
+        }
+    }
+
+    /// The game's rule for dead owners.
+    pub fn life(&self) -> &Life {
+        &self.life
+    }
+
+    /// The effect applied when an execution brings `attribute` to zero.
+    #[inline]
+    pub fn zero_effect(&self, attribute: AttributeId) -> Option<EffectId> {
+        self.zero_effects.get(attribute.index()).copied().flatten()
     }
 
     /// Number of effects.
@@ -467,5 +550,30 @@ fn compile(
         cues,
         has_live_capture,
         duration,
+        affects_dead: data.affects_dead,
+    }
+}
+
+/// The one `life` section of all the files.
+fn compile_life(
+    sections: &[(&SourceFile, &LifeData)],
+    tags: &TagRegistry,
+    errors: &mut LoadErrors,
+) -> Life {
+    let Some(&(file, data)) = sections.first() else {
+        return Life::default();
+    };
+    for &(again, _) in &sections[1..] {
+        errors.push(again.error_at(
+            "life",
+            format!(
+                "the `life` rule is already set in {}; set it once",
+                file.name
+            ),
+        ));
+    }
+    Life {
+        dead: data.dead.resolve(tags, &file.name, &file.text, errors),
+        periodic: data.periodic,
     }
 }

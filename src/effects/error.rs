@@ -5,50 +5,64 @@ use std::fmt;
 use hecs::Entity;
 
 use super::def::EffectId;
+use crate::names::Named;
 use crate::tags::Tag;
 
 /// An application that failed. Nothing was changed.
-///
-/// Ids are resolved to names by [`Gas::describe_error`](crate::Gas::describe_error).
-#[derive(Copy, Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum EffectError {
     /// The target is despawned or has no ability system.
     NoSuchTarget(Entity),
-    /// The effect id is not in this catalog.
+    /// The effect id is not in this catalog (so it has no name).
     UnknownEffect(EffectId),
     /// A `SetByCaller` magnitude's key is not on the spec.
     MissingSetByCaller {
         /// The effect.
-        effect: EffectId,
+        effect: Named<EffectId>,
         /// The key it asked for.
-        key: Tag,
+        key: Named<Tag>,
     },
     /// Two spec entries sit under one `SetByCaller` key.
     AmbiguousSetByCaller {
         /// The effect.
-        effect: EffectId,
+        effect: Named<EffectId>,
         /// The key it asked for.
-        key: Tag,
+        key: Named<Tag>,
     },
     /// A source attribute was needed but the source is gone or has none.
     SourceUnavailable {
         /// The effect.
-        effect: EffectId,
+        effect: Named<EffectId>,
     },
     /// A magnitude evaluated to NaN or infinity.
     NotFinite {
         /// The effect.
-        effect: EffectId,
+        effect: Named<EffectId>,
         /// The value.
         value: f64,
     },
     /// A duration magnitude is not a usable number of seconds.
     BadDuration {
         /// The effect.
-        effect: EffectId,
+        effect: Named<EffectId>,
         /// The seconds it evaluated to.
         seconds: f64,
     },
+}
+
+impl EffectError {
+    /// The effect that failed, when the catalog knows it.
+    pub fn effect(&self) -> Option<EffectId> {
+        match self {
+            EffectError::NoSuchTarget(_) => None,
+            EffectError::UnknownEffect(id) => Some(*id),
+            EffectError::MissingSetByCaller { effect, .. }
+            | EffectError::AmbiguousSetByCaller { effect, .. }
+            | EffectError::SourceUnavailable { effect }
+            | EffectError::NotFinite { effect, .. }
+            | EffectError::BadDuration { effect, .. } => Some(effect.id),
+        }
+    }
 }
 
 impl fmt::Display for EffectError {
@@ -62,37 +76,23 @@ impl fmt::Display for EffectError {
             }
             EffectError::MissingSetByCaller { effect, key } => write!(
                 f,
-                "effect #{} needs a SetByCaller value under tag #{} and the spec has none",
-                effect.index(),
-                key.index()
+                "effect {effect} needs a SetByCaller value under {key} and the spec has none"
             ),
             EffectError::AmbiguousSetByCaller { effect, key } => write!(
                 f,
-                "effect #{} found several SetByCaller values under tag #{}",
-                effect.index(),
-                key.index()
+                "effect {effect} found several SetByCaller values under {key}"
             ),
-            EffectError::SourceUnavailable { effect } => {
-                write!(
-                    f,
-                    "effect #{} reads a source attribute but has no usable source",
-                    effect.index()
-                )
-            }
+            EffectError::SourceUnavailable { effect } => write!(
+                f,
+                "effect {effect} reads a source attribute but has no usable source"
+            ),
             EffectError::NotFinite { effect, value } => {
-                write!(
-                    f,
-                    "effect #{} computed a non-finite magnitude {value}",
-                    effect.index()
-                )
+                write!(f, "effect {effect} computed a non-finite magnitude {value}")
             }
-            EffectError::BadDuration { effect, seconds } => {
-                write!(
-                    f,
-                    "effect #{} computed an invalid duration of {seconds} s",
-                    effect.index()
-                )
-            }
+            EffectError::BadDuration { effect, seconds } => write!(
+                f,
+                "effect {effect} computed an invalid duration of {seconds} s"
+            ),
         }
     }
 }

@@ -9,7 +9,8 @@ use smallvec::SmallVec;
 
 use super::active::{ActiveEffect, EffectKey, SourceCaptures};
 use super::data::{
-    CaptureFrom, CueEvent, DurationOnReapply, PeriodOnReapply, StackBy, StackExpiry,
+    CaptureFrom, CueEvent, DurationOnReapply, PeriodOnReapply, PeriodicWhileDead, StackBy,
+    StackExpiry,
 };
 use super::def::{DurationPolicy, EffectDef, EffectDefs, EffectId, Magnitude};
 use super::error::EffectError;
@@ -17,7 +18,8 @@ use super::spec::{EffectSpec, SetByCallerError};
 use crate::attributes::{
     AttributeChanges, AttributeId, AttributeMode, AttributeSchema, Attributes, ModOp,
 };
-use crate::tags::{NotHeld, Tag, TagCounts, TagSet};
+use crate::names::Named;
+use crate::tags::{NotHeld, Tag, TagCounts, TagRegistry, TagSet};
 use crate::time::{Lane, SimDuration, SimTime, TimerQueue};
 use crate::trace::{BlockReason, RemovalReason, Trace, TraceCategory, TraceKind};
 
@@ -104,17 +106,46 @@ pub struct Execution {
     pub spec: EffectSpec,
     /// Meta attributes consumed, in attribute order.
     pub meta: SmallVec<[MetaOutcome; 1]>,
+    /// Attributes with an `on_zero` effect that this execution brought from
+    /// above zero to zero or below (the context applies their effects).
+    pub reached_zero: SmallVec<[AttributeId; 1]>,
 }
 
 /// The shared state effect operations need besides the host itself.
 pub(crate) struct EffectCx<'a, P> {
     pub defs: &'a EffectDefs,
+    pub tags: &'a TagRegistry,
     pub schema: &'a AttributeSchema,
     pub now: SimTime,
     pub timers: &'a mut TimerQueue<P>,
     pub trace: &'a mut Trace,
     /// The entity the host belongs to.
     pub entity: Entity,
+}
+
+/// Names for errors: effects and tags as the catalog calls them.
+#[derive(Copy, Clone)]
+pub(crate) struct Names<'a> {
+    pub defs: &'a EffectDefs,
+    pub tags: &'a TagRegistry,
+}
+
+impl<'a> Names<'a> {
+    pub fn of<P>(cx: &EffectCx<'a, P>) -> Self {
+        Names {
+            defs: cx.defs,
+            tags: cx.tags,
+        }
+    }
+
+    pub fn effect(self, id: EffectId) -> Named<EffectId> {
+        let name = self.defs.try_def(id).map_or("?", |d| d.name.as_str());
+        Named::new(id, name)
+    }
+
+    pub fn tag(self, tag: Tag) -> Named<Tag> {
+        Named::new(tag, self.tags.name(tag))
+    }
 }
 
 /// The part of an entity that gameplay effects act on.
@@ -294,30 +325,22 @@ impl EffectHost {
         if !def.application_requirements.matches(self.tags.tags()) {
             return Ok(self.blocked(cx, &spec, BlockReason::Requirements));
         }
+        if !def.affects_dead && self.is_dead(defs) {
+            return Ok(self.blocked(cx, &spec, BlockReason::Dead));
+        }
         if let Some(by) = self.immunity_against(cx.defs, def, &spec) {
             return Ok(self.blocked(cx, &spec, BlockReason::Immune { by }));
         }
         // Evaluate every magnitude first: a missing SetByCaller key fails
         // the whole application before anything is touched.
-        let magnitudes = self.evaluate_modifiers(def, &spec, &captures)?;
-        let duration = match &def.duration {
-            DurationPolicy::Instant => {
-                let effect = spec.effect;
-                let execution = self.execute(cx, def, spec, &magnitudes, 1);
-                self.remove_tagged_by(cx, effect, None);
-                return Ok(ApplyOutcome::Executed(execution));
-            }
-            DurationPolicy::Infinite => None,
-            DurationPolicy::Duration(m) => {
-                let secs = self.evaluate(m, &spec, &captures)?;
-                Some(
-                    SimDuration::from_secs_f64(secs).map_err(|_| EffectError::BadDuration {
-                        effect: spec.effect,
-                        seconds: secs,
-                    })?,
-                )
-            }
-        };
+        let names = Names::of(cx);
+        let (magnitudes, duration) = self.evaluate_spec(names, def, &spec, &captures)?;
+        if def.is_instant() {
+            let effect = spec.effect;
+            let execution = self.execute(cx, def, spec, &magnitudes, 1);
+            self.remove_tagged_by(cx, effect, None);
+            return Ok(ApplyOutcome::Executed(execution));
+        }
         if let Some(key) = self.existing_stack(def, &spec) {
             let stacks = self.reapply(cx, key, &spec, duration);
             self.remove_tagged_by(cx, spec.effect, Some(key));
@@ -344,6 +367,12 @@ impl EffectHost {
             },
         );
         ApplyOutcome::Blocked(reason)
+    }
+
+    /// True when the game's `life` rule calls this owner dead.
+    #[inline]
+    pub(crate) fn is_dead(&self, defs: &EffectDefs) -> bool {
+        defs.life().is_dead(self.tags.tags())
     }
 
     /// An active, uninhibited effect whose immunity query matches the
@@ -374,21 +403,40 @@ impl EffectHost {
         None
     }
 
-    fn evaluate_modifiers(
+    /// Every magnitude of `spec` for one stack, and its duration (`None`
+    /// when infinite or instant), without changing anything: what an
+    /// application would compute, or the error it would fail with.
+    pub(crate) fn evaluate_spec(
         &self,
+        names: Names<'_>,
         def: &EffectDef,
         spec: &EffectSpec,
         captures: &SourceCaptures,
-    ) -> Result<SmallVec<[f64; 2]>, EffectError> {
-        def.modifiers
+    ) -> Result<(SmallVec<[f64; 2]>, Option<SimDuration>), EffectError> {
+        let magnitudes = def
+            .modifiers
             .iter()
-            .map(|m| self.evaluate(&m.magnitude, spec, captures))
-            .collect()
+            .map(|m| self.evaluate(names, &m.magnitude, spec, captures))
+            .collect::<Result<_, _>>()?;
+        let duration = match &def.duration {
+            DurationPolicy::Instant | DurationPolicy::Infinite => None,
+            DurationPolicy::Duration(m) => {
+                let secs = self.evaluate(names, m, spec, captures)?;
+                Some(
+                    SimDuration::from_secs_f64(secs).map_err(|_| EffectError::BadDuration {
+                        effect: names.effect(spec.effect),
+                        seconds: secs,
+                    })?,
+                )
+            }
+        };
+        Ok((magnitudes, duration))
     }
 
     /// One magnitude for one stack.
     fn evaluate(
         &self,
+        names: Names<'_>,
         magnitude: &Magnitude,
         spec: &EffectSpec,
         captures: &SourceCaptures,
@@ -402,12 +450,12 @@ impl EffectHost {
             Magnitude::SetByCaller(key) => {
                 spec.set_by_caller(*key).map_err(|error| match error {
                     SetByCallerError::Missing(key) => EffectError::MissingSetByCaller {
-                        effect: spec.effect,
-                        key,
+                        effect: names.effect(spec.effect),
+                        key: names.tag(key),
                     },
                     SetByCallerError::Ambiguous(key) => EffectError::AmbiguousSetByCaller {
-                        effect: spec.effect,
-                        key,
+                        effect: names.effect(spec.effect),
+                        key: names.tag(key),
                     },
                 })?
             }
@@ -418,8 +466,8 @@ impl EffectHost {
                         .iter()
                         .find(|(a, _)| *a == capture.attribute)
                         .map(|(_, v)| *v)
-                        .ok_or(EffectError::SourceUnavailable {
-                            effect: spec.effect,
+                        .ok_or_else(|| EffectError::SourceUnavailable {
+                            effect: names.effect(spec.effect),
                         })?,
                 };
                 capture.apply(value)
@@ -429,7 +477,7 @@ impl EffectHost {
             Ok(value)
         } else {
             Err(EffectError::NotFinite {
-                effect: spec.effect,
+                effect: names.effect(spec.effect),
                 value,
             })
         }
@@ -448,6 +496,7 @@ impl EffectHost {
         stacks: u32,
     ) -> Execution {
         let mut touched_meta: SmallVec<[AttributeId; 1]> = SmallVec::new();
+        let mut reached_zero: SmallVec<[AttributeId; 1]> = SmallVec::new();
         for (modifier, &magnitude) in def.modifiers.iter().zip(magnitudes) {
             let id = modifier.attribute;
             let attribute = cx.schema.def(id);
@@ -464,6 +513,7 @@ impl EffectHost {
             };
             if let Ok(changes) = self.attributes.set_base(cx.schema, id, next) {
                 self.note_changes(&changes, cx.schema, cx.now, cx.trace, cx.entity);
+                note_zero(cx.defs, &changes, &mut reached_zero);
             }
             if attribute.meta && !touched_meta.contains(&id) {
                 touched_meta.push(id);
@@ -482,6 +532,7 @@ impl EffectHost {
             let target_base = self.attributes.base(drained) - amount;
             if let Ok(changes) = self.attributes.set_base(cx.schema, drained, target_base) {
                 self.note_changes(&changes, cx.schema, cx.now, cx.trace, cx.entity);
+                note_zero(cx.defs, &changes, &mut reached_zero);
             }
             meta.push(MetaOutcome {
                 meta: id,
@@ -504,6 +555,7 @@ impl EffectHost {
             effect: spec.effect,
             spec,
             meta,
+            reached_zero,
         }
     }
 
@@ -655,9 +707,15 @@ impl EffectHost {
         self.add_modifiers(cx, key);
     }
 
+    /// Adds an active effect's modifiers to the aggregator. A periodic
+    /// effect holds none: its modifiers are executed into the base every
+    /// period instead (GAS semantics), so its expiry changes no value.
     fn add_modifiers<P>(&mut self, cx: &mut EffectCx<P>, key: EffectKey) {
         let effect = &self.effects[key];
         let def = cx.defs.def(effect.def);
+        if def.period.is_some() {
+            return;
+        }
         let stacks = f64::from(effect.stacks);
         let mut all = AttributeChanges::new();
         for (modifier, &magnitude) in def.modifiers.iter().zip(&effect.magnitudes) {
@@ -758,10 +816,11 @@ impl EffectHost {
 
     fn execute_period<P>(&mut self, cx: &mut EffectCx<P>, key: EffectKey) -> Option<Execution> {
         let effect = &self.effects[key];
-        if effect.inhibited {
+        let def = cx.defs.def(effect.def);
+        // Inhibited, or paused on a dead owner: the tick passes unexecuted.
+        if effect.inhibited || (!def.affects_dead && self.is_dead(cx.defs)) {
             return None;
         }
-        let def = cx.defs.def(effect.def);
         let spec = effect.spec.clone();
         let magnitudes = effect.magnitudes.clone();
         let stacks = effect.stacks;
@@ -883,6 +942,18 @@ impl EffectHost {
         }
     }
 
+    /// Applies the `life` rule's `Remove` policy: a dead owner loses its
+    /// periodic effects (those without `affects_dead`).
+    pub(crate) fn reconcile_life<P>(&mut self, cx: &mut EffectCx<P>) {
+        let life = cx.defs.life();
+        if life.periodic != PeriodicWhileDead::Remove || !self.is_dead(cx.defs) {
+            return;
+        }
+        self.remove_where(cx, RemovalReason::OwnerDied, |def, _| {
+            def.period.is_some() && !def.affects_dead
+        });
+    }
+
     /// Re-reads live attribute captures and updates the modifiers of the
     /// effects whose magnitude moved. `source_value` reads another entity.
     pub(crate) fn refresh_live<P>(
@@ -942,6 +1013,24 @@ impl EffectHost {
             }
         }
         sources
+    }
+}
+
+/// Adds to `reached` each attribute in `changes` that went from above zero
+/// to zero or below and has an `on_zero` effect.
+fn note_zero(
+    defs: &EffectDefs,
+    changes: &AttributeChanges,
+    reached: &mut SmallVec<[AttributeId; 1]>,
+) {
+    for change in changes {
+        if change.old > 0.0
+            && change.new <= 0.0
+            && defs.zero_effect(change.attribute).is_some()
+            && !reached.contains(&change.attribute)
+        {
+            reached.push(change.attribute);
+        }
     }
 }
 

@@ -3,10 +3,12 @@
 //! An effect definition (data) says how long it lasts, what it modifies,
 //! which tags it grants and how re-applications stack. An [`EffectSpec`]
 //! adds what is decided at the moment of use: level, source and SetByCaller
-//! magnitudes. Applying a spec to a target either executes it (instant and
-//! periodic effects change *base* values) or makes it active (duration and
-//! infinite effects add modifiers to the aggregator and grant tags until
-//! they end).
+//! magnitudes. Applying a spec to a target either executes it (instant
+//! effects change *base* values) or makes it active: a duration or infinite
+//! effect adds its modifiers to the aggregator and grants its tags until it
+//! ends, while a *periodic* one holds no modifier at all and executes its
+//! modifiers into the base every period instead, as in Unreal's GAS, so its
+//! expiry changes no value.
 //!
 //! A meta attribute (like `Damage`) modified by an execution is consumed in
 //! one post-execute step: its value is subtracted from the attribute it
@@ -24,16 +26,16 @@ mod spec;
 pub use active::EffectKey;
 pub use data::{
     AttributeMagnitudeData, CaptureFrom, CueData, CueEvent, DurationData, DurationOnReapply,
-    EffectData, MagnitudeData, ModifierData, PeriodData, PeriodOnReapply, StackBy, StackExpiry,
-    StackingData,
+    EffectData, LifeData, MagnitudeData, ModifierData, PeriodData, PeriodOnReapply,
+    PeriodicWhileDead, StackBy, StackExpiry, StackingData,
 };
 pub use def::{
-    AttributeCapture, Cue, DurationPolicy, EffectDef, EffectDefs, EffectId, Magnitude, ModifierDef,
-    Period, Stacking,
+    AttributeCapture, Cue, DurationPolicy, EffectDef, EffectDefs, EffectId, Life, Magnitude,
+    ModifierDef, Period, Stacking,
 };
 pub use error::EffectError;
 pub use host::{ApplyOutcome, EffectHost, EffectTimer, Execution, MetaOutcome};
 pub use spec::{EffectSpec, SetByCallerError};
 
 pub(crate) use active::SourceCaptures;
-pub(crate) use host::EffectCx;
+pub(crate) use host::{EffectCx, Names};

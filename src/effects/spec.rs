@@ -129,15 +129,15 @@ impl EffectSpec {
     }
 }
 
+/// A spec knows no tag names: the context reports these as
+/// [`EffectError`](crate::EffectError)s, which name the effect and the key.
 impl fmt::Display for SetByCallerError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SetByCallerError::Missing(tag) => {
-                write!(f, "no SetByCaller value under tag #{}", tag.index())
+        f.write_str(match self {
+            SetByCallerError::Missing(_) => "the spec has no SetByCaller value under the key",
+            SetByCallerError::Ambiguous(_) => {
+                "the spec has several SetByCaller values under the key"
             }
-            SetByCallerError::Ambiguous(tag) => {
-                write!(f, "several SetByCaller values under tag #{}", tag.index())
-            }
-        }
+        })
     }
 }

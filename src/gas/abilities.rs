@@ -364,15 +364,9 @@ impl Gas {
         }
         // 8. The behaviour's own validation.
         match &def.behaviour {
-            Behaviour::ApplyEffects(list) => {
-                let needs = |to: Recipient| list.iter().any(|a| a.to == to);
-                let alive =
-                    |e: Option<Entity>| e.is_some_and(|e| world.get::<&AbilitySystem>(e).is_ok());
-                if (needs(Recipient::Target) && !alive(event.target))
-                    || (needs(Recipient::Instigator) && !alive(event.instigator))
-                {
-                    return Err(ActivationFailure::TargetRequirements);
-                }
+            Behaviour::ApplyEffects(_) => {
+                drop(system);
+                self.check_apply_effects(world, owner, def, granted.level, event)?;
             }
             Behaviour::Registered(id) => {
                 let behaviour = self.behaviours[id.index()]
@@ -392,6 +386,51 @@ impl Gas {
             }
         }
         Ok((granted.level, running))
+    }
+
+    /// The built-in `ApplyEffects` behaviour's validation: every recipient
+    /// exists, and every spec it would apply (cost and cooldown included)
+    /// evaluates, so nothing that only run time can know fails after commit.
+    fn check_apply_effects(
+        &self,
+        world: &World,
+        owner: Entity,
+        def: &AbilityDef,
+        level: u32,
+        event: &GameplayEvent,
+    ) -> Result<(), ActivationFailure> {
+        let commit = commit_specs(def, owner, level, None);
+        let applied = apply_effects_specs(def, owner, level, event)?;
+        let specs = commit
+            .iter()
+            .map(|s| (owner, s))
+            .chain(applied.iter().map(|(r, s)| (*r, s)));
+        self.check_specs(world, specs)
+    }
+
+    /// Evaluates each `(recipient, spec)` as its application would, changing
+    /// nothing: the first that cannot apply refuses the activation.
+    fn check_specs<'s>(
+        &self,
+        world: &World,
+        specs: impl Iterator<Item = (Entity, &'s EffectSpec)>,
+    ) -> Result<(), ActivationFailure> {
+        let names = self.names();
+        let effects = self.catalog.effects();
+        for (recipient, spec) in specs {
+            let system = world
+                .get::<&AbilitySystem>(recipient)
+                .map_err(|_| ActivationFailure::TargetRequirements)?;
+            let cannot = || ActivationFailure::CannotApply(spec.effect);
+            let effect = effects.try_def(spec.effect).ok_or_else(cannot)?;
+            let captures = super::effects::source_captures(world, names, effect, spec, recipient)
+                .map_err(|_| cannot())?;
+            system
+                .host
+                .evaluate_spec(names, effect, spec, &captures)
+                .map_err(|_| cannot())?;
+        }
+        Ok(())
     }
 
     /// A cost is affordable when no flat cost drives its attribute below
@@ -496,7 +535,9 @@ impl Gas {
         instance
     }
 
-    /// The built-in `ApplyEffects` behaviour: commit, apply, end.
+    /// The built-in `ApplyEffects` behaviour: commit, apply, end. Every spec
+    /// was evaluated by the activation checks, so nothing fails after the
+    /// commit.
     fn run_apply_effects(
         &mut self,
         world: &mut World,
@@ -512,27 +553,10 @@ impl Gas {
             return;
         }
         let catalog = self.catalog.clone();
-        let Behaviour::ApplyEffects(list) = &catalog.abilities().def(ability).behaviour else {
-            return;
-        };
-        for application in list {
-            let recipient = match application.to {
-                Recipient::Owner => Some(owner),
-                Recipient::Target => event.target,
-                Recipient::Instigator => event.instigator,
-            };
-            let Some(recipient) = recipient else {
-                continue;
-            };
-            let mut spec = EffectSpec::new(application.effect)
-                .with_level(level)
-                .with_source(owner);
-            for &(key, value) in &application.set_by_caller {
-                spec.set(key, value);
-            }
-            if let (Some(key), Some(value)) = (application.event_magnitude, event.magnitude) {
-                spec.set(key, value);
-            }
+        let def = catalog.abilities().def(ability);
+        // The checks ran these very specs; a recipient gone since is skipped.
+        for (recipient, spec) in apply_effects_specs(def, owner, level, &event).unwrap_or_default()
+        {
             self.apply_effect_recorded(world, recipient, spec);
         }
         self.end_ability(world, owner, instance, EndReason::Completed);
@@ -578,21 +602,17 @@ impl Gas {
             if !affordable {
                 return Err(ActivationFailure::Cost);
             }
-            let spec = EffectSpec::new(cost).with_level(level).with_source(owner);
-            self.apply_effect(world, owner, spec)
-                .map_err(|_| ActivationFailure::Cost)?;
         }
-        if let Some(cooldown) = def.cooldown {
-            let mut spec = EffectSpec::new(cooldown.effect)
-                .with_level(level)
-                .with_source(owner);
-            if let (Some(key), Some(seconds)) =
-                (cooldown.duration_key, seconds.or(cooldown.seconds))
-            {
-                spec.set(key, seconds);
-            }
-            self.apply_effect(world, owner, spec)
-                .map_err(|_| ActivationFailure::Cooldown)?;
+        let specs = commit_specs(def, owner, level, seconds);
+        // All or nothing: a cooldown that cannot apply spends no cost.
+        self.check_specs(world, specs.iter().map(|s| (owner, s)))?;
+        for spec in specs {
+            let failure = if Some(spec.effect) == def.cost {
+                ActivationFailure::Cost
+            } else {
+                ActivationFailure::Cooldown
+            };
+            self.apply_effect(world, owner, spec).map_err(|_| failure)?;
         }
         Ok(())
     }
@@ -1005,4 +1025,62 @@ impl Gas {
         self.reconcile(world);
         Ok(vanished)
     }
+}
+
+/// The specs a commit applies to the owner: the cost, then the cooldown
+/// (its SetByCaller duration from `seconds`, else the authored seconds).
+fn commit_specs(
+    def: &AbilityDef,
+    owner: Entity,
+    level: u32,
+    seconds: Option<f64>,
+) -> SmallVec<[EffectSpec; 2]> {
+    let mut specs = SmallVec::new();
+    if let Some(cost) = def.cost {
+        specs.push(EffectSpec::new(cost).with_level(level).with_source(owner));
+    }
+    if let Some(cooldown) = def.cooldown {
+        let mut spec = EffectSpec::new(cooldown.effect)
+            .with_level(level)
+            .with_source(owner);
+        if let (Some(key), Some(seconds)) = (cooldown.duration_key, seconds.or(cooldown.seconds)) {
+            spec.set(key, seconds);
+        }
+        specs.push(spec);
+    }
+    specs
+}
+
+/// What an `ApplyEffects` ability applies, to whom: one spec per entry, with
+/// its authored SetByCaller values and the event's magnitude. A recipient
+/// the event does not name refuses the activation.
+fn apply_effects_specs(
+    def: &AbilityDef,
+    owner: Entity,
+    level: u32,
+    event: &GameplayEvent,
+) -> Result<SmallVec<[(Entity, EffectSpec); 2]>, ActivationFailure> {
+    let Behaviour::ApplyEffects(list) = &def.behaviour else {
+        return Ok(SmallVec::new());
+    };
+    list.iter()
+        .map(|application| {
+            let recipient = match application.to {
+                Recipient::Owner => Some(owner),
+                Recipient::Target => event.target,
+                Recipient::Instigator => event.instigator,
+            }
+            .ok_or(ActivationFailure::TargetRequirements)?;
+            let mut spec = EffectSpec::new(application.effect)
+                .with_level(level)
+                .with_source(owner);
+            for &(key, value) in &application.set_by_caller {
+                spec.set(key, value);
+            }
+            if let (Some(key), Some(value)) = (application.event_magnitude, event.magnitude) {
+                spec.set(key, value);
+            }
+            Ok((recipient, spec))
+        })
+        .collect()
 }

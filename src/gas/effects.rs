@@ -6,10 +6,10 @@ use smallvec::SmallVec;
 
 use super::Gas;
 use crate::abilities::AbilitySystem;
-use crate::attributes::AttributeId;
+use crate::attributes::{AttributeError, AttributeId};
 use crate::effects::{
     ApplyOutcome, CaptureFrom, EffectCx, EffectDef, EffectError, EffectId, EffectKey, EffectSpec,
-    EffectTimer, Execution, Magnitude, SourceCaptures,
+    EffectTimer, Execution, Magnitude, Names, SourceCaptures,
 };
 use crate::tags::{Tag, TagQuery};
 use crate::time::SimDuration;
@@ -32,7 +32,7 @@ impl Gas {
     ) -> Result<ApplyOutcome, EffectError> {
         let outcome = self.apply_effect_inner(world, target, spec)?;
         if let ApplyOutcome::Executed(execution) = &outcome {
-            self.run_hooks(world, target, execution);
+            self.after_execution(world, target, execution);
         }
         self.reconcile(world);
         Ok(outcome)
@@ -50,8 +50,9 @@ impl Gas {
                 .effects()
                 .try_def(spec.effect)
                 .ok_or(EffectError::UnknownEffect(spec.effect))?;
+            let names = self.names();
             (
-                source_captures(world, def, &spec, target)?,
+                source_captures(world, names, def, &spec, target)?,
                 def.has_live_capture,
             )
         };
@@ -171,68 +172,23 @@ impl Gas {
     /// Writes an attribute's *base* value directly, outside any effect.
     ///
     /// For sources that are not gameplay effects by design, such as
-    /// `MaxHealth` following the Hitpoints level; everything a fight does
-    /// goes through effects. `false` if the entity is gone or the value is
-    /// not finite (nothing changes).
+    /// `MaxHealth` following a level; everything a fight does goes through
+    /// effects. Refused, changing nothing, when the entity is gone, the
+    /// value is not finite, or a derived rule of the entity's profile owns
+    /// the attribute (the error names the profile).
     pub fn set_base_attribute(
         &mut self,
         world: &mut World,
         entity: Entity,
         attribute: AttributeId,
         value: f64,
-    ) -> bool {
+    ) -> Result<(), AttributeError> {
         self.with_host(world, entity, |host, cx| {
-            match host.attributes.set_base(cx.schema, attribute, value) {
-                Ok(changes) => {
-                    host.note_changes(&changes, cx.schema, cx.now, cx.trace, cx.entity);
-                    true
-                }
-                Err(_) => false,
-            }
+            let changes = host.attributes.set_base(cx.schema, attribute, value)?;
+            host.note_changes(&changes, cx.schema, cx.now, cx.trace, cx.entity);
+            Ok(())
         })
-        .unwrap_or(false)
-    }
-
-    /// Names the effect and tag in an error, for messages and logs.
-    pub fn describe_error(&self, error: &EffectError) -> String {
-        let effect = |id: EffectId| {
-            self.catalog
-                .effects()
-                .try_def(id)
-                .map_or_else(|| format!("#{}", id.index()), |d| d.name.clone())
-        };
-        let tag = |tag: Tag| self.catalog.tags().name(tag).to_owned();
-        match *error {
-            EffectError::MissingSetByCaller { effect: e, key } => format!(
-                "effect `{}` needs a SetByCaller value under `{}` and the spec has none",
-                effect(e),
-                tag(key)
-            ),
-            EffectError::AmbiguousSetByCaller { effect: e, key } => format!(
-                "effect `{}` found several SetByCaller values under `{}`",
-                effect(e),
-                tag(key)
-            ),
-            EffectError::SourceUnavailable { effect: e } => {
-                format!(
-                    "effect `{}` reads a source attribute but has no usable source",
-                    effect(e)
-                )
-            }
-            EffectError::NotFinite { effect: e, value } => {
-                format!(
-                    "effect `{}` computed a non-finite magnitude {value}",
-                    effect(e)
-                )
-            }
-            EffectError::BadDuration { effect: e, seconds } => {
-                format!(
-                    "effect `{}` computed an invalid duration of {seconds} s",
-                    effect(e)
-                )
-            }
-            EffectError::UnknownEffect(_) | EffectError::NoSuchTarget(_) => error.to_string(),
-        }
+        .unwrap_or(Err(AttributeError::NoSuchEntity(entity)))
     }
 
     pub(super) fn on_effect_timer(&mut self, world: &mut World, timer: EffectTimer) {
@@ -247,8 +203,22 @@ impl Gas {
                 .map(|execution| (entity, execution)),
         };
         if let Some((entity, execution)) = execution {
-            self.run_hooks(world, entity, &execution);
+            self.after_execution(world, entity, &execution);
         }
+    }
+
+    /// What follows every execution, in this order: the `on_zero` effects
+    /// of attributes it brought to zero (so `Status.Dead` is there before
+    /// anyone looks), then the post-execute hooks.
+    fn after_execution(&mut self, world: &mut World, target: Entity, execution: &Execution) {
+        for &attribute in &execution.reached_zero {
+            if let Some(effect) = self.catalog.effects().zero_effect(attribute) {
+                let mut spec = EffectSpec::new(effect);
+                spec.source = execution.spec.source;
+                self.apply_effect_recorded(world, target, spec);
+            }
+        }
+        self.run_hooks(world, target, execution);
     }
 
     /// Runs `f` on `target`'s effect host with an effect context, then
@@ -269,6 +239,7 @@ impl Gas {
         let system = world.query_one_mut::<&mut AbilitySystem>(target).ok()?;
         let mut cx = EffectCx {
             defs: catalog.effects(),
+            tags: catalog.tags(),
             schema: catalog.attributes(),
             now: *now,
             timers,
@@ -278,6 +249,14 @@ impl Gas {
         let result = f(&mut system.host, &mut cx);
         self.note_touched(target, system);
         Some(result)
+    }
+
+    /// Effects and tags by name, for errors.
+    pub(crate) fn names(&self) -> Names<'_> {
+        Names {
+            defs: self.catalog.effects(),
+            tags: self.catalog.tags(),
+        }
     }
 
     pub(crate) fn run_hooks(&mut self, world: &mut World, target: Entity, execution: &Execution) {
@@ -293,8 +272,9 @@ impl Gas {
 
 /// Reads the source attribute values `def` needs, before the target is
 /// borrowed (the two may share a column).
-fn source_captures(
+pub(super) fn source_captures(
     world: &World,
+    names: Names<'_>,
     def: &EffectDef,
     spec: &EffectSpec,
     target: Entity,
@@ -313,9 +293,10 @@ fn source_captures(
         _ => None,
     });
     for attribute in needs {
-        let source = spec.source.ok_or(EffectError::SourceUnavailable {
-            effect: spec.effect,
-        })?;
+        let unavailable = || EffectError::SourceUnavailable {
+            effect: names.effect(spec.effect),
+        };
+        let source = spec.source.ok_or_else(unavailable)?;
         let value = if source == target {
             world
                 .get::<&AbilitySystem>(target)
@@ -327,9 +308,7 @@ fn source_captures(
                 .ok()
                 .map(|s| s.current(attribute))
         };
-        let value = value.ok_or(EffectError::SourceUnavailable {
-            effect: spec.effect,
-        })?;
+        let value = value.ok_or_else(unavailable)?;
         captures.push((attribute, value));
     }
     Ok(captures)

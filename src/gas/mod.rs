@@ -121,6 +121,11 @@ impl Gas {
         for def in catalog.effects().iter() {
             def.ongoing_requirements.collect_tags(&mut reactive_tags);
         }
+        catalog
+            .effects()
+            .life()
+            .dead
+            .collect_tags(&mut reactive_tags);
         Self {
             reactive_tags,
             behaviours: vec![None; catalog.abilities().behaviour_count()],

@@ -44,7 +44,10 @@ impl Gas {
             system.queued = false;
             let appeared = std::mem::take(&mut system.host.appeared);
             let vanished = std::mem::take(&mut system.host.vanished);
-            self.with_host(world, entity, |host, cx| host.reconcile_inhibition(cx));
+            self.with_host(world, entity, |host, cx| {
+                host.reconcile_inhibition(cx);
+                host.reconcile_life(cx);
+            });
             self.ability_tag_reactions(world, entity, &appeared, &vanished);
         }
         if self.attributes_moved && !self.live_holders.is_empty() {

@@ -171,7 +171,10 @@ impl ScenarioRun {
             );
         }
         for &(attribute, value) in &spec.attributes {
-            self.gas
+            // Fighters use no derived profile and values are checked finite
+            // at compile: nothing here can be refused.
+            let _ = self
+                .gas
                 .set_base_attribute(&mut self.world, entity, attribute, value);
         }
         entity

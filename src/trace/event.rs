@@ -147,6 +147,9 @@ pub enum BlockReason {
         /// The effect granting immunity.
         by: EffectId,
     },
+    /// The target is dead by the game's `life` rule, and the effect does
+    /// not set `affects_dead`.
+    Dead,
 }
 
 /// Why an effect ended.
@@ -158,6 +161,8 @@ pub enum RemovalReason {
     Removed,
     /// Removed by another effect's `remove_effects_with_tags`.
     RemovedBy(EffectId),
+    /// A periodic effect whose owner died, under a `life` rule that removes them.
+    OwnerDied,
 }
 
 /// What happened.

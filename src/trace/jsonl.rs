@@ -153,6 +153,7 @@ pub fn render_json(
                     o.str("reason", "immune");
                     o.str("by", cx.effect(*by));
                 }
+                BlockReason::Dead => o.str("reason", "dead"),
             }
         }
         TraceKind::EffectRemoved { effect, reason, .. } => {
@@ -164,6 +165,7 @@ pub fn render_json(
                     o.str("reason", "removed_by");
                     o.str("by", cx.effect(*by));
                 }
+                RemovalReason::OwnerDied => o.str("reason", "owner_died"),
             }
         }
         TraceKind::EffectInhibited {

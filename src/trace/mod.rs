@@ -35,8 +35,8 @@
 //! |---|---|---|
 //! | `effect_applied` | Effects | `effect`, `stacks`, `duration` (s or null); `source` holds it, `target` applied it |
 //! | `effect_executed` | Effects | `effect` (an instant or periodic execution) |
-//! | `effect_blocked` | Effects | `effect`, `reason` (`requirements`, `immune`), `by` (immune) |
-//! | `effect_removed` | Effects | `effect`, `reason` (`expired`, `removed`, `removed_by`), `by` |
+//! | `effect_blocked` | Effects | `effect`, `reason` (`requirements`, `immune`, `dead`), `by` (immune) |
+//! | `effect_removed` | Effects | `effect`, `reason` (`expired`, `removed`, `removed_by`, `owner_died`), `by` |
 //! | `effect_inhibited` | Effects | `effect`, `inhibited` (bool: stopped or resumed) |
 //! | `effect_failed` | Effects | `effect`, `error` |
 //! | `attribute_changed` | Attributes | `attribute`, `old`, `new` (current values; meta attributes are not recorded) |

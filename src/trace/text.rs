@@ -109,6 +109,7 @@ fn describe(cx: &RenderCx<'_>, kind: &TraceKind) -> String {
             BlockReason::Immune { by } => {
                 format!("blocked {} immune ({})", cx.effect(*effect), cx.effect(*by))
             }
+            BlockReason::Dead => format!("blocked {} dead", cx.effect(*effect)),
         },
         TraceKind::EffectRemoved { effect, reason, .. } => match reason {
             RemovalReason::Expired => format!("effect- {} expired", cx.effect(*effect)),
@@ -120,6 +121,7 @@ fn describe(cx: &RenderCx<'_>, kind: &TraceKind) -> String {
                     cx.effect(*by)
                 )
             }
+            RemovalReason::OwnerDied => format!("effect- {} owner died", cx.effect(*effect)),
         },
         TraceKind::EffectInhibited {
             effect, inhibited, ..

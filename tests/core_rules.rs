@@ -1,0 +1,555 @@
+//! The core's effect and ability rules on content that is not combat: a
+//! small economy and spell game with gold income, mana, stamina and a
+//! life rule. Nothing here uses `gaskit::combat`.
+
+use gaskit::prelude::*;
+use gaskit::{
+    ActivationFailure, AttributeError, BlockReason, EffectError, Execution, RemovalReason,
+    TraceKind,
+};
+use hecs::{Entity, World};
+
+const TAGS: &str = "
+Status.Dead
+Status.Stunned
+Cooldown.Spell.Bolt
+SetByCaller.Amount
+Action.Trigger.Bolt
+Action.Trigger.Hurl
+";
+
+const CONTENT: &str = r#"(
+    attributes: [
+        (name: "Gold"),
+        (name: "Stamina", base: 10),
+        (name: "MaxMana", base: 200, min: 0),
+        (name: "Mana", min: 0, max: "MaxMana", clamp_base: true, starts_at: "MaxMana"),
+        (name: "Vitality", base: 5),
+        (name: "MaxHealth", base: 50, min: 1),
+        (name: "Health", min: 0, max: "MaxHealth", clamp_base: true,
+         starts_at: "MaxHealth", on_zero: "GE_Dead"),
+        (name: "Damage", meta: true, drains: "Health"),
+    ],
+    derived: [(name: "Hero", rules: [(target: "MaxHealth", base: 20, terms: [("Vitality", 10)])])],
+    life: (dead: (any: ["Status.Dead"])),
+    effects: [
+        (name: "GE_Income", duration: Duration(Constant(3)), period: (seconds: 1.0),
+         modifiers: [(attribute: "Gold", op: Flat, magnitude: Constant(10))]),
+        (name: "GE_Income_Now", duration: Duration(Constant(3)),
+         period: (seconds: 1.0, execute_on_application: true),
+         modifiers: [(attribute: "Gold", op: Flat, magnitude: Constant(10))]),
+        (name: "GE_Tithe", duration: Duration(Constant(10)), period: (seconds: 1.0),
+         modifiers: [(attribute: "Gold", op: Flat, magnitude: Constant(1))],
+         stacking: (by: Target, limit: 3)),
+        (name: "GE_Salary", duration: Duration(Constant(10)), period: (seconds: 1.0),
+         modifiers: [(attribute: "Gold", op: Flat, magnitude: Constant(100))],
+         stacking: (by: Target, limit: 1, period: Reset)),
+        (name: "GE_Regen", duration: Infinite, period: (seconds: 1.0),
+         modifiers: [(attribute: "Mana", op: Flat, magnitude: Constant(5))],
+         ongoing_requirements: (none: ["Status.Stunned"])),
+        (name: "GE_Might", duration: Duration(Constant(2)),
+         modifiers: [(attribute: "Stamina", op: Flat, magnitude: Constant(5))]),
+        (name: "GE_Fatigue", duration: Duration(Constant(2)),
+         modifiers: [(attribute: "Stamina", op: Flat, magnitude: Constant(-1))],
+         stacking: (by: Target, limit: 3, on_expiry: RemoveOneAndRefresh)),
+        (name: "GE_Poison", duration: Duration(Constant(10)), period: (seconds: 1.0),
+         modifiers: [(attribute: "Damage", op: Flat, magnitude: Constant(20))]),
+        (name: "GE_Dead", duration: Infinite, granted_tags: ["Status.Dead"], affects_dead: true),
+        (name: "GE_Revive", modifiers: [(attribute: "Damage", op: Flat, magnitude: Constant(-25))],
+         affects_dead: true),
+        (name: "GE_Stun", duration: Duration(SetByCaller("Status.Stunned")),
+         granted_tags: ["Status.Stunned"]),
+        (name: "GE_Bolt_Cooldown", duration: Duration(SetByCaller("Cooldown.Spell.Bolt")),
+         granted_tags: ["Cooldown.Spell.Bolt"]),
+        (name: "GE_Bolt", modifiers: [(attribute: "Damage", op: Flat, magnitude: SetByCaller("SetByCaller.Amount"))]),
+        (name: "GE_Bolt_Cost", modifiers: [(attribute: "Mana", op: Flat, magnitude: Constant(-40))]),
+    ],
+    abilities: [
+        (name: "GA_Bolt", trigger: "Action.Trigger.Bolt", cost: "GE_Bolt_Cost",
+         cooldown: (effect: "GE_Bolt_Cooldown", seconds: 5),
+         behaviour: ApplyEffects([(effect: "GE_Bolt", to: Target, event_magnitude: "SetByCaller.Amount")])),
+    ],
+)"#;
+
+fn catalog_with(extra: &str) -> Result<Catalog, LoadErrors> {
+    let mut builder = CatalogBuilder::new();
+    builder.tags().add_source("game.tags", TAGS);
+    builder.add_source("game.ron", CONTENT);
+    if !extra.is_empty() {
+        builder.add_source("extra.ron", extra);
+    }
+    builder.build()
+}
+
+struct Game {
+    world: World,
+    gas: Gas,
+    hero: Entity,
+    imp: Entity,
+}
+
+impl Game {
+    fn new() -> Self {
+        Self::over(catalog_with("").unwrap())
+    }
+
+    fn over(catalog: Catalog) -> Self {
+        let mut world = World::new();
+        let mut gas = Gas::new(catalog);
+        let hero_profile = gas.catalog().attributes().profile("Hero").unwrap();
+        let hero = world.spawn((
+            Name("hero".into()),
+            gas.new_ability_system_with_profile(hero_profile),
+        ));
+        let imp = world.spawn((Name("imp".into()), gas.new_ability_system()));
+        let bolt = gas.catalog().abilities().get("GA_Bolt").unwrap();
+        gas.grant_ability(&mut world, hero, bolt, 1).unwrap();
+        Game {
+            world,
+            gas,
+            hero,
+            imp,
+        }
+    }
+
+    fn attribute(&self, name: &str) -> AttributeId {
+        self.gas.catalog().attributes().get(name).unwrap()
+    }
+
+    /// `(base, current)` of an attribute.
+    fn read(&self, who: Entity, name: &str) -> (f64, f64) {
+        let id = self.attribute(name);
+        let system = self.world.get::<&AbilitySystem>(who).unwrap();
+        (system.attributes().base(id), system.current(id))
+    }
+
+    fn tag(&self, name: &str) -> Tag {
+        self.gas.catalog().tags().get(name).unwrap()
+    }
+
+    fn spec(&self, effect: &str) -> EffectSpec {
+        EffectSpec::new(self.gas.catalog().effects().get(effect).unwrap())
+    }
+
+    fn apply(&mut self, who: Entity, spec: EffectSpec) -> ApplyOutcome {
+        self.gas.apply_effect(&mut self.world, who, spec).unwrap()
+    }
+
+    fn at(&mut self, seconds: f64) {
+        let to = SimTime::from_secs_f64(seconds).unwrap();
+        self.gas.advance_to(&mut self.world, to);
+    }
+
+    fn has(&self, who: Entity, tag: &str) -> bool {
+        self.world
+            .get::<&AbilitySystem>(who)
+            .unwrap()
+            .has_tag(self.tag(tag))
+    }
+
+    fn text(&self) -> String {
+        gaskit::render_text(&self.world, self.gas.catalog(), self.gas.trace().events())
+    }
+}
+
+// ------------------------------------------------------------ periodic
+
+#[test]
+fn a_periodic_effect_executes_into_the_base_and_holds_no_modifier() {
+    let mut g = Game::new();
+    let hero = g.hero;
+    let income = g.spec("GE_Income");
+    g.apply(hero, income);
+    let mut seen = Vec::new();
+    for t in [0.0, 0.5, 1.0, 2.0, 2.9, 3.0, 4.0] {
+        g.at(t);
+        let system = g.world.get::<&AbilitySystem>(hero).unwrap();
+        assert_eq!(system.attributes().modifier_count(), 0, "at {t}");
+        seen.push(g.read(hero, "Gold"));
+    }
+    // base = current at every instant; the tick due at expiry still runs;
+    // the expiry itself changes nothing.
+    assert_eq!(
+        seen,
+        [
+            (0.0, 0.0),
+            (0.0, 0.0),
+            (10.0, 10.0),
+            (20.0, 20.0),
+            (20.0, 20.0),
+            (30.0, 30.0),
+            (30.0, 30.0)
+        ]
+    );
+    let expired = g
+        .gas
+        .trace()
+        .events()
+        .iter()
+        .position(|e| {
+            matches!(
+                e.kind,
+                TraceKind::EffectRemoved {
+                    reason: RemovalReason::Expired,
+                    ..
+                }
+            )
+        })
+        .expect("it expired");
+    assert!(
+        !g.gas.trace().events()[expired..]
+            .iter()
+            .any(|e| matches!(e.kind, TraceKind::AttributeChanged { .. })),
+        "no value changes at or after the expiry:\n{}",
+        g.text()
+    );
+}
+
+#[test]
+fn execute_on_application_adds_one_tick_at_the_start() {
+    let mut g = Game::new();
+    let hero = g.hero;
+    let income = g.spec("GE_Income_Now");
+    g.apply(hero, income);
+    assert_eq!(g.read(hero, "Gold"), (10.0, 10.0));
+    g.at(3.0);
+    assert_eq!(g.read(hero, "Gold"), (40.0, 40.0));
+}
+
+#[test]
+fn stacked_periodic_effects_tick_once_per_period_with_every_stack() {
+    let mut g = Game::new();
+    let hero = g.hero;
+    for _ in 0..4 {
+        let tithe = g.spec("GE_Tithe");
+        g.apply(hero, tithe);
+    }
+    g.at(1.0);
+    assert_eq!(g.read(hero, "Gold"), (3.0, 3.0), "limit 3: 3 per tick");
+    g.at(2.0);
+    assert_eq!(g.read(hero, "Gold"), (6.0, 6.0));
+}
+
+#[test]
+fn a_reapplication_with_period_reset_restarts_the_phase() {
+    let mut g = Game::new();
+    let hero = g.hero;
+    let salary = g.spec("GE_Salary");
+    g.apply(hero, salary.clone());
+    g.at(1.5);
+    assert_eq!(g.read(hero, "Gold").0, 100.0);
+    g.apply(hero, salary);
+    g.at(2.4);
+    assert_eq!(g.read(hero, "Gold").0, 100.0, "no tick at 2.0 any more");
+    g.at(2.5);
+    assert_eq!(g.read(hero, "Gold").0, 200.0, "one period after the reset");
+}
+
+#[test]
+fn an_inhibited_periodic_effect_skips_its_ticks_and_resumes() {
+    let mut g = Game::new();
+    let (hero, imp) = (g.hero, g.imp);
+    // Spend 40 first so regeneration has room below MaxMana (200).
+    let bolt = GameplayEvent::new(g.tag("Action.Trigger.Bolt"))
+        .target(imp)
+        .magnitude(1.0);
+    assert!(g.gas.handle_event(&mut g.world, hero, bolt).activated());
+    assert_eq!(g.read(hero, "Mana"), (160.0, 160.0));
+    let regen = g.spec("GE_Regen");
+    g.apply(hero, regen);
+    g.at(1.0);
+    assert_eq!(g.read(hero, "Mana"), (165.0, 165.0));
+    let stun = g
+        .spec("GE_Stun")
+        .with_set_by_caller(g.tag("Status.Stunned"), 2.0);
+    g.at(1.5);
+    g.apply(hero, stun);
+    g.at(3.4);
+    assert_eq!(
+        g.read(hero, "Mana"),
+        (165.0, 165.0),
+        "ticks at 2 and 3 skipped"
+    );
+    g.at(4.0);
+    assert_eq!(g.read(hero, "Mana"), (170.0, 170.0), "resumed");
+}
+
+#[test]
+fn a_duration_effect_holds_its_modifier_until_it_ends() {
+    let mut g = Game::new();
+    let hero = g.hero;
+    let might = g.spec("GE_Might");
+    g.apply(hero, might);
+    assert_eq!(g.read(hero, "Stamina"), (10.0, 15.0));
+    g.at(2.0);
+    assert_eq!(g.read(hero, "Stamina"), (10.0, 10.0));
+}
+
+#[test]
+fn remove_one_and_refresh_sheds_one_stack_per_duration() {
+    let mut g = Game::new();
+    let hero = g.hero;
+    for _ in 0..3 {
+        let fatigue = g.spec("GE_Fatigue");
+        g.apply(hero, fatigue);
+    }
+    assert_eq!(g.read(hero, "Stamina").1, 7.0);
+    g.at(2.0);
+    assert_eq!(g.read(hero, "Stamina").1, 8.0);
+    g.at(4.0);
+    assert_eq!(g.read(hero, "Stamina").1, 9.0);
+    g.at(6.0);
+    assert_eq!(g.read(hero, "Stamina"), (10.0, 10.0));
+}
+
+// ------------------------------------------------------------ life
+
+#[test]
+fn attributes_start_at_another_attribute_after_the_derived_rules() {
+    let g = Game::new();
+    assert_eq!(g.read(g.hero, "MaxHealth").1, 70.0, "20 + 10 x Vitality 5");
+    assert_eq!(
+        g.read(g.hero, "Health"),
+        (70.0, 70.0),
+        "starts at MaxHealth"
+    );
+    assert_eq!(g.read(g.imp, "Health"), (50.0, 50.0), "no profile: base 50");
+    assert_eq!(g.read(g.imp, "Mana"), (200.0, 200.0));
+}
+
+#[test]
+fn reaching_zero_applies_the_on_zero_effect_and_the_life_rule_takes_over() {
+    let mut g = Game::new();
+    let imp = g.imp;
+    let zeroes = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = zeroes.clone();
+    g.gas.add_hook(
+        move |_: &mut World, gas: &mut Gas, target: Entity, execution: &Execution| {
+            let names: Vec<String> = execution
+                .reached_zero
+                .iter()
+                .map(|a| gas.catalog().attributes().name(*a).to_owned())
+                .collect();
+            if !names.is_empty() {
+                seen.lock().unwrap().push((target, names));
+            }
+        },
+    );
+    let poison = g.spec("GE_Poison");
+    g.apply(imp, poison);
+    g.at(2.0);
+    assert_eq!(g.read(imp, "Health").1, 10.0);
+    assert!(!g.has(imp, "Status.Dead"));
+    g.at(3.0);
+    assert_eq!(g.read(imp, "Health").1, 0.0);
+    assert!(g.has(imp, "Status.Dead"), "GE_Dead applied at zero");
+    assert_eq!(*zeroes.lock().unwrap(), [(imp, vec!["Health".to_owned()])]);
+
+    // The corpse: the poison stays but no longer ticks, nothing new lands.
+    let executions_before = poison_ticks(&g);
+    g.at(6.0);
+    assert_eq!(poison_ticks(&g), executions_before, "paused on the dead");
+    let might = g.spec("GE_Might");
+    assert_eq!(
+        g.apply(imp, might),
+        ApplyOutcome::Blocked(BlockReason::Dead)
+    );
+    assert!(
+        g.text().contains("imp  blocked GE_Might dead"),
+        "{}",
+        g.text()
+    );
+
+    // An effect that affects the dead still lands: a revive.
+    let revive = g.spec("GE_Revive");
+    assert!(matches!(g.apply(imp, revive), ApplyOutcome::Executed(_)));
+    assert_eq!(g.read(imp, "Health").1, 25.0);
+}
+
+fn poison_ticks(g: &Game) -> usize {
+    let poison = g.gas.catalog().effects().get("GE_Poison").unwrap();
+    g.gas
+        .trace()
+        .events()
+        .iter()
+        .filter(|e| matches!(e.kind, TraceKind::EffectExecuted { effect, .. } if effect == poison))
+        .count()
+}
+
+#[test]
+fn a_life_rule_that_removes_periodic_effects_clears_them_at_death() {
+    let content = CONTENT.replace(
+        "life: (dead: (any: [\"Status.Dead\"])),",
+        "life: (dead: (any: [\"Status.Dead\"]), periodic: Remove),",
+    );
+    let mut builder = CatalogBuilder::new();
+    builder.tags().add_source("game.tags", TAGS);
+    builder.add_source("game.ron", &content);
+    let mut g = Game::over(builder.build().unwrap());
+    let imp = g.imp;
+    let poison = g.spec("GE_Poison");
+    g.apply(imp, poison);
+    g.at(3.0);
+    assert!(g.has(imp, "Status.Dead"));
+    let system = g.world.get::<&AbilitySystem>(imp).unwrap();
+    let effects: Vec<&str> = system
+        .effects()
+        .effects()
+        .map(|(_, id)| g.gas.catalog().effects().def(id).name.as_str())
+        .collect();
+    assert_eq!(effects, ["GE_Dead"], "the poison went with the death");
+    drop(system);
+    assert!(
+        g.text().contains("imp  effect- GE_Poison owner died"),
+        "{}",
+        g.text()
+    );
+}
+
+#[test]
+fn life_and_zero_rules_are_validated_at_load() {
+    let twice = catalog_with("(life: (dead: (any: [\"Status.Stunned\"])))").unwrap_err();
+    assert!(
+        twice
+            .to_string()
+            .contains("the `life` rule is already set in game.ron"),
+        "{twice}"
+    );
+    let bad_zero = catalog_with(r#"(attributes: [(name: "Focus", on_zero: "GE_Daed")])"#)
+        .unwrap_err()
+        .to_string();
+    assert!(bad_zero.contains("unknown effect `GE_Daed`"), "{bad_zero}");
+    assert!(bad_zero.contains("did you mean `GE_Dead`?"), "{bad_zero}");
+    let needs_value = catalog_with(r#"(attributes: [(name: "Focus", on_zero: "GE_Bolt")])"#)
+        .unwrap_err()
+        .to_string();
+    assert!(needs_value.contains("nobody gives it"), "{needs_value}");
+    let owned = catalog_with(
+        r#"(derived: [(name: "Odd", rules: [(target: "Health", terms: [("Vitality", 1)])])])"#,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(owned.contains("has a starting value"), "{owned}");
+}
+
+// ------------------------------------------------------------ validate before commit
+
+#[test]
+fn a_set_by_caller_value_no_one_gives_is_a_load_error_naming_file_line_effect_and_key() {
+    let errors = catalog_with(
+        r#"(abilities: [
+    (name: "GA_Hurl", trigger: "Action.Trigger.Hurl",
+     behaviour: ApplyEffects([(effect: "GE_Bolt", to: Target)])),
+])"#,
+    )
+    .unwrap_err();
+    let d = &errors.0[0];
+    assert_eq!((d.file.as_str(), d.line), ("extra.ron", 3), "{errors}");
+    assert!(d.message.contains("ability `GA_Hurl`"), "{errors}");
+    assert!(d.message.contains("effect `GE_Bolt`"), "{errors}");
+    assert!(d.message.contains("`SetByCaller.Amount`"), "{errors}");
+
+    let cooldown = catalog_with(
+        r#"(abilities: [
+    (name: "GA_Hurl", trigger: "Action.Trigger.Hurl", cooldown: (effect: "GE_Bolt_Cooldown"),
+     behaviour: ApplyEffects([])),
+])"#,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(cooldown.contains("has no `seconds`"), "{cooldown}");
+}
+
+#[test]
+fn what_only_run_time_knows_refuses_before_the_cooldown_or_cost_is_spent() {
+    let mut g = Game::new();
+    let (hero, imp) = (g.hero, g.imp);
+    let bolt_cooldown = g.tag("Cooldown.Spell.Bolt");
+    let trigger = g.tag("Action.Trigger.Bolt");
+    let before = gaskit::snapshot::checksum::<()>(&g.world, &g.gas);
+
+    // No magnitude on the event: GE_Bolt cannot be evaluated.
+    let outcome = g
+        .gas
+        .handle_event(&mut g.world, hero, GameplayEvent::new(trigger).target(imp));
+    let bolt = g.gas.catalog().effects().get("GE_Bolt").unwrap();
+    assert_eq!(
+        outcome.first_failure(),
+        Some(ActivationFailure::CannotApply(bolt))
+    );
+    // A client's NaN is the same.
+    let nan = GameplayEvent::new(trigger).target(imp).magnitude(f64::NAN);
+    let outcome = g.gas.handle_event(&mut g.world, hero, nan);
+    assert_eq!(
+        outcome.first_failure(),
+        Some(ActivationFailure::CannotApply(bolt))
+    );
+
+    assert!(g
+        .gas
+        .time_remaining(&g.world, hero, bolt_cooldown)
+        .is_zero());
+    assert_eq!(g.read(hero, "Mana"), (200.0, 200.0), "no cost paid");
+    let after = gaskit::snapshot::checksum::<()>(&g.world, &g.gas);
+    assert_eq!(before, after, "nothing changed");
+
+    // With the magnitude it goes through, and pays once.
+    let good = GameplayEvent::new(trigger).target(imp).magnitude(7.0);
+    assert!(g.gas.handle_event(&mut g.world, hero, good).activated());
+    assert_eq!(g.read(imp, "Health").1, 43.0);
+    assert_eq!(g.read(hero, "Mana").1, 160.0);
+    assert_eq!(
+        g.gas.time_remaining(&g.world, hero, bolt_cooldown),
+        SimDuration::from_secs(5)
+    );
+}
+
+// ------------------------------------------------------------ names, not numbers
+
+#[test]
+fn errors_and_trace_records_name_effects_tags_and_attributes() {
+    let mut g = Game::new();
+    let imp = g.imp;
+    let bolt = g.spec("GE_Bolt");
+    let error = g.gas.apply_effect(&mut g.world, imp, bolt).unwrap_err();
+    assert!(matches!(error, EffectError::MissingSetByCaller { .. }));
+    let text = error.to_string();
+    assert_eq!(
+        text,
+        "effect `GE_Bolt` needs a SetByCaller value under `SetByCaller.Amount` and the spec has none"
+    );
+
+    let health = g.attribute("Health");
+    let nan = g
+        .gas
+        .set_base_attribute(&mut g.world, imp, health, f64::NAN)
+        .unwrap_err();
+    assert_eq!(
+        nan.to_string(),
+        "attribute `Health` rejects non-finite value NaN"
+    );
+}
+
+#[test]
+fn writing_the_base_a_derived_rule_owns_is_an_error_naming_the_profile() {
+    let mut g = Game::new();
+    let (hero, imp) = (g.hero, g.imp);
+    let max_health = g.attribute("MaxHealth");
+    let error = g
+        .gas
+        .set_base_attribute(&mut g.world, hero, max_health, 500.0)
+        .unwrap_err();
+    assert!(matches!(error, AttributeError::OwnedByRule { .. }));
+    let text = error.to_string();
+    assert!(
+        text.contains("`MaxHealth`") && text.contains("`Hero`"),
+        "{text}"
+    );
+    assert_eq!(g.read(hero, "MaxHealth").1, 70.0, "unchanged");
+    // Without the profile nothing owns it.
+    assert!(g
+        .gas
+        .set_base_attribute(&mut g.world, imp, max_health, 80.0)
+        .is_ok());
+    assert_eq!(g.read(imp, "MaxHealth").1, 80.0);
+}
