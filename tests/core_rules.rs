@@ -302,6 +302,43 @@ fn remove_one_and_refresh_sheds_one_stack_per_duration() {
     assert_eq!(g.read(hero, "Stamina"), (10.0, 10.0));
 }
 
+#[test]
+fn a_tick_due_at_the_expiry_runs_once_and_reaches_the_post_execute_step() {
+    let extra = r#"(effects: [
+        (name: "GE_Last_Gasp", duration: Duration(Constant(2)), period: (seconds: 1.0),
+         modifiers: [(attribute: "Damage", op: Flat, magnitude: Constant(25))]),
+        (name: "GE_Dwindle", duration: Duration(Constant(2)), period: (seconds: 1.0),
+         modifiers: [(attribute: "Gold", op: Flat, magnitude: Constant(1))],
+         stacking: (by: Target, limit: 2, on_expiry: RemoveOneAndRefresh)),
+    ])"#;
+    let mut g = Game::over(catalog_with(extra).unwrap());
+    let (hero, imp) = (g.hero, g.imp);
+    let gasp = g.spec("GE_Last_Gasp");
+    g.apply(imp, gasp);
+    g.at(2.0);
+    assert_eq!(g.read(imp, "Health").1, 0.0);
+    assert!(
+        g.has(imp, "Status.Dead"),
+        "the tick at the expiry instant brought Health to zero, and on_zero ran:\n{}",
+        g.text()
+    );
+    // A stack shed at a tick's instant: the tick runs once, with both stacks.
+    for _ in 0..2 {
+        let dwindle = g.spec("GE_Dwindle");
+        g.apply(hero, dwindle);
+    }
+    g.at(3.0);
+    assert_eq!(g.read(hero, "Gold").0, 2.0, "a tick with two stacks");
+    g.at(4.0);
+    assert_eq!(
+        g.read(hero, "Gold").0,
+        4.0,
+        "the tick at the expiry runs once, with both stacks, then one is shed"
+    );
+    g.at(6.0);
+    assert_eq!(g.read(hero, "Gold").0, 6.0, "one stack from here on");
+}
+
 // ------------------------------------------------------------ life
 
 #[test]

@@ -108,7 +108,30 @@ impl Attributes {
     /// Default base values and the derived rules of `profile`, evaluated;
     /// then attributes with a `starts_at` take that attribute's value.
     pub fn with_profile(schema: &AttributeSchema, profile: ProfileId) -> Self {
-        let base: SmallVec<_> = schema.ids().map(|id| schema.def(id).base).collect();
+        Self::with_bases(schema, profile, &[]).expect("no overrides, nothing to refuse")
+    }
+
+    /// Like [`with_profile`](Self::with_profile), with some base values
+    /// set first (a level-12 hero's `Intellect`), so derived rules and
+    /// starting values see them. Refused for a non-finite value, an unknown
+    /// id, or an attribute a rule of `profile` owns.
+    pub fn with_bases(
+        schema: &AttributeSchema,
+        profile: ProfileId,
+        bases: &[(AttributeId, f64)],
+    ) -> Result<Self, AttributeError> {
+        let mut base: SmallVec<[f64; INLINE_ATTRIBUTES]> =
+            schema.ids().map(|id| schema.def(id).base).collect();
+        for &(id, value) in bases {
+            check_finite(schema, id, value)?;
+            if schema.derived(profile).owns(id) {
+                return Err(AttributeError::OwnedByRule {
+                    attribute: Named::new(id, schema.name(id)),
+                    profile: schema.profile_name(profile).to_owned(),
+                });
+            }
+            base[id.index()] = value;
+        }
         let mut attributes = Attributes {
             profile,
             current: base.clone(),
@@ -126,7 +149,7 @@ impl Attributes {
                 attributes.refresh_into(schema, id, &mut changes);
             }
         }
-        attributes
+        Ok(attributes)
     }
 
     /// The derived profile in use.

@@ -625,10 +625,7 @@ impl EffectHost {
         let effect = &mut self.effects[key];
         if let Some(period) = def.period {
             effect.next_period = cx.now + period.interval;
-            effect.period_timer = Some(cx.timers.schedule(
-                effect.next_period,
-                EffectTimer::Period { entity, key }.into(),
-            ));
+            arm_period(effect, cx, key);
         }
         cx.trace.record(
             cx.now,
@@ -675,11 +672,9 @@ impl EffectHost {
                 cx.timers.cancel(timer);
             }
             effect.next_period = cx.now + period.interval;
-            effect.period_timer = Some(cx.timers.schedule(
-                effect.next_period,
-                EffectTimer::Period { entity, key }.into(),
-            ));
         }
+        // A longer window may make room for a tick that had none.
+        arm_period(effect, cx, key);
         let duration = effect.duration;
         if stacks != before {
             self.restack(cx, key);
@@ -759,21 +754,31 @@ impl EffectHost {
 
     // ------------------------------------------------------------ time
 
-    /// The expiry timer fired.
-    pub(crate) fn on_expire<P: From<EffectTimer>>(&mut self, cx: &mut EffectCx<P>, key: EffectKey) {
-        let Some(effect) = self.effects.get_mut(key) else {
-            return;
-        };
+    /// The expiry timer fired. Returns the execution of a periodic tick due
+    /// at this very instant, which still runs (Unreal parity) and must reach
+    /// the post-execute step like any other.
+    pub(crate) fn on_expire<P: From<EffectTimer>>(
+        &mut self,
+        cx: &mut EffectCx<P>,
+        key: EffectKey,
+    ) -> Option<Execution> {
+        let effect = self.effects.get_mut(key)?;
         effect.expiry_timer = None;
         if effect.expires_at() > cx.now {
             // Refreshed since this timer was set: follow the expiry.
             arm_expiry(effect, cx, key);
-            return;
+            return None;
         }
-        // A tick due at the very instant of expiry still executes.
-        if effect.period_timer.is_some() && effect.next_period <= cx.now {
-            self.execute_period(cx, key);
-        }
+        // The tick due now runs here, before the removal; its own timer (in
+        // a later lane at this instant) is cancelled so it runs once.
+        let execution = match effect.period_timer {
+            Some(timer) if effect.next_period <= cx.now => {
+                cx.timers.cancel(timer);
+                effect.period_timer = None;
+                self.tick(cx, key)
+            }
+            _ => None,
+        };
         let effect = &mut self.effects[key];
         let def = cx.defs.def(effect.def);
         let remove_one = def
@@ -783,10 +788,13 @@ impl EffectHost {
             effect.stacks -= 1;
             effect.started = cx.now;
             arm_expiry(effect, cx, key);
+            // The tick just run could not see the new window: follow it.
+            arm_period(effect, cx, key);
             self.restack(cx, key);
-            return;
+            return execution;
         }
         self.remove(cx, key, RemovalReason::Expired);
+        execution
     }
 
     /// The period timer fired: execute (unless inhibited) and reschedule.
@@ -795,22 +803,22 @@ impl EffectHost {
         cx: &mut EffectCx<P>,
         key: EffectKey,
     ) -> Option<Execution> {
-        let period = {
-            let effect = self.effects.get_mut(key)?;
-            effect.period_timer = None;
-            cx.defs.def(effect.def).period?
-        };
+        self.effects.get_mut(key)?.period_timer = None;
+        self.tick(cx, key)
+    }
+
+    /// One periodic tick: execute, then schedule the next one (never past
+    /// the expiry).
+    fn tick<P: From<EffectTimer>>(
+        &mut self,
+        cx: &mut EffectCx<P>,
+        key: EffectKey,
+    ) -> Option<Execution> {
+        let period = cx.defs.def(self.effects.get(key)?.def).period?;
         let execution = self.execute_period(cx, key);
         let effect = &mut self.effects[key];
         effect.next_period = cx.now + period.interval;
-        // A tick after expiry never happens: stop rescheduling past it.
-        if effect.next_period <= effect.expires_at() {
-            let entity = cx.entity;
-            effect.period_timer = Some(cx.timers.schedule(
-                effect.next_period,
-                EffectTimer::Period { entity, key }.into(),
-            ));
-        }
+        arm_period(effect, cx, key);
         execution
     }
 
@@ -1013,6 +1021,23 @@ impl EffectHost {
             }
         }
         sources
+    }
+}
+
+/// Schedules a periodic effect's next tick, unless one is pending or it
+/// would fall after the expiry (a tick after expiry never happens).
+fn arm_period<P: From<EffectTimer>>(
+    effect: &mut ActiveEffect,
+    cx: &mut EffectCx<P>,
+    key: EffectKey,
+) {
+    let periodic = cx.defs.def(effect.def).period.is_some();
+    if periodic && effect.period_timer.is_none() && effect.next_period <= effect.expires_at() {
+        let entity = cx.entity;
+        effect.period_timer = Some(cx.timers.schedule(
+            effect.next_period,
+            EffectTimer::Period { entity, key }.into(),
+        ));
     }
 }
 

@@ -192,17 +192,17 @@ impl Gas {
     }
 
     pub(super) fn on_effect_timer(&mut self, world: &mut World, timer: EffectTimer) {
-        let execution = match timer {
-            EffectTimer::Expire { entity, key } => {
-                self.with_host(world, entity, |host, cx| host.on_expire(cx, key));
-                None
-            }
-            EffectTimer::Period { entity, key } => self
-                .with_host(world, entity, |host, cx| host.on_period(cx, key))
-                .flatten()
-                .map(|execution| (entity, execution)),
+        let (entity, execution) = match timer {
+            EffectTimer::Expire { entity, key } => (
+                entity,
+                self.with_host(world, entity, |host, cx| host.on_expire(cx, key)),
+            ),
+            EffectTimer::Period { entity, key } => (
+                entity,
+                self.with_host(world, entity, |host, cx| host.on_period(cx, key)),
+            ),
         };
-        if let Some((entity, execution)) = execution {
+        if let Some(execution) = execution.flatten() {
             self.after_execution(world, entity, &execution);
         }
     }

@@ -24,7 +24,7 @@ pub use hooks::EffectHook;
 pub(crate) use state::GasState;
 
 use crate::abilities::{AbilityBehaviour, AbilitySystem, GameplayEvent, InstanceKey};
-use crate::attributes::{Attributes, ProfileId};
+use crate::attributes::{AttributeError, AttributeId, Attributes, ProfileId};
 use crate::catalog::Catalog;
 use crate::effects::EffectTimer;
 use crate::tags::TagSet;
@@ -211,6 +211,18 @@ impl Gas {
     /// A fresh component using the derived-attribute profile `profile`.
     pub fn new_ability_system_with_profile(&self, profile: ProfileId) -> AbilitySystem {
         AbilitySystem::new(Attributes::with_profile(self.catalog.attributes(), profile))
+    }
+
+    /// A fresh component with the derived profile `profile` and some base
+    /// values set before its rules and starting values run: a level-12
+    /// hero spawns with its MaxHealth derived and its Health full. See
+    /// [`Attributes::with_bases`] for what is refused.
+    pub fn new_ability_system_with(
+        &self,
+        profile: ProfileId,
+        bases: &[(AttributeId, f64)],
+    ) -> Result<AbilitySystem, AttributeError> {
+        Attributes::with_bases(self.catalog.attributes(), profile, bases).map(AbilitySystem::new)
     }
 
     /// Registers a post-execute hook; hooks run in registration order.
