@@ -1,14 +1,16 @@
 //! # gaskit
 //!
 //! A gameplay ability framework in the style of Unreal's Gameplay Ability
-//! System (GAS), built on the [`hecs`] ECS, with a combat layer that follows
-//! the CRADL combat contract (OSRS-derived damage math on a continuous
-//! real-time cadence).
+//! System (GAS), built on the [`hecs`] ECS. The *core* knows no game: game
+//! code activates abilities by sending gameplay events; abilities change the
+//! world only through gameplay effects on attributes and hierarchical
+//! gameplay tags. Content is data (`*.ron`, `*.tags`), and the same seed and
+//! timed inputs always give the same result.
 //!
-//! Game code activates abilities by sending gameplay events; abilities change
-//! the world only through gameplay effects on attributes and hierarchical
-//! gameplay tags. Content is data (`abilities/*.ron`, `tags/*.tags`), and the
-//! same seed and timed inputs always give the same result.
+//! Games are modules on top of the core. One ships with it:
+//! [`combat`], which follows the CRADL combat contract (OSRS-derived damage
+//! math on a continuous real-time cadence). `examples/lane` is another,
+//! written with no line of combat.
 //!
 //! ```
 //! use gaskit::prelude::*;
@@ -32,6 +34,8 @@
 //!
 //! ## Goals, and the decisions they force
 //!
+//! - **A framework, not a game.** The core knows no game; every game,
+//!   combat included, plugs in through the same extension points (below).
 //! - **Correct to the contract.** Each rule of the CRADL combat contract has
 //!   one home and a test that fails if it breaks.
 //! - **Deterministic.** Integer simulated time, one ChaCha RNG stream owned by
@@ -50,23 +54,56 @@
 //! ## Layers
 //!
 //! Each layer is one module; a layer uses only the layers listed above it.
+//! Everything down to `snapshot` is the core.
 //!
-//! | layer | owns | status |
-//! |---|---|---|
-//! | `diagnostics` | located errors and warnings, "did you mean" | built |
-//! | `tags` | registry, [`Tag`], [`TagSet`], [`TagQuery`], [`TagCounts`], native tags | built |
-//! | `time` | [`SimTime`], [`SimDuration`], the [`TimerQueue`] | built |
-//! | [`trace`] | the structured record of what happened ([`Trace`]), the [`Name`] component, text and JSON-lines renderers | built |
-//! | `attributes` | [`AttributeSchema`], per-entity [`Attributes`], the modifier pipeline, derived attributes, [`Breakdown`] | built |
-//! | `effects` | [`EffectDef`]s, [`EffectSpec`]s, active effects ([`EffectHost`]), stacking, periods, meta damage | built |
-//! | `abilities` | the per-entity [`AbilitySystem`]; ability definitions, [`GameplayEvent`]s, activation rules, [`AbilityBehaviour`]s, long-running instances | built |
-//! | [`combat`] | the CRADL rules: engagement loop, shared attack cooldown, weave queue, chase, range resolver, damage math, skills and XP, styles, equipment, ammo and runes, in-combat, death and cold storage, spellbooks, profiles | built |
-//! | `catalog` | [`Catalog`]: loading and validating `abilities/*.ron` and `tags/*.tags` | attributes, effects, abilities, combat content |
-//! | `gas` | the [`Gas`] context: catalog, clock, timers, RNG, trace, hooks; the step loop | built |
-//! | [`scenario`] | scripted fights (RON): fighters and timed inputs, run at any frame step | built |
-//! | [`invariants`] | the bookkeeping rules, checked against a live world (tests, soaks) | built |
-//! | [`snapshot`] | the whole gaskit state of a world, saved and restored (rollback) | built |
-//! | [`arena`] | crowd fights for load tests and benchmarks | built |
+//! | layer | owns |
+//! |---|---|
+//! | `diagnostics` | located errors and warnings, "did you mean" |
+//! | `tags` | registry, [`Tag`], [`TagSet`], [`TagQuery`], [`TagCounts`], native tag sets |
+//! | `time` | [`SimTime`], [`SimDuration`], the [`TimerQueue`] |
+//! | [`trace`] | the structured record of what happened ([`Trace`]), game records, the [`Name`] component, text and JSON-lines renderers |
+//! | `attributes` | [`AttributeSchema`], per-entity [`Attributes`], the modifier pipeline, derived attributes, starting values, [`Breakdown`] |
+//! | `effects` | [`EffectDef`]s, [`EffectSpec`]s, active effects ([`EffectHost`]), stacking, periods, meta attributes, the life rule |
+//! | `abilities` | the per-entity [`AbilitySystem`]; ability definitions, [`GameplayEvent`]s, activation rules, [`AbilityBehaviour`]s, long-running instances |
+//! | `catalog` | [`Catalog`]: loading and validating content files and tag files; game modules' [`ContentSection`]s |
+//! | `gas` | the [`Gas`] context: catalog, clock, timers, RNG, trace, hooks, registered invariants; the step loop |
+//! | [`invariants`] | the core's bookkeeping rules and the game modules' own, checked against a live world |
+//! | [`snapshot`] | the whole gaskit state of a world, with the game modules' components (rollback) |
+//! | [`combat`] | a game module: the CRADL rules (engagement loop, shared attack cooldown, weave queue, chase, range, damage math, XP, styles, equipment, death, spellbooks, profiles) |
+//! | [`scenario`] | scripted combat fights (RON), run at any frame step |
+//! | [`arena`] | crowd fights for load tests and benchmarks |
+//!
+//! ## The core and the games on it
+//!
+//! The core never imports a game module; a game module uses only the
+//! core's public extension points, the same a game's own module uses. The
+//! combat layer is the worked example of each:
+//!
+//! - **Tags** its code relies on: a [`native_tags!`] set resolved against
+//!   the registry once ([`combat::native`], `defs.tags[native::STATUS_DEAD]`);
+//!   its tag files ([`combat::TAG_FILES`]) are added by the game.
+//! - **Content**: a [`ContentSection`] registered on the
+//!   [`CatalogBuilder`] reads its own top-level keys of the content files
+//!   (`combat`, `items`, `spells`, ...) with located errors, and is read back
+//!   with [`Catalog::section`] ([`combat::CombatDefs`],
+//!   [`combat::add_content`]). A key that neither the core nor a registered
+//!   section reads is an error.
+//! - **Behaviours**: [`AbilityBehaviour`]s registered by the name the data
+//!   uses ([`Gas::register_behaviour`]): auto-attack, the weave queue.
+//! - **What follows an execution**: [`EffectHook`]s ([`Gas::add_hook`]):
+//!   combat's XP, in-combat and death.
+//! - **Trace records**: a [`TraceRecord`] type recorded with
+//!   [`Gas::record_game`] under its own [`TraceCategory::game`] numbers, and
+//!   rendered by both renderers ([`combat::CombatRecord`]).
+//! - **Rollback state**: components implementing
+//!   [`snapshot::RollbackComponent`], named as a [`snapshot::Snapshot`]'s
+//!   type parameter ([`combat::CombatComponents`]).
+//! - **Invariants**: checks added with [`Gas::add_invariant`] run by
+//!   [`invariants::check`] (combat's attacker sets and weave queue).
+//!
+//! [`CatalogBuilder::new`] is the core alone; a game adds its modules
+//! ([`combat::default_catalog`] is the core with the combat layer and its
+//! shipped content).
 //!
 //! ### Tags
 //!
@@ -111,8 +148,19 @@
 //! only the [`Gas`] touches the `hecs::World`, fetching components and
 //! reading a source's attributes *before* borrowing the target (both may
 //! live in one archetype column). Instant and periodic executions write base
-//! values; meta attributes (`Damage`) drain into their target (`Health`) in
-//! the same step and the outcome goes to the registered [`EffectHook`]s.
+//! values, and a periodic effect holds no modifier (as in Unreal's GAS):
+//! only duration and infinite effects without a period feed the
+//! aggregator. Meta attributes (`Damage`) drain into their target
+//! (`Health`) in the same step; attributes brought to zero apply their
+//! `on_zero` effect; then the registered [`EffectHook`]s run.
+//!
+//! Life and death are data, set once for every effect: an attribute may
+//! start at another (`Health` at `MaxHealth`, after derived rules) and apply
+//! an effect at zero (`GE_Dead` granting `Status.Dead`), and the `life`
+//! section says which tags mean dead. A dead owner refuses new effects
+//! unless they are marked `affects_dead` (a revive), and its periodic
+//! effects pause or are removed, so no damage-over-time ticks on a corpse
+//! for want of a guard.
 //!
 //! After every step the context *reconciles* the entities whose tags
 //! changed: effects whose ongoing requirements flipped are inhibited or
@@ -133,7 +181,11 @@
 //! named [`AbilityBehaviour`] registered with the context, which is how the
 //! combat layer plugs in its auto-attack without the ability layer knowing
 //! it. Activation runs every read-only check before anything changes, so a
-//! refused activation burns no cooldown and pays no cost; failures are
+//! refused activation burns no cooldown and pays no cost: what data can
+//! know (a SetByCaller value nobody gives) is a load error, and what only
+//! run time knows (an event without the magnitude an effect reads) is
+//! checked by evaluating every spec the activation would apply, cost and
+//! cooldown included, before committing. Failures are
 //! `Activation.Fail.*` tags whose developer comments are the messages a
 //! player sees. Long-running instances live in a slot map on their owner
 //! and wait on a delay, an event or a tag; wake-ups carry the
@@ -182,17 +234,23 @@
 //! (entities spawned later aside: hecs assigns their handles). The
 //! timer queue saves its pending timers in pop order, not its bucket layout.
 //! A checksum hashes the serde data model of the state word by word (no
-//! text, no buffer), the same on every machine. [`invariants::check`] states the bookkeeping rules (tag counts,
-//! attacker sets, timers that belong to something live) as code, so tests
-//! and soak runs can verify them after every step.
+//! text, no buffer), the same on every machine. The game's own components
+//! are the snapshot's type parameter, so saving them costs no type erasure
+//! and no registry. [`invariants::check`] states the bookkeeping rules (tag
+//! counts, attribute bounds, timers that belong to something live, and
+//! each game module's own) as code, so tests and soak runs can verify them
+//! after every step.
 //!
 //! ### Catalog
 //!
 //! Content files are parsed (RON, with located syntax errors) into data
 //! forms that hold names, then compiled layer by layer: tags first, then
-//! attributes, and so on, each resolving names to ids exactly once. Every
-//! problem in every file is collected before the build fails, each located
-//! at its file, line and column.
+//! attributes, effects, abilities, then each game module's section, each
+//! resolving names to ids exactly once. A section reads the whole text of
+//! every file for its own keys, so its errors are located like the core's.
+//! Every problem in every file is collected before the build fails, each
+//! located at its file, line and column; errors and traces name effects,
+//! tags and attributes, never their numbers.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 

@@ -1,10 +1,17 @@
-//! The combat layer: the CRADL combat contract on top of the ability system.
+//! The combat layer: the CRADL combat contract, a game module on top of the
+//! core.
 //!
-//! Install it once on a context with [`install`]; it registers the combat
-//! behaviours the shipped abilities name (`AutoAttack`, `CastSpell`,
-//! `QueueWeave`) and the post-execute hook. Entities fight when they have an
-//! [`AbilitySystem`](crate::AbilitySystem), a [`Combatant`] and a body the
-//! mover can place (the shipped [`Kinematic`]).
+//! It uses only the core's public extension points, as any game's module
+//! does: its tags are a native set ([`native`]) and tag files
+//! ([`TAG_FILES`]); its content is a section of the content files
+//! ([`CombatDefs`], registered by [`add_content`]); its behaviours, its
+//! post-execute hook and its invariants are registered on the context by
+//! [`install`]; its trace events are [`CombatRecord`]s; its rollback state
+//! is [`CombatComponents`]. [`default_catalog`] gives the core with combat
+//! and the shipped CRADL content.
+//!
+//! Entities fight when they have an [`AbilitySystem`](crate::AbilitySystem),
+//! a [`Combatant`] and a body the mover can place (the shipped [`Kinematic`]).
 //!
 //! The pieces, one home each:
 //!
