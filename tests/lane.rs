@@ -89,6 +89,9 @@ fn the_lane_uses_the_core_alone() {
     let catalog = game::catalog().unwrap();
     assert_eq!(catalog.modules().count(), 0, "no game module's content");
     assert!(catalog.warnings().is_empty(), "{:?}", catalog.warnings());
+    // Only the lane's own behaviour is missing before the lane registers it.
+    let gas = gaskit::Gas::new(catalog);
+    assert_eq!(gas.missing_behaviours(), ["Channel"]);
     for file in ["examples/lane/game.rs", "examples/lane/main.rs"] {
         let source = std::fs::read_to_string(file).unwrap();
         assert!(
