@@ -276,6 +276,10 @@ pub mod trace;
 
 pub mod prelude;
 
+/// The `hecs` gaskit is built on, so a game uses the very same `World` and
+/// `Entity` types without adding (and matching) the dependency itself.
+pub use hecs;
+
 pub use abilities::{
     AbilityBehaviour, AbilityCx, AbilityData, AbilityDef, AbilityDefs, AbilityId, AbilitySystem,
     Activation, ActivationFailure, Behaviour, BehaviourData, BehaviourId, ClientId, Cooldown,
@@ -298,7 +302,7 @@ pub use effects::{
     PeriodOnReapply, PeriodicWhileDead, SetByCallerError, StackBy, StackExpiry, Stacking,
     StackingData,
 };
-pub use gas::{AbilityError, EffectHook, EventOutcome, Gas};
+pub use gas::{AbilityError, EffectHook, EventOutcome, Gas, Observe, Threshold};
 pub use names::Named;
 pub use tags::native;
 pub use tags::{
@@ -310,7 +314,8 @@ pub use time::{
 };
 pub use trace::{
     entity_name, render_json, render_jsonl, render_line, render_text, BlockReason, EntityNames,
-    Name, RemovalReason, Trace, TraceCategory, TraceEvent, TraceFilter, TraceKind, TraceRecord,
+    Name, Observation, RemovalReason, Trace, TraceCategory, TraceEvent, TraceFilter, TraceKind,
+    TraceRecord,
 };
 
 #[doc = include_str!("../README.md")]

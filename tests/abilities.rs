@@ -308,7 +308,14 @@ fn commit_pays_cost_and_cooldown_and_a_second_try_is_not_ready_yet() {
     let failure = sim
         .fire(hero, sim.event("Test.Trigger.Channel"))
         .unwrap_err();
-    assert_eq!(failure, ActivationFailure::Cooldown);
+    assert_eq!(
+        failure,
+        ActivationFailure::Cooldown {
+            tag: sim.tag("Cooldown.Test.Channel"),
+            remaining: SimDuration::from_secs(2),
+        },
+        "names the cooldown and what is left of it"
+    );
     assert_eq!(failure.message(sim.gas.catalog().tags()), "Not ready yet.");
     assert_eq!(sim.mana(hero), 15.0, "a refused activation pays nothing");
     sim.at(5.0);
@@ -317,7 +324,9 @@ fn commit_pays_cost_and_cooldown_and_a_second_try_is_not_ready_yet() {
     sim.at(10.0);
     assert_eq!(
         sim.fire(hero, sim.event("Test.Trigger.Channel")),
-        Err(ActivationFailure::Cost)
+        Err(ActivationFailure::Cost {
+            attribute: sim.gas.catalog().attributes().get("Mana").unwrap()
+        })
     );
     assert_eq!(sim.mana(hero), 5.0);
     assert!(
@@ -341,12 +350,14 @@ fn blocked_and_required_tags_refuse_before_commit() {
         .unwrap();
     assert_eq!(
         sim.fire(hero, sim.event("Test.Trigger.Channel")),
-        Err(ActivationFailure::BlockedByTags)
+        Err(ActivationFailure::BlockedByTags { tag: Some(stun) })
     );
     assert_eq!(sim.mana(hero), 25.0);
     assert_eq!(
         sim.fire(hero, sim.event("Test.Trigger.NeedsBuff")),
-        Err(ActivationFailure::MissingTags)
+        Err(ActivationFailure::MissingTags {
+            tag: Some(sim.tag("Status.Buff"))
+        })
     );
     let haste = sim.tag("Status.Buff.Haste");
     sim.gas.add_loose_tag(&mut sim.world, hero, haste, false);
@@ -381,7 +392,7 @@ fn cancel_with_tag_and_block_with_tag_match_ability_tags() {
     sim.fire(hero, sim.event("Test.Trigger.Shield")).unwrap();
     assert_eq!(
         sim.fire(hero, sim.event("Test.Trigger.Channel")),
-        Err(ActivationFailure::BlockedByTags)
+        Err(ActivationFailure::BlockedByAbility(Some(sim.ability("GA_Shield"))))
     );
     let with: TagSet = std::iter::once(sim.tag("Test.Ability")).collect();
     assert_eq!(
@@ -744,7 +755,10 @@ fn shipped_sample_abilities_are_data_only() {
     );
     assert_eq!(
         gas.handle_event(&mut world, hero, buff).first_failure(),
-        Some(ActivationFailure::Cooldown)
+        Some(ActivationFailure::Cooldown {
+            tag: gas.catalog().tags().get("Cooldown.Ability.Buff").unwrap(),
+            remaining: SimDuration::from_secs(40),
+        })
     );
     gas.advance_to(&mut world, SimTime::from_secs_f64(60.0).unwrap());
     assert!(

@@ -37,7 +37,7 @@ fn the_fight_ends_with_the_wave_dead_and_the_hero_standing() {
         // The shaman interrupts the first drain with a hex...
         "   5.500  hero  end GA_Drain (cancelled by Status.Stunned)",
         // ... so the bolt ordered during the stun is refused.
-        "   6.000  hero  fail GA_Bolt: You cannot do that right now.",
+        "   6.000  hero  fail GA_Bolt: You cannot do that right now. [Status.Stunned]",
         // The second drain ends the moment its target dies.
         "  15.000  hero  end GA_Drain (target gained Status.Dead)",
         "  16.000  shaman  effect+ GE_Dead",

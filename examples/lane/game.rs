@@ -197,7 +197,9 @@ impl Lane {
             }
             roster.push((name.to_owned(), creep));
         }
-        gas.trace_mut().set_filter(TraceFilter::ALL);
+        // Everything but tag presence, which the effects lines already show.
+        gas.trace_mut()
+            .set_filter(TraceFilter::ALL.without(gaskit::TraceCategory::TAGS));
         Ok(Lane {
             world,
             gas,

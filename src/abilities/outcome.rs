@@ -4,8 +4,10 @@ use serde::{Deserialize, Serialize};
 
 use super::def::AbilityId;
 use super::event::GameplayEvent;
+use crate::attributes::AttributeId;
 use crate::effects::EffectId;
 use crate::tags::{native, Tag, TagRegistry};
+use crate::time::SimDuration;
 
 /// Why an activation was refused. Nothing was committed: a refused
 /// activation burns no cooldown and pays no cost.
@@ -18,19 +20,36 @@ pub enum ActivationFailure {
     Authority,
     /// The ability is already running and does not retrigger.
     AlreadyActive,
-    /// The owner matches the ability's `activation_blocked` query, or an
-    /// active ability blocks it.
-    BlockedByTags,
-    /// The owner does not match `activation_required`.
-    MissingTags,
+    /// The owner matches the ability's `activation_blocked` query; `tag`
+    /// is the owned tag that made it match (when one tag did).
+    BlockedByTags {
+        /// The owned tag that blocks (the leaf held, e.g. `Status.Stunned`).
+        tag: Option<Tag>,
+    },
+    /// A running ability blocks it (`block_abilities_with_tags`).
+    BlockedByAbility(Option<AbilityId>),
+    /// The owner does not match `activation_required`; `tag` is the first
+    /// required tag it lacks.
+    MissingTags {
+        /// The required tag missing.
+        tag: Option<Tag>,
+    },
     /// The instigator does not match `source_required`.
     SourceRequirements,
     /// The target is missing or does not match `target_required`.
     TargetRequirements,
     /// The cooldown effect's tag is still on the owner.
-    Cooldown,
+    Cooldown {
+        /// The cooldown tag held.
+        tag: Tag,
+        /// How long it still lasts.
+        remaining: SimDuration,
+    },
     /// The owner cannot afford the cost.
-    Cost,
+    Cost {
+        /// The attribute the cost would drive below its floor.
+        attribute: AttributeId,
+    },
     /// The ability's registered behaviour is not registered with the context.
     NoBehaviour,
     /// An effect the ability would apply cannot be evaluated with what the
@@ -47,12 +66,14 @@ impl ActivationFailure {
         match *self {
             ActivationFailure::Authority => tags[native::FAIL_AUTHORITY],
             ActivationFailure::AlreadyActive => tags[native::FAIL_ALREADY_ACTIVE],
-            ActivationFailure::BlockedByTags => tags[native::FAIL_BLOCKED_BY_TAGS],
-            ActivationFailure::MissingTags => tags[native::FAIL_MISSING_TAGS],
+            ActivationFailure::BlockedByTags { .. } | ActivationFailure::BlockedByAbility(_) => {
+                tags[native::FAIL_BLOCKED_BY_TAGS]
+            }
+            ActivationFailure::MissingTags { .. } => tags[native::FAIL_MISSING_TAGS],
             ActivationFailure::SourceRequirements => tags[native::FAIL_SOURCE_REQUIREMENTS],
             ActivationFailure::TargetRequirements => tags[native::FAIL_TARGET_REQUIREMENTS],
-            ActivationFailure::Cooldown => tags[native::FAIL_COOLDOWN],
-            ActivationFailure::Cost => tags[native::FAIL_COST],
+            ActivationFailure::Cooldown { .. } => tags[native::FAIL_COOLDOWN],
+            ActivationFailure::Cost { .. } => tags[native::FAIL_COST],
             ActivationFailure::NoBehaviour => tags[native::FAIL_NO_BEHAVIOUR],
             ActivationFailure::CannotApply(_) => tags[native::FAIL_INVALID_PAYLOAD],
             ActivationFailure::Refused(tag) => tag,
@@ -64,6 +85,41 @@ impl ActivationFailure {
     pub fn message<'a>(&self, tags: &'a TagRegistry) -> &'a str {
         let tag = self.tag(tags);
         tags.comment(tag).unwrap_or_else(|| tags.name(tag))
+    }
+
+    /// What exactly refused, for developers, AI and logs (the player sees
+    /// [`message`](Self::message)): `Status.Stunned`, `GA_Channel is
+    /// running`, `Cooldown.Bolt, 1.500s left`, `Mana`. `None` when the
+    /// reason says it all.
+    pub fn detail(&self, catalog: &crate::Catalog) -> Option<String> {
+        let tags = catalog.tags();
+        let ability = |id: AbilityId| {
+            catalog
+                .abilities()
+                .try_def(id)
+                .map_or("?", |d| d.name.as_str())
+        };
+        match *self {
+            ActivationFailure::BlockedByTags { tag: Some(tag) }
+            | ActivationFailure::MissingTags { tag: Some(tag) } => Some(tags.name(tag).to_owned()),
+            ActivationFailure::BlockedByAbility(Some(by)) => {
+                Some(format!("{} is running", ability(by)))
+            }
+            ActivationFailure::Cooldown { tag, remaining } => {
+                Some(format!("{}, {remaining} left", tags.name(tag)))
+            }
+            ActivationFailure::Cost { attribute } => {
+                Some(catalog.attributes().name(attribute).to_owned())
+            }
+            ActivationFailure::CannotApply(effect) => Some(
+                catalog
+                    .effects()
+                    .try_def(effect)
+                    .map_or("?", |d| d.name.as_str())
+                    .to_owned(),
+            ),
+            _ => None,
+        }
     }
 }
 

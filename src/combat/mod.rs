@@ -191,7 +191,7 @@ pub fn install_runtime(gas: &mut Gas, runtime: Arc<CombatRuntime>) {
     if uses(gas, "Eat") {
         let _ = gas.register_behaviour("Eat", Eat(runtime.clone()));
     }
-    gas.add_hook(CombatHook(runtime.clone()));
+    gas.add_effect_hook(CombatHook(runtime.clone()));
     gas.add_invariant(move |world, gas, broken| invariants::check(&runtime, world, gas, broken));
 }
 

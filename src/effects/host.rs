@@ -123,6 +123,38 @@ pub(crate) struct EffectCx<'a, P> {
     pub entity: Entity,
 }
 
+/// Where tag presence changes are told: the trace (for its records and its
+/// observers), when it wants them.
+pub(crate) struct TagLog<'a> {
+    pub trace: &'a mut Trace,
+    pub now: SimTime,
+    pub entity: Entity,
+}
+
+impl<'a> TagLog<'a> {
+    pub fn of<P>(cx: &'a mut EffectCx<'_, P>) -> Self {
+        TagLog {
+            trace: cx.trace,
+            now: cx.now,
+            entity: cx.entity,
+        }
+    }
+
+    #[inline]
+    fn changed(&mut self, tag: Tag, present: bool) {
+        if self.trace.wants(TraceCategory::TAGS) {
+            self.trace.record(
+                self.now,
+                TraceKind::TagChanged {
+                    entity: self.entity,
+                    tag,
+                    present,
+                },
+            );
+        }
+    }
+}
+
 /// Names for errors: effects and tags as the catalog calls them.
 #[derive(Copy, Clone)]
 pub(crate) struct Names<'a> {
@@ -242,37 +274,44 @@ impl EffectHost {
 
     // ------------------------------------------------------------ tags
 
-    /// Adds one reference to `tag`, recording a presence change.
-    pub(crate) fn grant_tag(&mut self, tag: Tag) {
+    /// Adds one reference to `tag`, noting a presence change for the
+    /// reconcile and, when wanted, in the trace.
+    pub(crate) fn grant_tag(&mut self, tag: Tag, log: &mut TagLog<'_>) {
         if self.tags.add(tag) {
             self.appeared.insert(tag);
+            log.changed(tag, true);
         }
     }
 
-    /// Adds one reference to each tag, recording presence changes.
-    pub(crate) fn grant_tags(&mut self, tags: &TagSet) {
+    /// Adds one reference to each tag.
+    pub(crate) fn grant_tags(&mut self, tags: &TagSet, log: &mut TagLog<'_>) {
         for tag in tags.iter() {
-            self.grant_tag(tag);
+            self.grant_tag(tag, log);
         }
     }
 
-    /// Releases one reference to `tag`, recording a presence change.
-    pub(crate) fn release_tag(&mut self, tag: Tag) -> Result<(), NotHeld> {
+    /// Releases one reference to `tag`, noting a presence change.
+    pub(crate) fn release_tag(&mut self, tag: Tag, log: &mut TagLog<'_>) -> Result<(), NotHeld> {
         if self.tags.remove(tag)? {
             self.vanished.insert(tag);
+            log.changed(tag, false);
         }
         Ok(())
     }
 
-    /// Releases one reference to each tag, recording presence changes.
-    pub(crate) fn release_tags(&mut self, tags: &TagSet) -> Result<(), NotHeld> {
+    /// Releases one reference to each tag: all or nothing.
+    pub(crate) fn release_tags(
+        &mut self,
+        tags: &TagSet,
+        log: &mut TagLog<'_>,
+    ) -> Result<(), NotHeld> {
         // All or nothing, like `TagCounts::remove_all`, without building the
         // set of vanished tags first.
         if let Some(missing) = tags.iter().find(|&t| self.tags.count(t) == 0) {
             return Err(NotHeld(missing));
         }
         for tag in tags.iter() {
-            self.release_tag(tag)?;
+            self.release_tag(tag, log)?;
         }
         Ok(())
     }
@@ -745,10 +784,10 @@ impl EffectHost {
             let changes = self.attributes.remove_modifiers(cx.schema, key.source_id());
             self.note_changes(&changes, cx.schema, cx.now, cx.trace, cx.entity);
             // The tags were granted when the effect became uninhibited.
-            let _ = self.release_tags(&def.granted_tags);
+            let _ = self.release_tags(&def.granted_tags, &mut TagLog::of(cx));
         } else {
             self.add_modifiers(cx, key);
-            self.grant_tags(&def.granted_tags);
+            self.grant_tags(&def.granted_tags, &mut TagLog::of(cx));
         }
     }
 

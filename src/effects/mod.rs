@@ -38,4 +38,4 @@ pub use host::{ApplyOutcome, EffectHost, EffectTimer, Execution, MetaOutcome};
 pub use spec::{EffectSpec, SetByCallerError};
 
 pub(crate) use active::SourceCaptures;
-pub(crate) use host::{EffectCx, Names};
+pub(crate) use host::{EffectCx, Names, TagLog};

@@ -15,7 +15,7 @@ use crate::abilities::{
 };
 use crate::attributes::ModOp;
 use crate::diagnostics::nearest;
-use crate::effects::{EffectSpec, Magnitude};
+use crate::effects::{EffectSpec, Magnitude, TagLog};
 use crate::tags::{NotHeld, Tag, TagSet};
 use crate::time::{SimDuration, SimTime};
 use crate::trace::TraceKind;
@@ -267,6 +267,51 @@ impl Gas {
         result
     }
 
+    /// Would `ability` activate on `owner` now, for `event` (the event you
+    /// would send; `None`: a server event with only the ability's trigger)?
+    /// Runs every check an activation runs, in the same order, and changes
+    /// nothing: no trace record, no cost, no cooldown. For AI and UI to ask
+    /// before acting.
+    ///
+    /// ```
+    /// # use gaskit::prelude::*;
+    /// let mut builder = CatalogBuilder::new();
+    /// builder.tags().add_source("game.tags", "Ability.Rest\nStatus.Stunned\n");
+    /// builder.add_source("game.ron", r#"(abilities: [(
+    ///     name: "GA_Rest", trigger: "Ability.Rest",
+    ///     activation_blocked: (any: ["Status.Stunned"]),
+    ///     behaviour: ApplyEffects([]),
+    /// )])"#);
+    /// let mut gas = Gas::new(builder.build().unwrap());
+    /// let mut world = hecs::World::new();
+    /// let hero = world.spawn((gas.new_ability_system(),));
+    /// let rest = gas.catalog().abilities().get("GA_Rest").unwrap();
+    /// gas.grant_ability(&mut world, hero, rest, 1).unwrap();
+    /// assert_eq!(gas.can_activate(&world, hero, rest, None), Ok(()));
+    ///
+    /// let stunned = gas.catalog().tags().get("Status.Stunned").unwrap();
+    /// gas.add_loose_tag(&mut world, hero, stunned, false);
+    /// let refused = gas.can_activate(&world, hero, rest, None).unwrap_err();
+    /// assert_eq!(refused, ActivationFailure::BlockedByTags { tag: Some(stunned) });
+    /// assert_eq!(refused.detail(gas.catalog()).as_deref(), Some("Status.Stunned"));
+    /// ```
+    pub fn can_activate(
+        &self,
+        world: &World,
+        owner: Entity,
+        ability: AbilityId,
+        event: Option<&GameplayEvent>,
+    ) -> Result<(), ActivationFailure> {
+        let def = self
+            .catalog
+            .abilities()
+            .try_def(ability)
+            .ok_or(ActivationFailure::NoBehaviour)?;
+        let default = GameplayEvent::new(def.trigger);
+        self.check_activation(world, owner, ability, def, event.unwrap_or(&default))
+            .map(|_| ())
+    }
+
     fn try_activate(
         &mut self,
         world: &mut World,
@@ -317,17 +362,28 @@ impl Gas {
         }
         // 3. Blocked.
         let owned = system.tags().tags();
-        if def
+        if let Some(blocked) = def
             .activation_blocked
             .as_ref()
-            .is_some_and(|q| !q.is_empty() && q.matches(owned))
-            || system.abilities.blocked.tags().has_any(&def.ability_tags)
+            .filter(|q| !q.is_empty() && q.matches(owned))
         {
-            return Err(ActivationFailure::BlockedByTags);
+            return Err(ActivationFailure::BlockedByTags {
+                tag: first_held(blocked, owned),
+            });
+        }
+        if system.abilities.blocked.tags().has_any(&def.ability_tags) {
+            let abilities = self.catalog.abilities();
+            let by = system.abilities.instances.values().find_map(|i| {
+                let blocks = &abilities.def(i.ability).block_abilities_with_tags;
+                blocks.has_any(&def.ability_tags).then_some(i.ability)
+            });
+            return Err(ActivationFailure::BlockedByAbility(by));
         }
         // 4. Required.
         if !def.activation_required.matches(owned) {
-            return Err(ActivationFailure::MissingTags);
+            return Err(ActivationFailure::MissingTags {
+                tag: first_missing(&def.activation_required, owned),
+            });
         }
         // 5. Source and target.
         let tags_of = |entity: Option<Entity>| {
@@ -352,14 +408,19 @@ impl Gas {
         }
         // 6. Cooldown.
         if let Some(cooldown) = def.cooldown {
-            if owned.has_any(&self.catalog.effects().def(cooldown.effect).granted_tags) {
-                return Err(ActivationFailure::Cooldown);
+            let gates = &self.catalog.effects().def(cooldown.effect).granted_tags;
+            if let Some(tag) = gates.iter().find(|&t| owned.has(t)) {
+                let remaining = system
+                    .host
+                    .time_remaining(self.catalog.effects(), self.now, tag)
+                    .map_or(SimDuration::ZERO, |(remaining, _)| remaining);
+                return Err(ActivationFailure::Cooldown { tag, remaining });
             }
         }
         // 7. Cost.
         if let Some(cost) = def.cost {
-            if !self.can_afford(&system, cost, granted.level) {
-                return Err(ActivationFailure::Cost);
+            if let Some(attribute) = self.unaffordable(&system, cost, granted.level) {
+                return Err(ActivationFailure::Cost { attribute });
             }
         }
         // 8. The behaviour's own validation.
@@ -433,30 +494,35 @@ impl Gas {
         Ok(())
     }
 
-    /// A cost is affordable when no flat cost drives its attribute below
-    /// the attribute's lower bound (or below zero when it has none).
-    fn can_afford(
+    /// The attribute a cost cannot be paid from, if any: a flat cost that
+    /// would drive it below its lower bound (or below zero without one).
+    fn unaffordable(
         &self,
         system: &AbilitySystem,
         cost: crate::effects::EffectId,
         level: u32,
-    ) -> bool {
+    ) -> Option<crate::attributes::AttributeId> {
         let schema = self.catalog.attributes();
-        self.catalog.effects().def(cost).modifiers.iter().all(|m| {
-            let amount = match &m.magnitude {
-                Magnitude::Constant(v) => *v,
-                Magnitude::Scaled(table) => table[(level.max(1) as usize).min(table.len()) - 1],
-                _ => return true,
-            };
-            if m.op != ModOp::Flat || amount >= 0.0 {
-                return true;
-            }
-            let floor = match schema.def(m.attribute).min {
-                Some(crate::attributes::Bound::Value(v)) => v,
-                _ => 0.0,
-            };
-            system.current(m.attribute) + amount >= floor
-        })
+        self.catalog
+            .effects()
+            .def(cost)
+            .modifiers
+            .iter()
+            .find_map(|m| {
+                let amount = match &m.magnitude {
+                    Magnitude::Constant(v) => *v,
+                    Magnitude::Scaled(table) => table[(level.max(1) as usize).min(table.len()) - 1],
+                    _ => return None,
+                };
+                if m.op != ModOp::Flat || amount >= 0.0 {
+                    return None;
+                }
+                let floor = match schema.def(m.attribute).min {
+                    Some(crate::attributes::Bound::Value(v)) => v,
+                    _ => 0.0,
+                };
+                (system.current(m.attribute) + amount < floor).then_some(m.attribute)
+            })
     }
 
     fn start(
@@ -479,7 +545,8 @@ impl Gas {
                 wait: Wait::Nothing,
                 wait_timer: None,
             });
-            system.host.grant_tags(&def.activation_owned_tags);
+            let mut log = self.tag_log(owner);
+            system.host.grant_tags(&def.activation_owned_tags, &mut log);
             system
                 .abilities
                 .blocked
@@ -596,23 +663,22 @@ impl Gas {
         let catalog = self.catalog.clone();
         let def = catalog.abilities().def(ability);
         if let Some(cost) = def.cost {
-            let affordable = world
-                .get::<&AbilitySystem>(owner)
-                .is_ok_and(|system| self.can_afford(&system, cost, level));
-            if !affordable {
-                return Err(ActivationFailure::Cost);
+            let short = match world.get::<&AbilitySystem>(owner) {
+                Ok(system) => self.unaffordable(&system, cost, level),
+                Err(_) => return Err(ActivationFailure::TargetRequirements),
+            };
+            if let Some(attribute) = short {
+                return Err(ActivationFailure::Cost { attribute });
             }
         }
         let specs = commit_specs(def, owner, level, seconds);
         // All or nothing: a cooldown that cannot apply spends no cost.
         self.check_specs(world, specs.iter().map(|s| (owner, s)))?;
         for spec in specs {
-            let failure = if Some(spec.effect) == def.cost {
-                ActivationFailure::Cost
-            } else {
-                ActivationFailure::Cooldown
-            };
-            self.apply_effect(world, owner, spec).map_err(|_| failure)?;
+            let effect = spec.effect;
+            // Checked just above: an application cannot fail here.
+            self.apply_effect(world, owner, spec)
+                .map_err(|_| ActivationFailure::CannotApply(effect))?;
         }
         Ok(())
     }
@@ -642,7 +708,14 @@ impl Gas {
             }
             let def = self.catalog.abilities().def(ended.ability);
             // Both were granted when the instance started.
-            let _ = system.host.release_tags(&def.activation_owned_tags);
+            let mut log = TagLog {
+                trace: &mut self.trace,
+                now: self.now,
+                entity: owner,
+            };
+            let _ = system
+                .host
+                .release_tags(&def.activation_owned_tags, &mut log);
             let _ = system
                 .abilities
                 .blocked
@@ -977,6 +1050,15 @@ impl Gas {
 
     // ------------------------------------------------------------ loose tags
 
+    /// Where `entity`'s tag changes are told.
+    fn tag_log(&mut self, entity: Entity) -> TagLog<'_> {
+        TagLog {
+            trace: &mut self.trace,
+            now: self.now,
+            entity,
+        }
+    }
+
     /// Adds one reference to a loose tag; `saved` marks it as part of saved
     /// state. Returns `true` when the tag became present.
     pub fn add_loose_tag(
@@ -995,7 +1077,7 @@ impl Gas {
                 system.abilities.saved_loose.insert(tag);
             }
             let before = system.host.tags.tags().has_exact(tag);
-            system.host.grant_tag(tag);
+            system.host.grant_tag(tag, &mut self.tag_log(entity));
             self.note_touched(entity, system);
             !before
         };
@@ -1018,7 +1100,7 @@ impl Gas {
             if system.abilities.loose.count(tag) == 0 {
                 system.abilities.saved_loose.remove(tag);
             }
-            system.host.release_tag(tag)?;
+            system.host.release_tag(tag, &mut self.tag_log(entity))?;
             self.note_touched(entity, system);
             !system.host.tags.tags().has_exact(tag)
         };
@@ -1083,4 +1165,21 @@ fn apply_effects_specs(
             Ok((recipient, spec))
         })
         .collect()
+}
+
+/// The first tag `query` names that `owned` holds (parent-aware): what
+/// made a blocking query match.
+fn first_held(query: &crate::tags::TagQuery, owned: &TagSet) -> Option<Tag> {
+    let mut named = TagSet::new();
+    query.collect_tags(&mut named);
+    let found = named.iter().find(|&t| owned.has(t));
+    found.map(|t| owned.iter().find(|o| o.matches(t)).unwrap_or(t))
+}
+
+/// The first tag `query` names that `owned` lacks: what a requirement missed.
+fn first_missing(query: &crate::tags::TagQuery, owned: &TagSet) -> Option<Tag> {
+    let mut named = TagSet::new();
+    query.collect_tags(&mut named);
+    let missing = named.iter().find(|&t| !owned.has(t));
+    missing
 }

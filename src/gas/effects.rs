@@ -72,10 +72,13 @@ impl Gas {
 
     /// Removes one active effect; `false` if it is not active.
     pub fn remove_effect(&mut self, world: &mut World, target: Entity, key: EffectKey) -> bool {
-        self.with_host(world, target, |host, cx| {
-            host.remove(cx, key, RemovalReason::Removed)
-        })
-        .unwrap_or(false)
+        let removed = self
+            .with_host(world, target, |host, cx| {
+                host.remove(cx, key, RemovalReason::Removed)
+            })
+            .unwrap_or(false);
+        self.reconcile(world);
+        removed
     }
 
     /// Removes every active effect whose granted or asset tags match `tag`
@@ -86,12 +89,15 @@ impl Gas {
         target: Entity,
         tag: Tag,
     ) -> usize {
-        self.with_host(world, target, |host, cx| {
-            host.remove_where(cx, RemovalReason::Removed, |def, _| {
-                def.granted_tags.has(tag) || def.asset_tags.has(tag)
+        let removed = self
+            .with_host(world, target, |host, cx| {
+                host.remove_where(cx, RemovalReason::Removed, |def, _| {
+                    def.granted_tags.has(tag) || def.asset_tags.has(tag)
+                })
             })
-        })
-        .unwrap_or(0)
+            .unwrap_or(0);
+        self.reconcile(world);
+        removed
     }
 
     /// Removes every active instance of `effect`; returns how many.
@@ -101,10 +107,13 @@ impl Gas {
         target: Entity,
         effect: EffectId,
     ) -> usize {
-        self.with_host(world, target, |host, cx| {
-            host.remove_where(cx, RemovalReason::Removed, |_, active| active.def == effect)
-        })
-        .unwrap_or(0)
+        let removed = self
+            .with_host(world, target, |host, cx| {
+                host.remove_where(cx, RemovalReason::Removed, |_, active| active.def == effect)
+            })
+            .unwrap_or(0);
+        self.reconcile(world);
+        removed
     }
 
     /// Removes every active effect `source` applied; returns how many.
@@ -114,12 +123,15 @@ impl Gas {
         target: Entity,
         source: Entity,
     ) -> usize {
-        self.with_host(world, target, |host, cx| {
-            host.remove_where(cx, RemovalReason::Removed, |_, active| {
-                active.spec.source == Some(source)
+        let removed = self
+            .with_host(world, target, |host, cx| {
+                host.remove_where(cx, RemovalReason::Removed, |_, active| {
+                    active.spec.source == Some(source)
+                })
             })
-        })
-        .unwrap_or(0)
+            .unwrap_or(0);
+        self.reconcile(world);
+        removed
     }
 
     /// The time remaining *as a level*: the maximum remaining time over the
@@ -183,12 +195,15 @@ impl Gas {
         attribute: AttributeId,
         value: f64,
     ) -> Result<(), AttributeError> {
-        self.with_host(world, entity, |host, cx| {
-            let changes = host.attributes.set_base(cx.schema, attribute, value)?;
-            host.note_changes(&changes, cx.schema, cx.now, cx.trace, cx.entity);
-            Ok(())
-        })
-        .unwrap_or(Err(AttributeError::NoSuchEntity(entity)))
+        let result = self
+            .with_host(world, entity, |host, cx| {
+                let changes = host.attributes.set_base(cx.schema, attribute, value)?;
+                host.note_changes(&changes, cx.schema, cx.now, cx.trace, cx.entity);
+                Ok(())
+            })
+            .unwrap_or(Err(AttributeError::NoSuchEntity(entity)));
+        self.reconcile(world);
+        result
     }
 
     pub(super) fn on_effect_timer(&mut self, world: &mut World, timer: EffectTimer) {
@@ -207,10 +222,12 @@ impl Gas {
         }
     }
 
-    /// What follows every execution, in this order: the `on_zero` effects
-    /// of attributes it brought to zero (so `Status.Dead` is there before
-    /// anyone looks), then the post-execute hooks.
+    /// What follows every execution: it is queued for the observers of
+    /// executions (the post-execute step), then the `on_zero` effects of
+    /// attributes it brought to zero apply at once, so `Status.Dead` is
+    /// there before any observer looks.
     fn after_execution(&mut self, world: &mut World, target: Entity, execution: &Execution) {
+        self.observe_execution(target, execution);
         for &attribute in &execution.reached_zero {
             if let Some(effect) = self.catalog.effects().zero_effect(attribute) {
                 let mut spec = EffectSpec::new(effect);
@@ -218,7 +235,6 @@ impl Gas {
                 self.apply_effect_recorded(world, target, spec);
             }
         }
-        self.run_hooks(world, target, execution);
     }
 
     /// Runs `f` on `target`'s effect host with an effect context, then
@@ -256,16 +272,6 @@ impl Gas {
         Names {
             defs: self.catalog.effects(),
             tags: self.catalog.tags(),
-        }
-    }
-
-    pub(crate) fn run_hooks(&mut self, world: &mut World, target: Entity, execution: &Execution) {
-        if self.hooks.is_empty() {
-            return;
-        }
-        let hooks = self.hooks.clone();
-        for hook in hooks.iter() {
-            hook.post_execute(world, self, target, execution);
         }
     }
 }

@@ -6,12 +6,13 @@ use hecs::{Entity, World};
 use super::Gas;
 use crate::effects::Execution;
 
-/// Called after every instant or periodic execution, once meta attributes
-/// have been drained (so `Health` is already updated), in registration order.
+/// A post-execute step written as a type: called for every instant or
+/// periodic execution, once meta attributes have been drained (so `Health`
+/// is already updated), as an observer of executions, in the trace's order.
 ///
 /// A hook may do anything the context allows, including applying more
-/// effects; executions those cause run the hooks again. Register hooks with
-/// [`Gas::add_hook`].
+/// effects; executions those cause reach the hooks in turn. Register one
+/// with [`Gas::add_effect_hook`]; a closure goes to [`Gas::add_hook`].
 pub trait EffectHook: Send + Sync {
     /// `target` received `execution`.
     fn post_execute(&self, world: &mut World, gas: &mut Gas, target: Entity, execution: &Execution);

@@ -8,6 +8,7 @@
 mod abilities;
 mod effects;
 mod hooks;
+mod observers;
 mod reconcile;
 mod state;
 
@@ -21,15 +22,17 @@ use serde::{Deserialize, Serialize};
 
 pub use abilities::{AbilityError, EventOutcome};
 pub use hooks::EffectHook;
+pub use observers::{Observe, Threshold};
 pub(crate) use state::GasState;
 
 use crate::abilities::{AbilityBehaviour, AbilitySystem, GameplayEvent, InstanceKey};
 use crate::attributes::{AttributeError, AttributeId, Attributes, ProfileId};
 use crate::catalog::Catalog;
 use crate::effects::EffectTimer;
+use crate::effects::Execution;
 use crate::tags::TagSet;
 use crate::time::{SimDuration, SimTime, TimerQueue};
-use crate::trace::{Trace, TraceCategory, TraceKind, TraceRecord};
+use crate::trace::{Observation, Trace, TraceCategory, TraceKind, TraceRecord};
 
 /// A registered invariant check.
 type InvariantCheck = dyn Fn(&World, &Gas, &mut Vec<String>) + Send + Sync;
@@ -86,7 +89,13 @@ pub struct Gas {
     timers: TimerQueue<Timer>,
     rng: ChaCha8Rng,
     trace: Trace,
-    hooks: Arc<[Arc<dyn EffectHook>]>,
+    /// Observers, in registration order (shared so delivery can call them
+    /// while they register more).
+    observers: Arc<[Arc<observers::Registered>]>,
+    /// Some observer wants executions.
+    observe_executions: bool,
+    /// Observations are being delivered: nested calls deliver nothing.
+    delivering: bool,
     /// Checks game modules added to [`crate::invariants::check`].
     invariants: Vec<Arc<InvariantCheck>>,
     /// Registered behaviours, indexed by the catalog's behaviour names.
@@ -134,7 +143,9 @@ impl Gas {
             timers: TimerQueue::new(),
             rng: ChaCha8Rng::seed_from_u64(seed),
             trace: Trace::new(),
-            hooks: Arc::new([]),
+            observers: Arc::new([]),
+            observe_executions: false,
+            delivering: false,
             invariants: Vec::new(),
             dirty: VecDeque::new(),
             live_holders: Vec::new(),
@@ -225,13 +236,36 @@ impl Gas {
         Attributes::with_bases(self.catalog.attributes(), profile, bases).map(AbilitySystem::new)
     }
 
-    /// Registers a post-execute hook; hooks run in registration order.
-    /// Safe to call from inside a hook: the new list applies to later
-    /// executions.
-    pub fn add_hook(&mut self, hook: impl EffectHook + 'static) {
-        let mut hooks: Vec<Arc<dyn EffectHook>> = self.hooks.iter().cloned().collect();
-        hooks.push(Arc::new(hook));
-        self.hooks = hooks.into();
+    /// Registers a post-execute step: `hook` sees every instant or periodic
+    /// execution with what it did (meta attributes drained, attributes
+    /// brought to zero), like an observer of [`Observe::executions`], in
+    /// the trace's order. A closure needs no type annotations.
+    ///
+    /// ```
+    /// # use gaskit::prelude::*;
+    /// # let mut gas = Gas::new(CatalogBuilder::new().build().unwrap());
+    /// gas.add_hook(|_world, _gas, target, execution| {
+    ///     for drained in &execution.meta {
+    ///         println!("{target:?} took {} from {:?}", drained.applied(), drained.drained);
+    ///     }
+    /// });
+    /// ```
+    pub fn add_hook(
+        &mut self,
+        hook: impl Fn(&mut World, &mut Gas, Entity, &Execution) + Send + Sync + 'static,
+    ) {
+        self.observe(Observe::executions(), move |world, gas, seen| {
+            if let Observation::Execution { target, execution } = seen {
+                hook(world, gas, *target, execution);
+            }
+        });
+    }
+
+    /// [`add_hook`](Self::add_hook) for a hook written as a type.
+    pub fn add_effect_hook(&mut self, hook: impl EffectHook + 'static) {
+        self.add_hook(move |world, gas, target, execution| {
+            hook.post_execute(world, gas, target, execution)
+        });
     }
 
     /// Adds a game module's bookkeeping rules to

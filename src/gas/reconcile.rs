@@ -34,9 +34,16 @@ impl Gas {
         }
     }
 
+    /// The end of every context call: reconcile, then deliver what
+    /// happened to the observers (whose actions are reconciled in turn).
+    pub(crate) fn reconcile(&mut self, world: &mut World) {
+        self.reconcile_only(world);
+        self.deliver(world);
+    }
+
     /// Runs the reactions of every queued entity, in queue order, until
     /// nothing is left; then refreshes live captures if attributes moved.
-    pub(crate) fn reconcile(&mut self, world: &mut World) {
+    pub(crate) fn reconcile_only(&mut self, world: &mut World) {
         while let Some(entity) = self.dirty.pop_front() {
             let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(entity) else {
                 continue;
@@ -97,7 +104,7 @@ impl Gas {
         self.live_holders = kept;
         // The refresh itself may have queued reactions.
         if !self.dirty.is_empty() {
-            self.reconcile(world);
+            self.reconcile_only(world);
         }
     }
 }

@@ -53,14 +53,15 @@ impl SimDuration {
         Self(micros)
     }
 
-    /// Whole milliseconds.
+    /// Whole milliseconds, saturating at [`SimDuration::MAX`] (a literal
+    /// never wraps).
     pub const fn from_millis(millis: u64) -> Self {
-        Self(millis * 1_000)
+        Self(millis.saturating_mul(1_000))
     }
 
-    /// Whole seconds.
+    /// Whole seconds, saturating at [`SimDuration::MAX`].
     pub const fn from_secs(secs: u64) -> Self {
-        Self(secs * MICROS_PER_SECOND)
+        Self(secs.saturating_mul(MICROS_PER_SECOND))
     }
 
     /// Seconds as written in data, rounded once to the nearest microsecond.
@@ -105,7 +106,20 @@ impl SimTime {
         Self(micros)
     }
 
-    /// Seconds since the start, rounded to the nearest microsecond.
+    /// Whole milliseconds since the start, saturating at [`SimTime::MAX`].
+    pub const fn from_millis(millis: u64) -> Self {
+        Self(SimDuration::from_millis(millis).0)
+    }
+
+    /// Whole seconds since the start, saturating at [`SimTime::MAX`]:
+    /// `SimTime::from_secs(2)` needs no `unwrap`.
+    pub const fn from_secs(secs: u64) -> Self {
+        Self(SimDuration::from_secs(secs).0)
+    }
+
+    /// Seconds since the start, rounded to the nearest microsecond. Fallible
+    /// because the input may be untrusted (data, a client): negative, NaN
+    /// and out-of-range values are errors.
     pub fn from_secs_f64(secs: f64) -> Result<Self, InvalidDuration> {
         SimDuration::from_secs_f64(secs).map(|d| SimTime(d.0))
     }
@@ -213,5 +227,17 @@ mod tests {
         assert_eq!(SimTime::MAX + SimDuration::from_secs(1), SimTime::MAX);
         assert_eq!(SimTime::ZERO - t, SimDuration::ZERO);
         assert_eq!(t - SimTime::ZERO, SimDuration::from_millis(12_600));
+    }
+
+    #[test]
+    fn literals_are_const_and_never_wrap() {
+        const TWO: SimTime = SimTime::from_secs(2);
+        const QUARTER: SimDuration = SimDuration::from_millis(250);
+        assert_eq!(TWO.as_micros(), 2_000_000);
+        assert_eq!(SimTime::from_millis(2_000), TWO);
+        assert_eq!(QUARTER.as_micros(), 250_000);
+        assert_eq!(SimDuration::from_secs(u64::MAX), SimDuration::MAX);
+        assert_eq!(SimDuration::from_millis(u64::MAX / 10), SimDuration::MAX);
+        assert_eq!(SimTime::from_secs(u64::MAX / 1000), SimTime::MAX);
     }
 }

@@ -42,6 +42,11 @@ impl TraceCategory {
     pub const CUES: TraceCategory = TraceCategory(1 << 2);
     /// Ability activation, refusal and end.
     pub const ABILITIES: TraceCategory = TraceCategory(1 << 3);
+    /// Owned tags appearing and vanishing.
+    pub const TAGS: TraceCategory = TraceCategory(1 << 4);
+    /// Records of game code that carry no module of their own
+    /// ([`GameRecord`](crate::trace::GameRecord)).
+    pub const GAME: TraceCategory = TraceCategory(1 << 5);
 
     /// Bits the core reserves for its own groups.
     const CORE_BITS: u32 = 8;
@@ -275,6 +280,15 @@ pub enum TraceKind {
         /// Execute, add or remove.
         event: CueEvent,
     },
+    /// An owned tag appeared or vanished (net change of one call).
+    TagChanged {
+        /// Whose.
+        entity: Entity,
+        /// The tag (a leaf as granted, never an implicit parent).
+        tag: Tag,
+        /// `true` when it appeared.
+        present: bool,
+    },
     /// A record of a game module or of game code (see [`TraceRecord`]).
     Game(Arc<dyn TraceRecord>),
 }
@@ -310,6 +324,7 @@ impl TraceKind {
             TraceKind::AbilityFailed { .. } => "ability_failed",
             TraceKind::AbilityEnded { .. } => "ability_ended",
             TraceKind::Cue { .. } => "cue",
+            TraceKind::TagChanged { .. } => "tag_changed",
             TraceKind::Game(record) => record.kind(),
         }
     }
@@ -326,7 +341,9 @@ impl TraceKind {
             | TraceKind::EffectRemoved { target, .. }
             | TraceKind::EffectInhibited { target, .. }
             | TraceKind::EffectFailed { target, .. } => (*target, None),
-            TraceKind::AttributeChanged { entity, .. } => (*entity, None),
+            TraceKind::AttributeChanged { entity, .. } | TraceKind::TagChanged { entity, .. } => {
+                (*entity, None)
+            }
             TraceKind::AbilityActivated { owner, target, .. } => (*owner, *target),
             TraceKind::AbilityFailed { owner, .. } | TraceKind::AbilityEnded { owner, .. } => {
                 (*owner, None)
@@ -349,6 +366,7 @@ impl TraceKind {
             | TraceKind::AbilityEnded { .. } => TraceCategory::ABILITIES,
             TraceKind::AttributeChanged { .. } => TraceCategory::ATTRIBUTES,
             TraceKind::Cue { .. } => TraceCategory::CUES,
+            TraceKind::TagChanged { .. } => TraceCategory::TAGS,
             TraceKind::Game(record) => record.category(),
         }
     }

@@ -10,6 +10,7 @@ use std::fmt::Write as _;
 use super::record::RenderCx;
 use super::text::{cue_event_name, ByRef, EntityNames};
 use super::{BlockReason, RemovalReason, TraceEvent, TraceKind};
+use crate::abilities::ActivationFailure;
 use crate::catalog::Catalog;
 
 /// The fields of one JSON object under construction, for a
@@ -196,6 +197,24 @@ pub fn render_json(
             o.str("ability", cx.ability(*ability));
             o.str("reason", tags.name(reason.tag(tags)));
             o.str("message", reason.message(tags));
+            match *reason {
+                ActivationFailure::BlockedByTags { tag: Some(tag) } => {
+                    o.str("blocked_by", cx.tag(tag))
+                }
+                ActivationFailure::BlockedByAbility(Some(by)) => {
+                    o.str("blocked_by_ability", cx.ability(by))
+                }
+                ActivationFailure::MissingTags { tag: Some(tag) } => o.str("missing", cx.tag(tag)),
+                ActivationFailure::Cooldown { tag, remaining } => {
+                    o.str("cooldown", cx.tag(tag));
+                    o.num("remaining", remaining.as_secs_f64());
+                }
+                ActivationFailure::Cost { attribute } => {
+                    o.str("attribute", cx.attribute(attribute))
+                }
+                ActivationFailure::CannotApply(effect) => o.str("effect", cx.effect(effect)),
+                _ => {}
+            }
         }
         TraceKind::AbilityEnded {
             ability, reason, ..
@@ -206,6 +225,10 @@ pub fn render_json(
         TraceKind::Cue { cue, event, .. } => {
             o.str("cue", cx.tag(*cue));
             o.str("event", cue_event_name(*event));
+        }
+        TraceKind::TagChanged { tag, present, .. } => {
+            o.str("tag", cx.tag(*tag));
+            o.bool("present", *present);
         }
         TraceKind::Game(record) => record.json(&cx, &mut o),
     }

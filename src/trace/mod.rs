@@ -42,30 +42,43 @@
 //! | `attribute_changed` | Attributes | `attribute`, `old`, `new` (current values; meta attributes are not recorded) |
 //! | `cue` | Cues | `cue` (a `GameplayCue.*` tag), `event` (`execute`, `add`, `remove`) |
 //! | `ability_activated` | Abilities | `ability`; `target` is the event's target |
-//! | `ability_failed` | Abilities | `ability`, `reason` (an `Activation.Fail.*` tag), `message` |
+//! | `ability_failed` | Abilities | `ability`, `reason` (an `Activation.Fail.*` tag), `message`, and what refused: `blocked_by` (tag), `blocked_by_ability`, `missing` (tag), `cooldown` (tag) with `remaining` (s), `attribute` (a cost), `effect` (cannot apply) |
 //! | `ability_ended` | Abilities | `ability`, `reason` |
+//! | `tag_changed` | Tags | `tag`, `present` (bool: appeared or vanished) |
+//! | `game` | Game | `tag`, `magnitude` (or null), `payload` (tag or null): a [`GameRecord`] |
 //!
 //! Game modules add their own kinds as [`TraceRecord`]s, rendered through
 //! the same two functions; the combat layer's are listed in
 //! `gaskit::combat::CombatRecord`.
 
 mod event;
+mod game_record;
 mod jsonl;
+mod observation;
 mod record;
 mod text;
 
 pub use event::{BlockReason, RemovalReason, TraceCategory, TraceEvent, TraceFilter, TraceKind};
+pub use game_record::GameRecord;
 pub use jsonl::{render_json, render_jsonl, JsonFields};
+pub use observation::Observation;
 pub use record::{DynEq, RenderCx, TraceRecord};
 pub use text::{entity_name, render_line, render_text, EntityNames, Name};
 
+use std::collections::VecDeque;
+
 use crate::time::SimTime;
 
-/// The record of a simulation.
+/// The record of a simulation, and the queue of what observers are
+/// waiting to be told (see [`Gas::observe`](crate::Gas::observe)).
 #[derive(Clone, Debug)]
 pub struct Trace {
     filter: TraceFilter,
     events: Vec<TraceEvent>,
+    /// The categories some observer selects.
+    observed: TraceFilter,
+    /// Observations not yet delivered, in the order they happened.
+    queue: VecDeque<Observation>,
 }
 
 impl Default for Trace {
@@ -77,18 +90,21 @@ impl Default for Trace {
 impl Trace {
     /// A trace recording every category.
     pub fn new() -> Self {
+        Self::with_filter(TraceFilter::ALL)
+    }
+
+    fn with_filter(filter: TraceFilter) -> Self {
         Self {
-            filter: TraceFilter::ALL,
+            filter,
             events: Vec::new(),
+            observed: TraceFilter::NONE,
+            queue: VecDeque::new(),
         }
     }
 
     /// A trace recording nothing (large simulations).
     pub fn disabled() -> Self {
-        Self {
-            filter: TraceFilter::NONE,
-            events: Vec::new(),
-        }
+        Self::with_filter(TraceFilter::NONE)
     }
 
     /// Records only the categories in `filter` (later events only).
@@ -101,18 +117,48 @@ impl Trace {
         self.filter
     }
 
-    /// True when `category` is recorded. Check this before building an event.
+    /// True when `category` is recorded or observed. Check this before
+    /// building an event that costs something to build.
     #[inline]
     pub fn wants(&self, category: TraceCategory) -> bool {
-        self.filter.contains(category)
+        self.filter.contains(category) || self.observed.contains(category)
     }
 
-    /// Appends an event if its category is recorded.
+    /// Appends an event if its category is recorded, and queues it for the
+    /// observers if one of them selects its category.
     #[inline]
     pub fn record(&mut self, time: SimTime, kind: TraceKind) {
-        if self.wants(kind.category()) {
+        let category = kind.category();
+        let kept = self.filter.contains(category);
+        if self.observed.contains(category) {
+            let event = TraceEvent { time, kind };
+            if kept {
+                self.events.push(event.clone());
+            }
+            self.queue.push_back(Observation::Event(event));
+        } else if kept {
             self.events.push(TraceEvent { time, kind });
         }
+    }
+
+    /// The categories observers select (set by the context).
+    pub(crate) fn set_observed(&mut self, observed: TraceFilter) {
+        self.observed = observed;
+    }
+
+    /// Queues an observation that is not a trace event.
+    pub(crate) fn observe(&mut self, observation: Observation) {
+        self.queue.push_back(observation);
+    }
+
+    /// True when observations wait for delivery.
+    pub(crate) fn has_observations(&self) -> bool {
+        !self.queue.is_empty()
+    }
+
+    /// The oldest observation not yet delivered.
+    pub(crate) fn next_observation(&mut self) -> Option<Observation> {
+        self.queue.pop_front()
     }
 
     /// Every recorded event, oldest first.

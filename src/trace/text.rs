@@ -147,14 +147,23 @@ fn describe(cx: &RenderCx<'_>, kind: &TraceKind) -> String {
         },
         TraceKind::AbilityFailed {
             ability, reason, ..
-        } => format!(
-            "fail {}: {}",
-            cx.ability(*ability),
-            reason.message(cx.catalog().tags())
-        ),
+        } => {
+            let mut what = format!(
+                "fail {}: {}",
+                cx.ability(*ability),
+                reason.message(cx.catalog().tags())
+            );
+            if let Some(detail) = reason.detail(cx.catalog()) {
+                let _ = write!(what, " [{detail}]");
+            }
+            what
+        }
         TraceKind::AbilityEnded {
             ability, reason, ..
         } => format!("end {} ({})", cx.ability(*ability), end_reason(cx, reason)),
+        TraceKind::TagChanged { tag, present, .. } => {
+            format!("tag{} {}", if *present { "+" } else { "-" }, cx.tag(*tag))
+        }
         TraceKind::Game(record) => record.describe(cx),
     }
 }
