@@ -295,12 +295,13 @@ pub use attributes::{
 pub use catalog::{Catalog, CatalogBuilder, ContentFile, ContentSection, Fingerprint, SectionCx};
 pub use diagnostics::{locate, nearest, Diagnostic, LoadErrors, Severity, SourceFile};
 pub use effects::{
-    ApplyOutcome, AttributeCapture, AttributeMagnitudeData, CaptureFrom, Cue, CueData, CueEvent,
-    DurationData, DurationOnReapply, DurationPolicy, EffectData, EffectDef, EffectDefs,
-    EffectError, EffectHost, EffectId, EffectKey, EffectSpec, EffectTimer, Execution, Life,
-    LifeData, Magnitude, MagnitudeData, MetaOutcome, ModifierData, ModifierDef, Period, PeriodData,
-    PeriodOnReapply, PeriodicWhileDead, SetByCallerError, StackBy, StackExpiry, Stacking,
-    StackingData,
+    ApplyOutcome, AttributeCapture, AttributeMagnitudeData, CalculationId, CalculationSetup,
+    Calculations, Capture, CaptureDef, CaptureFrom, Cue, CueData, CueEvent, DurationData,
+    DurationOnReapply, DurationPolicy, EffectData, EffectDef, EffectDefs, EffectError, EffectHost,
+    EffectId, EffectKey, EffectSpec, EffectTimer, Execution, ExecutionCalculation, ExecutionCx,
+    Life, LifeData, Magnitude, MagnitudeCalculation, MagnitudeCx, MagnitudeData, MetaOutcome,
+    ModifierData, ModifierDef, Period, PeriodData, PeriodOnReapply, PeriodicWhileDead,
+    SetByCallerError, StackBy, StackExpiry, Stacking, StackingData,
 };
 pub use gas::{AbilityError, EffectHook, EventOutcome, Gas, Observe, Threshold};
 pub use names::Named;

@@ -392,7 +392,9 @@ fn cancel_with_tag_and_block_with_tag_match_ability_tags() {
     sim.fire(hero, sim.event("Test.Trigger.Shield")).unwrap();
     assert_eq!(
         sim.fire(hero, sim.event("Test.Trigger.Channel")),
-        Err(ActivationFailure::BlockedByAbility(Some(sim.ability("GA_Shield"))))
+        Err(ActivationFailure::BlockedByAbility(Some(
+            sim.ability("GA_Shield")
+        )))
     );
     let with: TagSet = std::iter::once(sim.tag("Test.Ability")).collect();
     assert_eq!(

@@ -10,7 +10,9 @@ use super::section::{BuiltSection, ContentSection, Fingerprint, SectionBuilder, 
 use crate::abilities::AbilityDefs;
 use crate::attributes::AttributeSchema;
 use crate::diagnostics::{nearest, Diagnostic, LoadErrors, SourceFile};
-use crate::effects::EffectDefs;
+use crate::effects::{
+    Calculations, EffectDefs, ExecutionCalculation, MagnitudeCalculation, PendingCalculations,
+};
 use crate::fs_util::SourceLoader;
 use crate::tags::{TagRegistry, TagRegistryBuilder, CORE_TAG_FILES};
 
@@ -22,6 +24,7 @@ use crate::tags::{TagRegistry, TagRegistryBuilder, CORE_TAG_FILES};
 pub struct Catalog {
     tags: TagRegistry,
     attributes: AttributeSchema,
+    calculations: Calculations,
     effects: EffectDefs,
     abilities: AbilityDefs,
     sections: Vec<BuiltSection>,
@@ -43,6 +46,11 @@ impl Catalog {
     /// The gameplay effect definitions.
     pub fn effects(&self) -> &EffectDefs {
         &self.effects
+    }
+
+    /// The execution and magnitude calculations registered in code.
+    pub fn calculations(&self) -> &Calculations {
+        &self.calculations
     }
 
     /// The ability definitions.
@@ -120,11 +128,12 @@ impl Catalog {
 /// let catalog = builder.build().unwrap();
 /// assert!(catalog.attributes().get("Mana").is_some());
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct CatalogBuilder {
     tags: TagRegistryBuilder,
     files: Vec<ParsedFile>,
     sections: Vec<SectionBuilder>,
+    calculations: PendingCalculations,
     errors: LoadErrors,
 }
 
@@ -152,8 +161,35 @@ impl CatalogBuilder {
             tags,
             files: Vec::new(),
             sections: Vec::new(),
+            calculations: PendingCalculations::default(),
             errors: LoadErrors::default(),
         }
+    }
+
+    /// Registers an execution calculation under the name content uses
+    /// (`executions: ["SpellDamage"]`). Its setup runs at build.
+    pub fn add_execution(
+        &mut self,
+        name: &str,
+        calculation: impl ExecutionCalculation,
+    ) -> &mut Self {
+        self.calculations
+            .executions
+            .push((name.to_owned(), Box::new(calculation)));
+        self
+    }
+
+    /// Registers a magnitude calculation under the name content uses
+    /// (`magnitude: Custom("Falloff")`). Its setup runs at build.
+    pub fn add_magnitude(
+        &mut self,
+        name: &str,
+        calculation: impl MagnitudeCalculation,
+    ) -> &mut Self {
+        self.calculations
+            .magnitudes
+            .push((name.to_owned(), Box::new(calculation)));
+        self
     }
 
     /// The tag registry under construction, to add tag files.
@@ -225,6 +261,7 @@ impl CatalogBuilder {
             tags,
             files,
             sections,
+            calculations,
             mut errors,
         } = self;
         check_sections(&files, &sections, &mut errors);
@@ -238,6 +275,7 @@ impl CatalogBuilder {
         let attribute_data = section(&files, |c| &c.attributes);
         let profiles = section(&files, |c| &c.derived);
         let attributes = AttributeSchema::build(&attribute_data, &profiles, &mut errors);
+        let calculations = Calculations::build(calculations, &tags, &attributes, &mut errors);
         let effects = section(&files, |c| &c.effects);
         let life: Vec<_> = files
             .iter()
@@ -249,6 +287,7 @@ impl CatalogBuilder {
             &attribute_data,
             &tags,
             &attributes,
+            &calculations,
             &mut errors,
         );
         let abilities = section(&files, |c| &c.abilities);
@@ -269,6 +308,7 @@ impl CatalogBuilder {
         let mut catalog = Catalog {
             tags,
             attributes,
+            calculations,
             effects,
             abilities,
             sections,

@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 use slotmap::{new_key_type, Key};
 use smallvec::SmallVec;
 
+use super::data::CaptureFrom;
 use super::def::EffectId;
 use super::spec::EffectSpec;
 use crate::attributes::{AttributeId, SourceId};
@@ -22,9 +23,11 @@ impl EffectKey {
     }
 }
 
-/// Values read from the source entity when the spec was applied, for
-/// attribute-based magnitudes with `from: Source`.
-pub(crate) type SourceCaptures = SmallVec<[(AttributeId, f64); 2]>;
+/// Attribute values read when the spec was applied: the source's, for
+/// attribute magnitudes and calculations that read it, and the target's,
+/// for calculations that capture it once. Live source values are read
+/// again before each periodic execution.
+pub(crate) type Captures = SmallVec<[(CaptureFrom, AttributeId, f64); 2]>;
 
 /// An active duration or infinite effect.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -47,8 +50,8 @@ pub(crate) struct ActiveEffect {
     pub inhibited: bool,
     /// Evaluated magnitude of each modifier, for one stack.
     pub magnitudes: SmallVec<[f64; 2]>,
-    /// Source attribute values captured at application.
-    pub captures: SourceCaptures,
+    /// Attribute values captured at application.
+    pub captures: Captures,
 }
 
 impl ActiveEffect {

@@ -43,6 +43,10 @@ pub struct EffectData {
     /// Attribute modifiers.
     #[serde(default)]
     pub modifiers: Vec<ModifierData>,
+    /// Execution calculations (code registered on the catalog builder by
+    /// these names) run on every instant or periodic execution.
+    #[serde(default)]
+    pub executions: Vec<String>,
     /// Tags describing the effect itself (matched by removal and immunity).
     #[serde(default)]
     pub asset_tags: Vec<String>,
@@ -153,6 +157,9 @@ pub enum MagnitudeData {
     SetByCaller(String),
     /// Computed from an attribute of the source or the target.
     Attribute(AttributeMagnitudeData),
+    /// Computed by a magnitude calculation registered on the catalog
+    /// builder under this name.
+    Custom(String),
 }
 
 /// `coefficient × (attribute + pre_add) + post_add`.

@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 
+use super::calculation::{CalculationId, Calculations};
 use super::data::{
     CaptureFrom, CueData, CueEvent, DurationData, DurationOnReapply, EffectData, LifeData,
     MagnitudeData, PeriodOnReapply, PeriodicWhileDead, StackBy, StackExpiry,
@@ -39,6 +40,8 @@ pub enum Magnitude {
     SetByCaller(Tag),
     /// `coefficient × (attribute + pre_add) + post_add`.
     Attribute(AttributeCapture),
+    /// A registered magnitude calculation.
+    Custom(CalculationId),
 }
 
 /// An attribute-based magnitude.
@@ -132,6 +135,8 @@ pub struct EffectDef {
     pub period: Option<Period>,
     /// Attribute modifiers.
     pub modifiers: SmallVec<[ModifierDef; 2]>,
+    /// Execution calculations run on every execution.
+    pub executions: SmallVec<[CalculationId; 1]>,
     /// Tags describing the effect.
     pub asset_tags: TagSet,
     /// Tags granted to the target while active and not inhibited.
@@ -150,6 +155,9 @@ pub struct EffectDef {
     pub cues: SmallVec<[Cue; 1]>,
     /// True when any modifier reads an attribute live.
     pub has_live_capture: bool,
+    /// True when a calculation reads a source attribute live, so each
+    /// periodic execution needs fresh source values.
+    pub live_source_calculation: bool,
     /// Applies to (and ticks on) an owner the life rule calls dead.
     pub affects_dead: bool,
 }
@@ -223,6 +231,7 @@ impl EffectDefs {
         attribute_data: &[(&SourceFile, &AttributeData)],
         tags: &TagRegistry,
         attributes: &AttributeSchema,
+        calculations: &Calculations,
         errors: &mut LoadErrors,
     ) -> EffectDefs {
         let mut names = NameTable::new("effect");
@@ -247,7 +256,14 @@ impl EffectDefs {
                 continue;
             }
             files.push(file);
-            defs.push(compile(file, effect, tags, attributes, errors));
+            defs.push(compile(
+                file,
+                effect,
+                tags,
+                attributes,
+                calculations,
+                errors,
+            ));
         }
         let life = compile_life(life, tags, errors);
         let mut zero_effects = vec![None; attributes.len()];
@@ -337,6 +353,7 @@ fn compile(
     data: &EffectData,
     tags: &TagRegistry,
     attributes: &AttributeSchema,
+    calculations: &Calculations,
     errors: &mut LoadErrors,
 ) -> EffectDef {
     let name = data.name.as_str();
@@ -390,6 +407,23 @@ fn compile(
                 Some(key) => Magnitude::SetByCaller(key),
                 None => Magnitude::Constant(0.0),
             },
+            MagnitudeData::Custom(calculation) => {
+                match calculations
+                    .magnitude_names()
+                    .resolve_in(calculation, &file.name, &file.text)
+                {
+                    Ok(index) => Magnitude::Custom(CalculationId::new(index)),
+                    Err(e) => {
+                        let mut e = e.at_text_after(&file.text, name, calculation);
+                        e.message = format!(
+                            "effect `{name}`: {} (register it with CatalogBuilder::add_magnitude)",
+                            e.message
+                        );
+                        errors.push(e);
+                        Magnitude::Constant(0.0)
+                    }
+                }
+            }
             MagnitudeData::Attribute(capture) => {
                 for value in [capture.coefficient, capture.pre_add, capture.post_add] {
                     finite(value, errors);
@@ -481,6 +515,41 @@ fn compile(
         });
     }
 
+    let executions: SmallVec<[CalculationId; 1]> = data
+        .executions
+        .iter()
+        .filter_map(|calculation| {
+            match calculations
+                .execution_names()
+                .resolve_in(calculation, &file.name, &file.text)
+            {
+                Ok(index) => Some(CalculationId::new(index)),
+                Err(e) => {
+                    let mut e = e.at_text_after(&file.text, name, calculation);
+                    e.message = format!(
+                        "effect `{name}`: {} (register it with CatalogBuilder::add_execution)",
+                        e.message
+                    );
+                    errors.push(e);
+                    None
+                }
+            }
+        })
+        .collect();
+    if !executions.is_empty() && !instant && period.is_none() {
+        errors.push(err(
+            "executions",
+            "executions run on instant or periodic executions; give the effect a period or make it instant".into(),
+        ));
+    }
+    let live_source_calculation = executions.iter().any(|&id| {
+        calculations
+            .execution_def(id)
+            .captures
+            .iter()
+            .any(|c| c.live && c.from == CaptureFrom::Source)
+    });
+
     let cues = data
         .cues
         .iter()
@@ -549,6 +618,8 @@ fn compile(
         stacking,
         cues,
         has_live_capture,
+        live_source_calculation,
+        executions,
         duration,
         affects_dead: data.affects_dead,
     }

@@ -41,6 +41,15 @@ pub enum EffectError {
         /// The value.
         value: f64,
     },
+    /// A calculation produced a value that is not finite.
+    CalculationFailed {
+        /// The effect.
+        effect: Named<EffectId>,
+        /// The calculation's registered name.
+        calculation: String,
+        /// The value.
+        value: f64,
+    },
     /// A duration magnitude is not a usable number of seconds.
     BadDuration {
         /// The effect.
@@ -60,6 +69,7 @@ impl EffectError {
             | EffectError::AmbiguousSetByCaller { effect, .. }
             | EffectError::SourceUnavailable { effect }
             | EffectError::NotFinite { effect, .. }
+            | EffectError::CalculationFailed { effect, .. }
             | EffectError::BadDuration { effect, .. } => Some(effect.id),
         }
     }
@@ -89,6 +99,14 @@ impl fmt::Display for EffectError {
             EffectError::NotFinite { effect, value } => {
                 write!(f, "effect {effect} computed a non-finite magnitude {value}")
             }
+            EffectError::CalculationFailed {
+                effect,
+                calculation,
+                value,
+            } => write!(
+                f,
+                "effect {effect}: calculation `{calculation}` produced a non-finite value {value}"
+            ),
             EffectError::BadDuration { effect, seconds } => write!(
                 f,
                 "effect {effect} computed an invalid duration of {seconds} s"

@@ -7,7 +7,8 @@ use hecs::Entity;
 use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 
-use super::active::{ActiveEffect, EffectKey, SourceCaptures};
+use super::active::{ActiveEffect, Captures, EffectKey};
+use super::calculation::{Calculations, CaptureValues, ExecutionCx, MagnitudeCx, Outputs};
 use super::data::{
     CaptureFrom, CueEvent, DurationOnReapply, PeriodOnReapply, PeriodicWhileDead, StackBy,
     StackExpiry,
@@ -22,6 +23,7 @@ use crate::names::Named;
 use crate::tags::{NotHeld, Tag, TagCounts, TagRegistry, TagSet};
 use crate::time::{Lane, SimDuration, SimTime, TimerQueue};
 use crate::trace::{BlockReason, RemovalReason, Trace, TraceCategory, TraceKind};
+use rand_chacha::ChaCha8Rng;
 
 /// A timer the effects layer schedules.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -115,6 +117,13 @@ pub struct Execution {
 pub(crate) struct EffectCx<'a, P> {
     pub defs: &'a EffectDefs,
     pub tags: &'a TagRegistry,
+    pub calcs: &'a Calculations,
+    pub rng: &'a mut ChaCha8Rng,
+    /// Periodic executions run during this call, for the context's
+    /// post-execute step (an instant's goes back in its [`ApplyOutcome`]).
+    pub executed: SmallVec<[Execution; 1]>,
+    /// Fresh values of live source captures, for periodic executions.
+    pub live_sources: Captures,
     pub schema: &'a AttributeSchema,
     pub now: SimTime,
     pub timers: &'a mut TimerQueue<P>,
@@ -155,23 +164,26 @@ impl<'a> TagLog<'a> {
     }
 }
 
-/// Names for errors: effects and tags as the catalog calls them.
+/// The definitions an evaluation reads: effects, calculations, and the
+/// tag names its errors use.
 #[derive(Copy, Clone)]
-pub(crate) struct Names<'a> {
-    pub defs: &'a EffectDefs,
+pub(crate) struct Defs<'a> {
+    pub effects: &'a EffectDefs,
     pub tags: &'a TagRegistry,
+    pub calcs: &'a Calculations,
 }
 
-impl<'a> Names<'a> {
+impl<'a> Defs<'a> {
     pub fn of<P>(cx: &EffectCx<'a, P>) -> Self {
-        Names {
-            defs: cx.defs,
+        Defs {
+            effects: cx.defs,
             tags: cx.tags,
+            calcs: cx.calcs,
         }
     }
 
     pub fn effect(self, id: EffectId) -> Named<EffectId> {
-        let name = self.defs.try_def(id).map_or("?", |d| d.name.as_str());
+        let name = self.effects.try_def(id).map_or("?", |d| d.name.as_str());
         Named::new(id, name)
     }
 
@@ -355,7 +367,7 @@ impl EffectHost {
         &mut self,
         cx: &mut EffectCx<P>,
         spec: EffectSpec,
-        captures: SourceCaptures,
+        mut captures: Captures,
     ) -> Result<ApplyOutcome, EffectError> {
         let defs = cx.defs;
         let def = defs
@@ -372,14 +384,17 @@ impl EffectHost {
         }
         // Evaluate every magnitude first: a missing SetByCaller key fails
         // the whole application before anything is touched.
-        let names = Names::of(cx);
-        let (magnitudes, duration) = self.evaluate_spec(names, def, &spec, &captures)?;
+        let lookup = Defs::of(cx);
+        let (magnitudes, duration) = self.evaluate_spec(lookup, def, &spec, &captures)?;
         if def.is_instant() {
             let effect = spec.effect;
-            let execution = self.execute(cx, def, spec, &magnitudes, 1);
+            let execution = self.execute(cx, def, spec, &magnitudes, 1, &captures, true)?;
             self.remove_tagged_by(cx, effect, None);
             return Ok(ApplyOutcome::Executed(execution));
         }
+        // What the calculations capture of the target once, for every
+        // later execution.
+        self.capture_target(cx.calcs, def, &mut captures);
         if let Some(key) = self.existing_stack(def, &spec) {
             let stacks = self.reapply(cx, key, &spec, duration);
             self.remove_tagged_by(cx, spec.effect, Some(key));
@@ -447,10 +462,10 @@ impl EffectHost {
     /// application would compute, or the error it would fail with.
     pub(crate) fn evaluate_spec(
         &self,
-        names: Names<'_>,
+        names: Defs<'_>,
         def: &EffectDef,
         spec: &EffectSpec,
-        captures: &SourceCaptures,
+        captures: &Captures,
     ) -> Result<(SmallVec<[f64; 2]>, Option<SimDuration>), EffectError> {
         let magnitudes = def
             .modifiers
@@ -475,10 +490,10 @@ impl EffectHost {
     /// One magnitude for one stack.
     fn evaluate(
         &self,
-        names: Names<'_>,
+        names: Defs<'_>,
         magnitude: &Magnitude,
         spec: &EffectSpec,
-        captures: &SourceCaptures,
+        captures: &Captures,
     ) -> Result<f64, EffectError> {
         let value = match magnitude {
             Magnitude::Constant(value) => *value,
@@ -503,13 +518,36 @@ impl EffectHost {
                     CaptureFrom::Target => self.attributes.current(capture.attribute),
                     CaptureFrom::Source => captures
                         .iter()
-                        .find(|(a, _)| *a == capture.attribute)
-                        .map(|(_, v)| *v)
+                        .find(|(from, a, _)| {
+                            *from == CaptureFrom::Source && *a == capture.attribute
+                        })
+                        .map(|(_, _, v)| *v)
                         .ok_or_else(|| EffectError::SourceUnavailable {
                             effect: names.effect(spec.effect),
                         })?,
                 };
                 capture.apply(value)
+            }
+            Magnitude::Custom(id) => {
+                let registered = names.calcs.magnitude_def(*id);
+                let cx = MagnitudeCx {
+                    spec,
+                    values: CaptureValues {
+                        defs: &registered.captures,
+                        stored: captures,
+                        target: &self.attributes,
+                        target_now: true,
+                    },
+                };
+                let value = registered.calculation.magnitude(&cx);
+                if !value.is_finite() {
+                    return Err(EffectError::CalculationFailed {
+                        effect: names.effect(spec.effect),
+                        calculation: names.calcs.magnitude_name(*id).to_owned(),
+                        value,
+                    });
+                }
+                value
             }
         };
         if value.is_finite() {
@@ -526,22 +564,40 @@ impl EffectHost {
 
     /// Runs an instant or periodic execution: base values change, then
     /// every meta attribute touched is drained into its target.
+    #[allow(clippy::too_many_arguments)]
     fn execute<P>(
         &mut self,
         cx: &mut EffectCx<P>,
         def: &EffectDef,
-        spec: EffectSpec,
+        mut spec: EffectSpec,
         magnitudes: &[f64],
         stacks: u32,
-    ) -> Execution {
+        captures: &Captures,
+        target_now: bool,
+    ) -> Result<Execution, EffectError> {
+        // The calculations first: a failure changes nothing.
+        let target = cx.entity;
+        let (outputs, marks) = self.run_calculations(
+            Defs::of(cx),
+            cx.rng,
+            target,
+            def,
+            &spec,
+            stacks,
+            captures,
+            target_now,
+        )?;
         let mut touched_meta: SmallVec<[AttributeId; 1]> = SmallVec::new();
         let mut reached_zero: SmallVec<[AttributeId; 1]> = SmallVec::new();
-        for (modifier, &magnitude) in def.modifiers.iter().zip(magnitudes) {
-            let id = modifier.attribute;
+        let modifiers = def
+            .modifiers
+            .iter()
+            .zip(magnitudes)
+            .map(|(m, &magnitude)| (m.attribute, m.op, magnitude * f64::from(stacks)));
+        for (id, op, value) in modifiers.chain(outputs) {
             let attribute = cx.schema.def(id);
-            let value = magnitude * f64::from(stacks);
             let base = self.attributes.base(id);
-            let next = match modifier.op {
+            let next = match op {
                 ModOp::Flat => base + value,
                 ModOp::Mult => base * value,
                 ModOp::Points => match attribute.mode {
@@ -557,6 +613,9 @@ impl EffectHost {
             if attribute.meta && !touched_meta.contains(&id) {
                 touched_meta.push(id);
             }
+        }
+        for mark in marks {
+            spec.tags.insert(mark);
         }
         touched_meta.sort();
         let mut meta = SmallVec::new();
@@ -590,11 +649,74 @@ impl EffectHost {
             },
         );
         self.fire_cues(cx, def, CueEvent::Execute, spec.source);
-        Execution {
+        Ok(Execution {
             effect: spec.effect,
             spec,
             meta,
             reached_zero,
+        })
+    }
+
+    /// Runs an effect's execution calculations: their attribute writes
+    /// and the tags they mark the execution with. Changes nothing but the
+    /// RNG's position; a non-finite output is an error naming its
+    /// calculation.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn run_calculations(
+        &self,
+        defs: Defs<'_>,
+        rng: &mut ChaCha8Rng,
+        target: Entity,
+        def: &EffectDef,
+        spec: &EffectSpec,
+        stacks: u32,
+        captures: &Captures,
+        target_now: bool,
+    ) -> Result<(Outputs, SmallVec<[Tag; 2]>), EffectError> {
+        let mut outputs = Outputs::new();
+        let mut marks = SmallVec::new();
+        for &id in &def.executions {
+            let registered = defs.calcs.execution_def(id);
+            let first = outputs.len();
+            let mut ecx = ExecutionCx {
+                spec,
+                target,
+                stacks,
+                values: CaptureValues {
+                    defs: &registered.captures,
+                    stored: captures,
+                    target: &self.attributes,
+                    target_now,
+                },
+                rng: &mut *rng,
+                outputs: &mut outputs,
+                marks: &mut marks,
+            };
+            registered.calculation.execute(&mut ecx);
+            if let Some(&(_, _, value)) = outputs[first..].iter().find(|(_, _, v)| !v.is_finite()) {
+                return Err(EffectError::CalculationFailed {
+                    effect: defs.effect(spec.effect),
+                    calculation: defs.calcs.execution_name(id).to_owned(),
+                    value,
+                });
+            }
+        }
+        Ok((outputs, marks))
+    }
+
+    /// Adds to `captures` the target attributes `def`'s calculations read
+    /// once, at application (a periodic effect's snapshot).
+    fn capture_target(&self, calcs: &Calculations, def: &EffectDef, captures: &mut Captures) {
+        for &id in &def.executions {
+            for capture in &calcs.execution_def(id).captures {
+                if capture.from == CaptureFrom::Target && !capture.live {
+                    captures.push((
+                        CaptureFrom::Target,
+                        capture.attribute,
+                        self.attributes.current(capture.attribute),
+                    ));
+                }
+            }
         }
     }
 
@@ -641,7 +763,7 @@ impl EffectHost {
         spec: EffectSpec,
         duration: Option<SimDuration>,
         magnitudes: SmallVec<[f64; 2]>,
-        captures: SourceCaptures,
+        captures: Captures,
     ) -> EffectKey {
         let source = spec.source;
         let effect_id = spec.effect;
@@ -793,31 +915,25 @@ impl EffectHost {
 
     // ------------------------------------------------------------ time
 
-    /// The expiry timer fired. Returns the execution of a periodic tick due
-    /// at this very instant, which still runs (Unreal parity) and must reach
-    /// the post-execute step like any other.
-    pub(crate) fn on_expire<P: From<EffectTimer>>(
-        &mut self,
-        cx: &mut EffectCx<P>,
-        key: EffectKey,
-    ) -> Option<Execution> {
-        let effect = self.effects.get_mut(key)?;
+    /// The expiry timer fired. A periodic tick due at this very instant
+    /// still runs first (Unreal parity).
+    pub(crate) fn on_expire<P: From<EffectTimer>>(&mut self, cx: &mut EffectCx<P>, key: EffectKey) {
+        let Some(effect) = self.effects.get_mut(key) else {
+            return;
+        };
         effect.expiry_timer = None;
         if effect.expires_at() > cx.now {
             // Refreshed since this timer was set: follow the expiry.
             arm_expiry(effect, cx, key);
-            return None;
+            return;
         }
         // The tick due now runs here, before the removal; its own timer (in
         // a later lane at this instant) is cancelled so it runs once.
-        let execution = match effect.period_timer {
-            Some(timer) if effect.next_period <= cx.now => {
-                cx.timers.cancel(timer);
-                effect.period_timer = None;
-                self.tick(cx, key)
-            }
-            _ => None,
-        };
+        if let Some(timer) = effect.period_timer.filter(|_| effect.next_period <= cx.now) {
+            cx.timers.cancel(timer);
+            effect.period_timer = None;
+            self.tick(cx, key);
+        }
         let effect = &mut self.effects[key];
         let def = cx.defs.def(effect.def);
         let remove_one = def
@@ -830,48 +946,66 @@ impl EffectHost {
             // The tick just run could not see the new window: follow it.
             arm_period(effect, cx, key);
             self.restack(cx, key);
-            return execution;
+            return;
         }
         self.remove(cx, key, RemovalReason::Expired);
-        execution
     }
 
     /// The period timer fired: execute (unless inhibited) and reschedule.
-    pub(crate) fn on_period<P: From<EffectTimer>>(
-        &mut self,
-        cx: &mut EffectCx<P>,
-        key: EffectKey,
-    ) -> Option<Execution> {
-        self.effects.get_mut(key)?.period_timer = None;
-        self.tick(cx, key)
+    pub(crate) fn on_period<P: From<EffectTimer>>(&mut self, cx: &mut EffectCx<P>, key: EffectKey) {
+        if let Some(effect) = self.effects.get_mut(key) {
+            effect.period_timer = None;
+            self.tick(cx, key);
+        }
     }
 
     /// One periodic tick: execute, then schedule the next one (never past
     /// the expiry).
-    fn tick<P: From<EffectTimer>>(
-        &mut self,
-        cx: &mut EffectCx<P>,
-        key: EffectKey,
-    ) -> Option<Execution> {
-        let period = cx.defs.def(self.effects.get(key)?.def).period?;
-        let execution = self.execute_period(cx, key);
+    fn tick<P: From<EffectTimer>>(&mut self, cx: &mut EffectCx<P>, key: EffectKey) {
+        let Some(period) = cx.defs.def(self.effects[key].def).period else {
+            return;
+        };
+        self.execute_period(cx, key);
         let effect = &mut self.effects[key];
         effect.next_period = cx.now + period.interval;
         arm_period(effect, cx, key);
-        execution
     }
 
-    fn execute_period<P>(&mut self, cx: &mut EffectCx<P>, key: EffectKey) -> Option<Execution> {
+    /// One periodic execution, handed to the context's post-execute step
+    /// (`cx.executed`); a calculation that fails is recorded and the tick
+    /// passes.
+    fn execute_period<P>(&mut self, cx: &mut EffectCx<P>, key: EffectKey) {
         let effect = &self.effects[key];
         let def = cx.defs.def(effect.def);
         // Inhibited, or paused on a dead owner: the tick passes unexecuted.
         if effect.inhibited || (!def.affects_dead && self.is_dead(cx.defs)) {
-            return None;
+            return;
         }
         let spec = effect.spec.clone();
         let magnitudes = effect.magnitudes.clone();
         let stacks = effect.stacks;
-        Some(self.execute(cx, def, spec, &magnitudes, stacks))
+        let mut captures = effect.captures.clone();
+        // Live source captures read fresh values for this tick.
+        for &(from, attribute, value) in &cx.live_sources {
+            if let Some(slot) = captures
+                .iter_mut()
+                .find(|(f, a, _)| *f == from && *a == attribute)
+            {
+                slot.2 = value;
+            }
+        }
+        let effect_id = spec.effect;
+        match self.execute(cx, def, spec, &magnitudes, stacks, &captures, false) {
+            Ok(execution) => cx.executed.push(execution),
+            Err(error) => cx.trace.record(
+                cx.now,
+                TraceKind::EffectFailed {
+                    target: cx.entity,
+                    effect: effect_id,
+                    error,
+                },
+            ),
+        }
     }
 
     // ------------------------------------------------------------ removal

@@ -17,6 +17,7 @@
 //! to the context's hooks. Healing is negative damage through the same path.
 
 mod active;
+mod calculation;
 mod data;
 mod def;
 mod error;
@@ -24,6 +25,10 @@ mod host;
 mod spec;
 
 pub use active::EffectKey;
+pub use calculation::{
+    CalculationId, CalculationSetup, Calculations, Capture, CaptureDef, ExecutionCalculation,
+    ExecutionCx, MagnitudeCalculation, MagnitudeCx,
+};
 pub use data::{
     AttributeMagnitudeData, CaptureFrom, CueData, CueEvent, DurationData, DurationOnReapply,
     EffectData, LifeData, MagnitudeData, ModifierData, PeriodData, PeriodOnReapply,
@@ -37,5 +42,6 @@ pub use error::EffectError;
 pub use host::{ApplyOutcome, EffectHost, EffectTimer, Execution, MetaOutcome};
 pub use spec::{EffectSpec, SetByCallerError};
 
-pub(crate) use active::SourceCaptures;
-pub(crate) use host::{EffectCx, Names, TagLog};
+pub(crate) use active::Captures;
+pub(crate) use calculation::PendingCalculations;
+pub(crate) use host::{Defs, EffectCx, TagLog};

@@ -476,20 +476,31 @@ impl Gas {
         world: &World,
         specs: impl Iterator<Item = (Entity, &'s EffectSpec)>,
     ) -> Result<(), ActivationFailure> {
-        let names = self.names();
+        let defs = self.defs();
         let effects = self.catalog.effects();
+        // Calculations roll on a copy of the stream: the check draws the
+        // numbers the application will, and moves nothing.
+        let mut rng = self.rng.clone();
         for (recipient, spec) in specs {
             let system = world
                 .get::<&AbilitySystem>(recipient)
                 .map_err(|_| ActivationFailure::TargetRequirements)?;
             let cannot = || ActivationFailure::CannotApply(spec.effect);
             let effect = effects.try_def(spec.effect).ok_or_else(cannot)?;
-            let captures = super::effects::source_captures(world, names, effect, spec, recipient)
-                .map_err(|_| cannot())?;
+            let captures =
+                super::effects::source_captures(world, defs, effect, spec).map_err(|_| cannot())?;
             system
                 .host
-                .evaluate_spec(names, effect, spec, &captures)
+                .evaluate_spec(defs, effect, spec, &captures)
                 .map_err(|_| cannot())?;
+            let executes_now =
+                effect.is_instant() || effect.period.is_some_and(|p| p.execute_on_application);
+            if executes_now {
+                system
+                    .host
+                    .run_calculations(defs, &mut rng, recipient, effect, spec, 1, &captures, true)
+                    .map_err(|_| cannot())?;
+            }
         }
         Ok(())
     }

@@ -8,8 +8,8 @@ use super::Gas;
 use crate::abilities::AbilitySystem;
 use crate::attributes::{AttributeError, AttributeId};
 use crate::effects::{
-    ApplyOutcome, CaptureFrom, EffectCx, EffectDef, EffectError, EffectId, EffectKey, EffectSpec,
-    EffectTimer, Execution, Magnitude, Names, SourceCaptures,
+    ApplyOutcome, CaptureDef, CaptureFrom, Captures, Defs, DurationPolicy, EffectCx, EffectDef,
+    EffectError, EffectId, EffectKey, EffectSpec, EffectTimer, Execution, Magnitude,
 };
 use crate::tags::{Tag, TagQuery};
 use crate::time::SimDuration;
@@ -50,9 +50,8 @@ impl Gas {
                 .effects()
                 .try_def(spec.effect)
                 .ok_or(EffectError::UnknownEffect(spec.effect))?;
-            let names = self.names();
             (
-                source_captures(world, names, def, &spec, target)?,
+                source_captures(world, self.defs(), def, &spec)?,
                 def.has_live_capture,
             )
         };
@@ -207,19 +206,47 @@ impl Gas {
     }
 
     pub(super) fn on_effect_timer(&mut self, world: &mut World, timer: EffectTimer) {
-        let (entity, execution) = match timer {
-            EffectTimer::Expire { entity, key } => (
-                entity,
-                self.with_host(world, entity, |host, cx| host.on_expire(cx, key)),
-            ),
-            EffectTimer::Period { entity, key } => (
-                entity,
-                self.with_host(world, entity, |host, cx| host.on_period(cx, key)),
-            ),
-        };
-        if let Some(execution) = execution.flatten() {
-            self.after_execution(world, entity, &execution);
+        match timer {
+            EffectTimer::Expire { entity, key } => {
+                let live = self.live_source_values(world, entity, key);
+                self.with_host_live(world, entity, live, |host, cx| host.on_expire(cx, key));
+            }
+            EffectTimer::Period { entity, key } => {
+                let live = self.live_source_values(world, entity, key);
+                self.with_host_live(world, entity, live, |host, cx| host.on_period(cx, key));
+            }
         }
+    }
+
+    /// Fresh values of the source attributes an active effect's
+    /// calculations read live, for its next periodic execution.
+    fn live_source_values(&self, world: &World, entity: Entity, key: EffectKey) -> Captures {
+        let mut values = Captures::new();
+        let Ok(system) = world.get::<&AbilitySystem>(entity) else {
+            return values;
+        };
+        let Some(active) = system.host.effects.get(key) else {
+            return values;
+        };
+        let def = self.catalog.effects().def(active.def);
+        if !def.live_source_calculation {
+            return values;
+        }
+        let Some(source) = active.spec.source else {
+            return values;
+        };
+        let calcs = self.catalog.calculations();
+        for &id in &def.executions {
+            for capture in &calcs.execution_def(id).captures {
+                if capture.live && capture.from == CaptureFrom::Source {
+                    // A vanished source keeps the value it gave last.
+                    if let Some(value) = read_attribute(world, source, capture.attribute) {
+                        values.push((CaptureFrom::Source, capture.attribute, value));
+                    }
+                }
+            }
+        }
+        values
     }
 
     /// What follows every execution: it is queued for the observers of
@@ -238,11 +265,24 @@ impl Gas {
     }
 
     /// Runs `f` on `target`'s effect host with an effect context, then
-    /// queues the target for reconciling. `None` if the target is gone.
+    /// queues the target for reconciling and hands the periodic executions
+    /// `f` ran to the post-execute step. `None` if the target is gone.
     pub(crate) fn with_host<R>(
         &mut self,
         world: &mut World,
         target: Entity,
+        f: impl FnOnce(&mut crate::effects::EffectHost, &mut EffectCx<super::Timer>) -> R,
+    ) -> Option<R> {
+        self.with_host_live(world, target, Captures::new(), f)
+    }
+
+    /// [`with_host`](Self::with_host), with fresh live source values for
+    /// the periodic executions `f` may run.
+    fn with_host_live<R>(
+        &mut self,
+        world: &mut World,
+        target: Entity,
+        live_sources: Captures,
         f: impl FnOnce(&mut crate::effects::EffectHost, &mut EffectCx<super::Timer>) -> R,
     ) -> Option<R> {
         let Gas {
@@ -250,12 +290,17 @@ impl Gas {
             now,
             timers,
             trace,
+            rng,
             ..
         } = self;
         let system = world.query_one_mut::<&mut AbilitySystem>(target).ok()?;
         let mut cx = EffectCx {
             defs: catalog.effects(),
             tags: catalog.tags(),
+            calcs: catalog.calculations(),
+            rng,
+            executed: SmallVec::new(),
+            live_sources,
             schema: catalog.attributes(),
             now: *now,
             timers,
@@ -263,59 +308,83 @@ impl Gas {
             entity: target,
         };
         let result = f(&mut system.host, &mut cx);
+        let executed = std::mem::take(&mut cx.executed);
         self.note_touched(target, system);
+        for execution in &executed {
+            self.after_execution(world, target, execution);
+        }
         Some(result)
     }
 
-    /// Effects and tags by name, for errors.
-    pub(crate) fn names(&self) -> Names<'_> {
-        Names {
-            defs: self.catalog.effects(),
+    /// The definitions an effect evaluation reads.
+    pub(crate) fn defs(&self) -> Defs<'_> {
+        Defs {
+            effects: self.catalog.effects(),
             tags: self.catalog.tags(),
+            calcs: self.catalog.calculations(),
         }
     }
 }
 
-/// Reads the source attribute values `def` needs, before the target is
-/// borrowed (the two may share a column).
+/// Reads the source attribute values `def` needs (its attribute
+/// magnitudes' and its calculations'), before the target is borrowed (the
+/// two may share a column).
 pub(super) fn source_captures(
     world: &World,
-    names: Names<'_>,
+    defs: Defs<'_>,
     def: &EffectDef,
     spec: &EffectSpec,
-    target: Entity,
-) -> Result<SourceCaptures, EffectError> {
-    let mut captures = SourceCaptures::new();
-    let needs = def.modifiers.iter().filter_map(|m| match m.magnitude {
+) -> Result<Captures, EffectError> {
+    let mut captures = Captures::new();
+    let from_source = |m: &Magnitude| match m {
         Magnitude::Attribute(c) if c.from == CaptureFrom::Source => Some(c.attribute),
         _ => None,
-    });
-    let needs = needs.chain(match &def.duration {
-        crate::effects::DurationPolicy::Duration(Magnitude::Attribute(c))
-            if c.from == CaptureFrom::Source =>
-        {
-            Some(c.attribute)
-        }
+    };
+    let calculated = |m: &Magnitude| match m {
+        Magnitude::Custom(id) => defs.calcs.magnitude_def(*id).captures.as_slice(),
+        _ => &[],
+    };
+    let duration = match &def.duration {
+        DurationPolicy::Duration(m) => Some(m),
         _ => None,
-    });
+    };
+    let magnitudes = || def.modifiers.iter().map(|m| &m.magnitude).chain(duration);
+    let needs = magnitudes()
+        .filter_map(from_source)
+        .chain(
+            magnitudes()
+                .flat_map(calculated)
+                .filter_map(source_attribute),
+        )
+        .chain(
+            def.executions
+                .iter()
+                .flat_map(|&id| defs.calcs.execution_def(id).captures.iter())
+                .filter_map(source_attribute),
+        );
     for attribute in needs {
+        if captures.iter().any(|&(_, a, _)| a == attribute) {
+            continue;
+        }
         let unavailable = || EffectError::SourceUnavailable {
-            effect: names.effect(spec.effect),
+            effect: defs.effect(spec.effect),
         };
         let source = spec.source.ok_or_else(unavailable)?;
-        let value = if source == target {
-            world
-                .get::<&AbilitySystem>(target)
-                .ok()
-                .map(|s| s.current(attribute))
-        } else {
-            world
-                .get::<&AbilitySystem>(source)
-                .ok()
-                .map(|s| s.current(attribute))
-        };
-        let value = value.ok_or_else(unavailable)?;
-        captures.push((attribute, value));
+        let value = read_attribute(world, source, attribute).ok_or_else(unavailable)?;
+        captures.push((CaptureFrom::Source, attribute, value));
     }
     Ok(captures)
+}
+
+/// The source attribute a calculation's capture reads, if it reads one.
+fn source_attribute(capture: &CaptureDef) -> Option<AttributeId> {
+    (capture.from == CaptureFrom::Source).then_some(capture.attribute)
+}
+
+/// `entity`'s current value of `attribute`, if it has an ability system.
+fn read_attribute(world: &World, entity: Entity, attribute: AttributeId) -> Option<f64> {
+    world
+        .get::<&AbilitySystem>(entity)
+        .ok()
+        .map(|s| s.current(attribute))
 }
