@@ -33,6 +33,8 @@ use crate::time::TimerKey;
 ///   tags of its active, uninhibited effects plus the activation-owned tags
 ///   of its running abilities; its ability blocks equal the block tags of
 ///   its running abilities;
+/// - every granted ability is granted by game code or by as many active,
+///   uninhibited effects as it counts;
 /// - no ability runs while its owner holds a tag that both blocks its
 ///   activation and cancels it when added (a stunned owner's stun-cancelled
 ///   ability has ended);
@@ -97,6 +99,30 @@ pub fn check(world: &World, gas: &Gas) -> Vec<String> {
             broken.push(at(
                 "ability blocks differ from the running abilities' block tags",
             ));
+        }
+
+        for granted in &system.abilities.granted {
+            let by_effects = system
+                .host
+                .effects
+                .values()
+                .filter(|e| !e.inhibited)
+                .flat_map(|e| &catalog.effects().def(e.def).granted_abilities)
+                .filter(|&&a| a == granted.ability)
+                .count();
+            if by_effects != usize::from(granted.by_effects) {
+                broken.push(at(&format!(
+                    "`{}` counts {} granting effects, {by_effects} are active",
+                    abilities.def(granted.ability).name,
+                    granted.by_effects
+                )));
+            }
+            if !granted.direct && granted.by_effects == 0 {
+                broken.push(at(&format!(
+                    "`{}` is held with nothing granting it",
+                    abilities.def(granted.ability).name
+                )));
+            }
         }
 
         let owned = system.tags().tags();

@@ -284,7 +284,7 @@ pub use abilities::{
     AbilityBehaviour, AbilityCx, AbilityData, AbilityDef, AbilityDefs, AbilityId, AbilitySystem,
     Activation, ActivationFailure, Behaviour, BehaviourData, BehaviourId, ClientId, Cooldown,
     CooldownData, EffectApplication, EffectApplicationData, EndReason, GameplayEvent, InstanceKey,
-    NetOwner, NetPolicy, Origin, Recipient, Wait, WakeReason,
+    InstanceState, NetOwner, NetPolicy, Origin, Recipient, Wait, WakeReason,
 };
 pub use attributes::{
     AttributeChange, AttributeChanges, AttributeData, AttributeDef, AttributeError, AttributeId,

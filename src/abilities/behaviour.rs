@@ -2,12 +2,16 @@
 //! layer) writes it; and the [`AbilityCx`] it works through.
 
 use hecs::{Entity, World};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 
 use super::def::{AbilityDef, AbilityId};
 use super::event::GameplayEvent;
 use super::outcome::{ActivationFailure, EndReason, WakeReason};
 use super::state::{InstanceKey, Wait};
-use crate::effects::{ApplyOutcome, EffectError, EffectSpec};
+use super::system::AbilitySystem;
+use crate::attributes::AttributeId;
+use crate::effects::{ApplyOutcome, EffectError, EffectKey, EffectSpec};
 use crate::gas::Gas;
 use crate::tags::Tag;
 use crate::time::SimDuration;
@@ -81,13 +85,51 @@ pub struct AbilityCx<'a> {
     pub event: GameplayEvent,
     /// The granted level.
     pub level: u32,
+    /// The state of an instance that has ended, for its teardown.
+    pub(crate) ended_state: Option<String>,
 }
+
+/// A behaviour's per-instance state: any serde type with a default. Kept
+/// with the instance in its serialized form, so snapshots, checksums and
+/// rollbacks carry it (a channel's tick count, a combo's step).
+pub trait InstanceState: Serialize + DeserializeOwned + Default {}
+
+impl<T: Serialize + DeserializeOwned + Default> InstanceState for T {}
 
 impl AbilityCx<'_> {
     /// True while the instance is active.
     pub fn is_active(&self) -> bool {
         self.gas
             .instance_exists(self.world, self.owner, self.instance)
+    }
+
+    /// This instance's state: the default until [`set_state`](Self::set_state)
+    /// writes one. Inside [`AbilityBehaviour::end`] it is the state the
+    /// instance ended with. A state written as another type reads as the
+    /// default.
+    pub fn state<T: InstanceState>(&self) -> T {
+        let text = match &self.ended_state {
+            Some(text) => Some(text.clone()),
+            None => self
+                .world
+                .get::<&AbilitySystem>(self.owner)
+                .ok()
+                .and_then(|s| s.abilities.instances.get(self.instance)?.state.clone()),
+        };
+        text.and_then(|t| ron::from_str(&t).ok())
+            .unwrap_or_default()
+    }
+
+    /// Replaces this instance's state. Does nothing once it has ended.
+    pub fn set_state<T: InstanceState>(&mut self, state: &T) {
+        let Ok(text) = ron::to_string(state) else {
+            return;
+        };
+        if let Ok(system) = self.world.query_one_mut::<&mut AbilitySystem>(self.owner) {
+            if let Some(instance) = system.abilities.instances.get_mut(self.instance) {
+                instance.state = Some(text);
+            }
+        }
     }
 
     /// Pays the cost and applies the cooldown (with its authored duration).
@@ -157,6 +199,45 @@ impl AbilityCx<'_> {
             self.owner,
             self.instance,
             Wait::TagAdded(tag),
+            None,
+        );
+    }
+
+    /// Wakes the instance once the owner's current `attribute` is below
+    /// `threshold` (right after this call if it already is): a retreat at
+    /// low health.
+    pub fn wait_attribute_below(&mut self, attribute: AttributeId, threshold: f64) {
+        self.gas.set_wait(
+            self.world,
+            self.owner,
+            self.instance,
+            Wait::AttributeBelow(attribute, threshold),
+            None,
+        );
+    }
+
+    /// Wakes the instance once the owner's current `attribute` is above
+    /// `threshold` (right after this call if it already is): a channel
+    /// that waits for mana.
+    pub fn wait_attribute_above(&mut self, attribute: AttributeId, threshold: f64) {
+        self.gas.set_wait(
+            self.world,
+            self.owner,
+            self.instance,
+            Wait::AttributeAbove(attribute, threshold),
+            None,
+        );
+    }
+
+    /// Wakes the instance when the owner's active effect `key` ends, for
+    /// whatever reason (right after this call if it already has): a
+    /// shield that recasts when it breaks.
+    pub fn wait_effect_removed(&mut self, key: EffectKey) {
+        self.gas.set_wait(
+            self.world,
+            self.owner,
+            self.instance,
+            Wait::EffectRemoved(key),
             None,
         );
     }

@@ -185,6 +185,13 @@ impl AbilityDefs {
         self.names.get(name).map(AbilityId::new)
     }
 
+    /// Like [`get`](Self::get), with a located error and suggestion.
+    pub fn resolve_in(&self, name: &str, file: &SourceFile) -> Result<AbilityId, Diagnostic> {
+        self.names
+            .resolve_in(name, &file.name, &file.text)
+            .map(AbilityId::new)
+    }
+
     /// Every ability id.
     pub fn ids(&self) -> impl ExactSizeIterator<Item = AbilityId> {
         (0..self.defs.len()).map(AbilityId::new)

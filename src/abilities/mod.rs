@@ -32,7 +32,7 @@ mod outcome;
 mod state;
 mod system;
 
-pub use behaviour::{AbilityBehaviour, AbilityCx, Activation};
+pub use behaviour::{AbilityBehaviour, AbilityCx, Activation, InstanceState};
 pub use data::{
     AbilityData, BehaviourData, CooldownData, EffectApplicationData, NetPolicy, Recipient,
 };

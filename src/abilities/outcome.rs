@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use super::def::AbilityId;
 use super::event::GameplayEvent;
 use crate::attributes::AttributeId;
-use crate::effects::EffectId;
+use crate::effects::{EffectId, EffectKey};
 use crate::tags::{native, Tag, TagRegistry};
 use crate::time::SimDuration;
 
@@ -160,4 +160,14 @@ pub enum WakeReason {
     TagAdded(Tag),
     /// The owner lost the tag it waited for.
     TagRemoved(Tag),
+    /// The owner's attribute crossed the threshold it waited for (the
+    /// value it has now).
+    Attribute {
+        /// The attribute.
+        attribute: AttributeId,
+        /// Its current value.
+        value: f64,
+    },
+    /// The effect it waited for ended.
+    EffectRemoved(EffectKey),
 }

@@ -10,6 +10,8 @@ use smallvec::SmallVec;
 
 use super::def::AbilityId;
 use super::event::GameplayEvent;
+use crate::attributes::AttributeId;
+use crate::effects::EffectKey;
 use crate::tags::{Tag, TagCounts, TagSet};
 use crate::time::TimerKey;
 
@@ -20,7 +22,7 @@ new_key_type! {
 }
 
 /// What a long-running instance is waiting for.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Wait {
     /// Nothing; the instance runs only when poked.
     Nothing,
@@ -32,6 +34,25 @@ pub enum Wait {
     TagAdded(Tag),
     /// The owner no longer having the tag (parent-aware).
     TagRemoved(Tag),
+    /// The owner's current value of the attribute being below the
+    /// threshold (at once if it already is).
+    AttributeBelow(AttributeId, f64),
+    /// The owner's current value of the attribute being above the
+    /// threshold (at once if it already is).
+    AttributeAbove(AttributeId, f64),
+    /// The owner's active effect ending (at once if it already has).
+    EffectRemoved(EffectKey),
+}
+
+impl Wait {
+    /// True for the waits on the owner's attributes and effects, checked
+    /// whenever those change.
+    pub(crate) fn on_state(self) -> bool {
+        matches!(
+            self,
+            Wait::AttributeBelow(..) | Wait::AttributeAbove(..) | Wait::EffectRemoved(_)
+        )
+    }
 }
 
 /// An active ability.
@@ -43,13 +64,20 @@ pub(crate) struct Instance {
     pub event: GameplayEvent,
     pub wait: Wait,
     pub wait_timer: Option<TimerKey>,
+    /// The behaviour's own state ([`AbilityCx::state`](super::AbilityCx::state)),
+    /// in its serialized form so snapshots and checksums carry it.
+    pub state: Option<String>,
 }
 
-/// A granted ability.
+/// A granted ability: by game code, by active effects, or both.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Granted {
     pub ability: AbilityId,
     pub level: u32,
+    /// Game code granted it ([`Gas::grant_ability`](crate::Gas::grant_ability)).
+    pub direct: bool,
+    /// How many active, uninhibited effects grant it.
+    pub by_effects: u16,
 }
 
 /// Everything the ability system keeps per entity besides effects.
@@ -78,6 +106,11 @@ impl AbilityState {
         self.instances
             .values()
             .any(|i| matches!(i.wait, Wait::TagAdded(_) | Wait::TagRemoved(_)))
+    }
+
+    /// True when some instance waits on an attribute or an effect.
+    pub fn waits_on_state(&self) -> bool {
+        self.instances.values().any(|i| i.wait.on_state())
     }
 
     /// The running instance of `ability`.

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::def::AbilityId;
 use super::state::{AbilityState, InstanceKey};
 use crate::attributes::{AttributeId, Attributes};
-use crate::effects::EffectHost;
+use crate::effects::{EffectHost, EffectId};
 use crate::slots::Slots;
 use crate::tags::{Tag, TagCounts, TagSet};
 
@@ -59,6 +59,18 @@ impl AbilitySystem {
     /// Active effects.
     pub fn effects(&self) -> &EffectHost {
         &self.host
+    }
+
+    /// The stacks of `effect` the entity holds, over all its active
+    /// instances of it (per-source stacking keeps one per source); zero
+    /// when it has none.
+    pub fn stack_count(&self, effect: EffectId) -> u32 {
+        self.host
+            .effects
+            .values()
+            .filter(|e| e.def == effect)
+            .map(|e| e.stacks)
+            .sum()
     }
 
     /// True when `ability` is granted.

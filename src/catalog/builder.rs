@@ -276,13 +276,13 @@ impl CatalogBuilder {
         let profiles = section(&files, |c| &c.derived);
         let attributes = AttributeSchema::build(&attribute_data, &profiles, &mut errors);
         let calculations = Calculations::build(calculations, &tags, &attributes, &mut errors);
-        let effects = section(&files, |c| &c.effects);
+        let effect_data = section(&files, |c| &c.effects);
         let life: Vec<_> = files
             .iter()
             .filter_map(|f| f.content.life.as_ref().map(|l| (&f.source, l)))
             .collect();
-        let effects = EffectDefs::build(
-            &effects,
+        let mut effects = EffectDefs::build(
+            &effect_data,
             &life,
             &attribute_data,
             &tags,
@@ -292,6 +292,7 @@ impl CatalogBuilder {
         );
         let abilities = section(&files, |c| &c.abilities);
         let abilities = AbilityDefs::build(&abilities, &tags, &effects, &mut errors);
+        effects.link_abilities(&effect_data, &abilities, &mut errors);
         let sources: Vec<SourceFile> = files.into_iter().map(|f| f.source).collect();
         let cx = SectionCx {
             files: &sources,

@@ -217,12 +217,11 @@ pub(crate) fn roll_and_apply(
         spell,
     });
     let cue = spell_def.map_or_else(|| damage_type.hit_cue(tags), |s| s.hit_cue);
-    gas.record(crate::trace::TraceKind::Cue {
-        target,
-        source: Some(attacker),
-        cue,
-        event: crate::effects::CueEvent::Execute,
-    });
+    let magnitude = match outcome {
+        AttackOutcome::Hit(amount) => f64::from(amount),
+        AttackOutcome::Miss => 0.0,
+    };
+    gas.fire_cue(target, Some(attacker), cue, magnitude);
     // A hit for zero shows its cue and record but applies nothing: no XP,
     // no in-combat refresh, as for a miss.
     if let AttackOutcome::Hit(amount @ 1..) = outcome {

@@ -63,6 +63,14 @@ impl ActiveEffect {
         }
     }
 
+    /// The magnitude its add and remove cues carry: its first modifier's,
+    /// for all its stacks (zero without modifiers).
+    pub fn cue_magnitude(&self) -> f64 {
+        self.magnitudes
+            .first()
+            .map_or(0.0, |m| m * f64::from(self.stacks))
+    }
+
     /// Time left at `now` ([`SimDuration::MAX`] if infinite).
     pub fn remaining(&self, now: SimTime) -> SimDuration {
         match self.duration {

@@ -268,8 +268,7 @@ impl ExecutionCx<'_> {
 
     /// True with probability `p` (clamped to `[0, 1]`), drawn from the RNG.
     pub fn chance(&mut self, p: f64) -> bool {
-        let roll = (self.rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
-        roll < p.clamp(0.0, 1.0)
+        roll(self.rng, p)
     }
 
     /// Writes `value` into the target's `attribute` base with `op`
@@ -481,4 +480,11 @@ impl CalculationId {
     pub(crate) const fn new(index: usize) -> Self {
         Self(index as u16)
     }
+}
+
+/// True with probability `p` (clamped to `[0, 1]`): one draw from `rng`,
+/// its top 53 bits as a uniform number in `[0, 1)`.
+pub(crate) fn roll(rng: &mut ChaCha8Rng, p: f64) -> bool {
+    let draw = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+    draw < p.clamp(0.0, 1.0)
 }

@@ -79,6 +79,36 @@ pub struct EffectData {
     /// revive, the death marker itself). Other effects are refused there.
     #[serde(default)]
     pub affects_dead: bool,
+    /// The chance the effect applies at all (`0.25`: one in four), rolled
+    /// on the context's RNG; a miss is a block with reason `chance`.
+    #[serde(default)]
+    pub chance: Option<f64>,
+    /// Abilities the target holds while the effect is active (granted on
+    /// application, revoked with the effect unless granted otherwise too).
+    #[serde(default)]
+    pub granted_abilities: Vec<String>,
+    /// Effects applied to the target, after this one applies, when the
+    /// target matches their query (an on-hit proc).
+    #[serde(default)]
+    pub conditional: Vec<ConditionalData>,
+    /// Effects applied to the owner when this one runs out.
+    #[serde(default)]
+    pub on_expiry: Vec<String>,
+    /// Effects applied to the owner when this one is removed before it
+    /// runs out (cancelled, cleansed, its owner dying).
+    #[serde(default)]
+    pub on_removal: Vec<String>,
+}
+
+/// An effect applied with another when the target matches `when`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConditionalData {
+    /// The effect applied.
+    pub effect: String,
+    /// What the target must match (the empty query: always).
+    #[serde(default)]
+    pub when: TagQueryDef,
 }
 
 /// The game's rule for dead owners, set once for every effect (the core

@@ -8,6 +8,7 @@ use super::data::{
     CaptureFrom, CueData, CueEvent, DurationData, DurationOnReapply, EffectData, LifeData,
     MagnitudeData, PeriodOnReapply, PeriodicWhileDead, StackBy, StackExpiry,
 };
+use crate::abilities::{AbilityDefs, AbilityId};
 use crate::attributes::{AttributeData, AttributeId, AttributeSchema, ModOp};
 use crate::diagnostics::{Diagnostic, LoadErrors, SourceFile};
 use crate::names::NameTable;
@@ -160,6 +161,16 @@ pub struct EffectDef {
     pub live_source_calculation: bool,
     /// Applies to (and ticks on) an owner the life rule calls dead.
     pub affects_dead: bool,
+    /// The chance it applies at all (`None`: always).
+    pub chance: Option<f64>,
+    /// Effects applied with it when the target matches the query.
+    pub conditional: SmallVec<[(EffectId, TagQuery); 1]>,
+    /// Effects applied to the owner when it runs out.
+    pub on_expiry: SmallVec<[EffectId; 1]>,
+    /// Effects applied to the owner when it is removed early.
+    pub on_removal: SmallVec<[EffectId; 1]>,
+    /// Abilities the owner holds while it is active (and not inhibited).
+    pub granted_abilities: SmallVec<[AbilityId; 1]>,
 }
 
 impl EffectDef {
@@ -265,6 +276,7 @@ impl EffectDefs {
                 errors,
             ));
         }
+        resolve_effect_links(&mut defs, data, &names, tags, errors);
         let life = compile_life(life, tags, errors);
         let mut zero_effects = vec![None; attributes.len()];
         for &(file, data) in attribute_data {
@@ -344,6 +356,35 @@ impl EffectDefs {
         self.names
             .resolve_in(name, &file.name, &file.text)
             .map(EffectId::new)
+    }
+
+    /// Resolves the abilities effects grant, once abilities are compiled
+    /// (they name effects in turn, so they come second).
+    pub(crate) fn link_abilities(
+        &mut self,
+        data: &[(&SourceFile, &EffectData)],
+        abilities: &AbilityDefs,
+        errors: &mut LoadErrors,
+    ) {
+        for &(file, effect) in data {
+            let Some(index) = self.names.get(&effect.name) else {
+                continue;
+            };
+            let granted = effect
+                .granted_abilities
+                .iter()
+                .filter_map(|name| match abilities.resolve_in(name, file) {
+                    Ok(id) => Some(id),
+                    Err(mut e) => {
+                        e = e.at_text_after(&file.text, &effect.name, name);
+                        e.message = format!("effect `{}`: {}", effect.name, e.message);
+                        errors.push(e);
+                        None
+                    }
+                })
+                .collect();
+            self.defs[index].granted_abilities = granted;
+        }
     }
 }
 
@@ -571,6 +612,28 @@ fn compile(
         })
         .collect();
 
+    let chance = data.chance.filter(|&p| {
+        let valid = p.is_finite() && (0.0..=1.0).contains(&p);
+        if !valid {
+            errors.push(err(
+                "chance",
+                format!("chance must be between 0 and 1, found {p}"),
+            ));
+        }
+        valid
+    });
+    if instant && (!data.on_expiry.is_empty() || !data.on_removal.is_empty()) {
+        errors.push(err(
+            "on_",
+            "an instant effect has no lifetime, so it neither expires nor is removed".into(),
+        ));
+    }
+    if instant && !data.granted_abilities.is_empty() {
+        errors.push(err(
+            "granted_abilities",
+            "an instant effect has no lifetime to grant abilities for".into(),
+        ));
+    }
     let granted_tags = tag_set(&data.granted_tags, errors);
     let ongoing_requirements = query(&data.ongoing_requirements, errors);
     let stacking = data.stacking.as_ref().map(|s| {
@@ -622,6 +685,13 @@ fn compile(
         executions,
         duration,
         affects_dead: data.affects_dead,
+        chance,
+        // Effect names resolve once every effect is numbered (below).
+        conditional: SmallVec::new(),
+        on_expiry: SmallVec::new(),
+        on_removal: SmallVec::new(),
+        // Abilities are compiled after effects: see `link_abilities`.
+        granted_abilities: SmallVec::new(),
     }
 }
 
@@ -646,5 +716,82 @@ fn compile_life(
     Life {
         dead: data.dead.resolve(tags, &file.name, &file.text, errors),
         periodic: data.periodic,
+    }
+}
+
+/// Resolves the effects an effect names (conditional, on expiry, on
+/// removal) once every effect is numbered, and rejects conditional chains
+/// that loop.
+fn resolve_effect_links(
+    defs: &mut [EffectDef],
+    data: &[(&SourceFile, &EffectData)],
+    names: &NameTable,
+    tags: &TagRegistry,
+    errors: &mut LoadErrors,
+) {
+    for &(file, effect) in data {
+        let Some(index) = names.get(&effect.name) else {
+            continue;
+        };
+        let name = effect.name.as_str();
+        let resolve = |target: &str, errors: &mut LoadErrors| match names
+            .resolve_in(target, &file.name, &file.text)
+        {
+            Ok(id) => Some(EffectId::new(id)),
+            Err(e) => {
+                let mut e = e.at_text_after(&file.text, name, target);
+                e.message = format!("effect `{name}`: {}", e.message);
+                errors.push(e);
+                None
+            }
+        };
+        let conditional = effect
+            .conditional
+            .iter()
+            .filter_map(|c| {
+                let id = resolve(&c.effect, errors)?;
+                Some((id, c.when.resolve(tags, &file.name, &file.text, errors)))
+            })
+            .collect();
+        let on_expiry = effect
+            .on_expiry
+            .iter()
+            .filter_map(|e| resolve(e, errors))
+            .collect();
+        let on_removal = effect
+            .on_removal
+            .iter()
+            .filter_map(|e| resolve(e, errors))
+            .collect();
+        let def = &mut defs[index];
+        def.conditional = conditional;
+        def.on_expiry = on_expiry;
+        def.on_removal = on_removal;
+    }
+    // A conditional chain that comes back to its start would apply forever.
+    for start in 0..defs.len() {
+        let mut stack: Vec<(usize, Vec<usize>)> = vec![(start, vec![start])];
+        while let Some((at, path)) = stack.pop() {
+            for &(next, _) in &defs[at].conditional {
+                if next.index() == start {
+                    let mut names_on_path: Vec<&str> =
+                        path.iter().map(|&i| defs[i].name.as_str()).collect();
+                    names_on_path.push(&defs[start].name);
+                    if let Some(&(file, _)) = data.iter().find(|(_, d)| d.name == defs[start].name)
+                    {
+                        errors.push(file.error_at(
+                            &defs[start].name,
+                            format!("conditional effects loop: {}", names_on_path.join(" → ")),
+                        ));
+                    }
+                    return;
+                }
+                if !path.contains(&next.index()) {
+                    let mut longer = path.clone();
+                    longer.push(next.index());
+                    stack.push((next.index(), longer));
+                }
+            }
+        }
     }
 }

@@ -57,6 +57,15 @@ pub enum EffectError {
         /// The seconds it evaluated to.
         seconds: f64,
     },
+    /// One operation caused more follow-up applications (conditional,
+    /// on-expiry, on-removal effects) than the limit: the data loops (an
+    /// effect whose removal re-applies it while it removes its own kind).
+    FollowUpLimit {
+        /// The effect not applied.
+        effect: Named<EffectId>,
+        /// The limit.
+        limit: u32,
+    },
 }
 
 impl EffectError {
@@ -70,7 +79,8 @@ impl EffectError {
             | EffectError::SourceUnavailable { effect }
             | EffectError::NotFinite { effect, .. }
             | EffectError::CalculationFailed { effect, .. }
-            | EffectError::BadDuration { effect, .. } => Some(effect.id),
+            | EffectError::BadDuration { effect, .. }
+            | EffectError::FollowUpLimit { effect, .. } => Some(effect.id),
         }
     }
 }
@@ -110,6 +120,11 @@ impl fmt::Display for EffectError {
             EffectError::BadDuration { effect, seconds } => write!(
                 f,
                 "effect {effect} computed an invalid duration of {seconds} s"
+            ),
+            EffectError::FollowUpLimit { effect, limit } => write!(
+                f,
+                "effect {effect} not applied: one operation caused more than {limit} \
+                 follow-up effects (do its on_removal, on_expiry or conditional effects loop?)"
             ),
         }
     }

@@ -2,13 +2,15 @@
 //! owned tags, active effects), and the rules that run on it: application,
 //! stacking, execution, periods, expiry, inhibition and removal.
 
+use std::collections::VecDeque;
+
 use crate::slots::Slots;
 use hecs::Entity;
 use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 
 use super::active::{ActiveEffect, Captures, EffectKey};
-use super::calculation::{Calculations, CaptureValues, ExecutionCx, MagnitudeCx, Outputs};
+use super::calculation::{roll, Calculations, CaptureValues, ExecutionCx, MagnitudeCx, Outputs};
 use super::data::{
     CaptureFrom, CueEvent, DurationOnReapply, PeriodOnReapply, PeriodicWhileDead, StackBy,
     StackExpiry,
@@ -113,6 +115,25 @@ pub struct Execution {
     pub reached_zero: SmallVec<[AttributeId; 1]>,
 }
 
+/// Work an effect operation leaves for the context, which reaches what the
+/// host cannot (other applications, the ability system). Done in order,
+/// once the operation that caused it has finished.
+#[derive(Clone, Debug)]
+pub(crate) enum FollowUp {
+    /// Apply a spec to the entity: a conditional effect, or one an effect
+    /// names for its expiry or removal.
+    Apply(EffectSpec),
+    /// The abilities `effect` grants start (`grant`) or stop being held.
+    Grants {
+        /// The granting effect.
+        effect: EffectId,
+        /// Its spec's level, the level they are granted at.
+        level: u32,
+        /// `true` when they are granted.
+        grant: bool,
+    },
+}
+
 /// The shared state effect operations need besides the host itself.
 pub(crate) struct EffectCx<'a, P> {
     pub defs: &'a EffectDefs,
@@ -124,6 +145,8 @@ pub(crate) struct EffectCx<'a, P> {
     pub executed: SmallVec<[Execution; 1]>,
     /// Fresh values of live source captures, for periodic executions.
     pub live_sources: Captures,
+    /// Follow-up work for the context, with the entity it is for.
+    pub follow_ups: &'a mut VecDeque<(Entity, FollowUp)>,
     pub schema: &'a AttributeSchema,
     pub now: SimTime,
     pub timers: &'a mut TimerQueue<P>,
@@ -203,6 +226,8 @@ pub struct EffectHost {
     pub(crate) vanished: TagSet,
     /// Attribute values changed since the last reconcile.
     pub(crate) attributes_changed: bool,
+    /// An active effect ended since the last reconcile.
+    pub(crate) effect_ended: bool,
 }
 
 impl EffectHost {
@@ -217,6 +242,7 @@ impl EffectHost {
             appeared: TagSet::new(),
             vanished: TagSet::new(),
             attributes_changed: false,
+            effect_ended: false,
         }
     }
 
@@ -386,24 +412,49 @@ impl EffectHost {
         // the whole application before anything is touched.
         let lookup = Defs::of(cx);
         let (magnitudes, duration) = self.evaluate_spec(lookup, def, &spec, &captures)?;
-        if def.is_instant() {
+        // The roll comes after every check that can fail, so an error
+        // never moves the RNG.
+        if def.chance.is_some_and(|p| !roll(cx.rng, p)) {
+            return Ok(self.blocked(cx, &spec, BlockReason::Chance));
+        }
+        let conditional = self.conditional_specs(def, &spec);
+        let outcome = if def.is_instant() {
             let effect = spec.effect;
             let execution = self.execute(cx, def, spec, &magnitudes, 1, &captures, true)?;
             self.remove_tagged_by(cx, effect, None);
-            return Ok(ApplyOutcome::Executed(execution));
-        }
-        // What the calculations capture of the target once, for every
-        // later execution.
-        self.capture_target(cx.calcs, def, &mut captures);
-        if let Some(key) = self.existing_stack(def, &spec) {
-            let stacks = self.reapply(cx, key, &spec, duration);
-            self.remove_tagged_by(cx, spec.effect, Some(key));
-            return Ok(ApplyOutcome::Stacked { key, stacks });
-        }
-        let effect = spec.effect;
-        let key = self.add_active(cx, def, spec, duration, magnitudes, captures);
-        self.remove_tagged_by(cx, effect, Some(key));
-        Ok(ApplyOutcome::Added(key))
+            ApplyOutcome::Executed(execution)
+        } else {
+            // What the calculations capture of the target once, for every
+            // later execution.
+            self.capture_target(cx.calcs, def, &mut captures);
+            if let Some(key) = self.existing_stack(def, &spec) {
+                let stacks = self.reapply(cx, key, &spec, duration);
+                self.remove_tagged_by(cx, spec.effect, Some(key));
+                ApplyOutcome::Stacked { key, stacks }
+            } else {
+                let effect = spec.effect;
+                let key = self.add_active(cx, def, spec, duration, magnitudes, captures);
+                self.remove_tagged_by(cx, effect, Some(key));
+                ApplyOutcome::Added(key)
+            }
+        };
+        let entity = cx.entity;
+        cx.follow_ups.extend(
+            conditional
+                .into_iter()
+                .map(|s| (entity, FollowUp::Apply(s))),
+        );
+        Ok(outcome)
+    }
+
+    /// The specs of `def`'s conditional effects whose query the owner
+    /// matches, judged before the application changes its tags.
+    fn conditional_specs(&self, def: &EffectDef, spec: &EffectSpec) -> SmallVec<[EffectSpec; 1]> {
+        def.conditional
+            .iter()
+            .filter(|(_, when)| when.matches(self.tags.tags()))
+            .map(|&(effect, _)| spec.follow_on(effect))
+            .collect()
     }
 
     fn blocked<P>(
@@ -594,7 +645,10 @@ impl EffectHost {
             .iter()
             .zip(magnitudes)
             .map(|(m, &magnitude)| (m.attribute, m.op, magnitude * f64::from(stacks)));
-        for (id, op, value) in modifiers.chain(outputs) {
+        let mut writes = modifiers.chain(outputs).peekable();
+        // The cue's magnitude: the first value written.
+        let cue_magnitude = writes.peek().map_or(0.0, |&(_, _, value)| value);
+        for (id, op, value) in writes {
             let attribute = cx.schema.def(id);
             let base = self.attributes.base(id);
             let next = match op {
@@ -648,7 +702,7 @@ impl EffectHost {
                 effect: spec.effect,
             },
         );
-        self.fire_cues(cx, def, CueEvent::Execute, spec.source);
+        self.fire_cues(cx, def, CueEvent::Execute, &spec, cue_magnitude);
         Ok(Execution {
             effect: spec.effect,
             spec,
@@ -720,12 +774,15 @@ impl EffectHost {
         }
     }
 
+    /// Records `def`'s cues for `event`, with the spec they came from and
+    /// their magnitude.
     fn fire_cues<P>(
         &self,
         cx: &mut EffectCx<P>,
         def: &EffectDef,
         event: CueEvent,
-        source: Option<Entity>,
+        spec: &EffectSpec,
+        magnitude: f64,
     ) {
         if !cx.trace.wants(TraceCategory::CUES) {
             return;
@@ -735,9 +792,12 @@ impl EffectHost {
                 cx.now,
                 TraceKind::Cue {
                     target: cx.entity,
-                    source,
+                    source: spec.source,
                     cue,
                     event,
+                    effect: Some(spec.effect),
+                    magnitude,
+                    tags: spec.tags.clone(),
                 },
             );
         }
@@ -801,7 +861,8 @@ impl EffectHost {
         if def.ongoing_requirements.matches(self.tags.tags()) {
             self.set_inhibited(cx, key, false);
         }
-        self.fire_cues(cx, def, CueEvent::Add, source);
+        let effect = &self.effects[key];
+        self.fire_cues(cx, def, CueEvent::Add, &effect.spec, effect.cue_magnitude());
         if def.period.is_some_and(|p| p.execute_on_application) {
             self.execute_period(cx, key);
         }
@@ -911,6 +972,17 @@ impl EffectHost {
             self.add_modifiers(cx, key);
             self.grant_tags(&def.granted_tags, &mut TagLog::of(cx));
         }
+        if !def.granted_abilities.is_empty() {
+            let level = self.effects[key].spec.level;
+            cx.follow_ups.push_back((
+                cx.entity,
+                FollowUp::Grants {
+                    effect: def_id,
+                    level,
+                    grant: !inhibited,
+                },
+            ));
+        }
     }
 
     // ------------------------------------------------------------ time
@@ -945,6 +1017,15 @@ impl EffectHost {
             arm_expiry(effect, cx, key);
             // The tick just run could not see the new window: follow it.
             arm_period(effect, cx, key);
+            let (effect, stacks) = (effect.def, effect.stacks);
+            cx.trace.record(
+                cx.now,
+                TraceKind::EffectStacksChanged {
+                    target: cx.entity,
+                    effect,
+                    stacks,
+                },
+            );
             self.restack(cx, key);
             return;
         }
@@ -1024,6 +1105,7 @@ impl EffectHost {
             self.set_inhibited(cx, key, true);
         }
         let effect = self.effects.remove(key).expect("checked above");
+        self.effect_ended = true;
         for timer in [effect.expiry_timer, effect.period_timer]
             .into_iter()
             .flatten()
@@ -1039,7 +1121,22 @@ impl EffectHost {
             },
         );
         let def = cx.defs.def(effect.def);
-        self.fire_cues(cx, def, CueEvent::Remove, effect.spec.source);
+        self.fire_cues(
+            cx,
+            def,
+            CueEvent::Remove,
+            &effect.spec,
+            effect.cue_magnitude(),
+        );
+        let next = match reason {
+            RemovalReason::Expired => &def.on_expiry,
+            _ => &def.on_removal,
+        };
+        let entity = cx.entity;
+        cx.follow_ups.extend(
+            next.iter()
+                .map(|&id| (entity, FollowUp::Apply(effect.spec.follow_on(id)))),
+        );
         true
     }
 

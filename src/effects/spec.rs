@@ -67,6 +67,18 @@ impl EffectSpec {
         }
     }
 
+    /// A spec for `effect` that another effect's application or ending
+    /// causes: same source, level and SetByCaller values, none of its tags.
+    pub(crate) fn follow_on(&self, effect: EffectId) -> Self {
+        Self {
+            effect,
+            level: self.level,
+            source: self.source,
+            tags: TagSet::new(),
+            set_by_caller: self.set_by_caller.clone(),
+        }
+    }
+
     /// Sets the level.
     pub fn with_level(mut self, level: u32) -> Self {
         self.level = level;

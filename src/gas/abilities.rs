@@ -144,13 +144,23 @@ impl Gas {
             .iter_mut()
             .find(|g| g.ability == ability)
         {
-            Some(granted) => granted.level = level,
-            None => system.abilities.granted.push(Granted { ability, level }),
+            Some(granted) => {
+                granted.level = level;
+                granted.direct = true;
+            }
+            None => system.abilities.granted.push(Granted {
+                ability,
+                level,
+                direct: true,
+                by_effects: 0,
+            }),
         }
         Ok(())
     }
 
-    /// Revokes `ability`, ending its running instance first.
+    /// Revokes `ability`, ending its running instance first. An ability
+    /// an active effect grants too stays until that effect ends: remove
+    /// the effect to take it away.
     pub fn revoke_ability(
         &mut self,
         world: &mut World,
@@ -159,12 +169,18 @@ impl Gas {
     ) -> Result<(), AbilityError> {
         let running = {
             let system = world
-                .get::<&AbilitySystem>(entity)
+                .query_one_mut::<&mut AbilitySystem>(entity)
                 .map_err(|_| AbilityError::NoSuchEntity(entity))?;
-            system
+            let granted = system
                 .abilities
-                .granted(ability)
+                .granted
+                .iter_mut()
+                .find(|g| g.ability == ability)
                 .ok_or(AbilityError::NotGranted(ability))?;
+            granted.direct = false;
+            if granted.by_effects > 0 {
+                return Ok(());
+            }
             system.abilities.instance_of(ability)
         };
         if let Some(instance) = running {
@@ -555,6 +571,7 @@ impl Gas {
                 event,
                 wait: Wait::Nothing,
                 wait_timer: None,
+                state: None,
             });
             let mut log = self.tag_log(owner);
             system.host.grant_tags(&def.activation_owned_tags, &mut log);
@@ -751,7 +768,9 @@ impl Gas {
             },
         );
         let what = (ended.ability, ended.event, ended.level);
-        self.run_behaviour(world, owner, instance, what, |b, cx| b.end(cx, reason));
+        self.run_behaviour_with(world, owner, instance, what, ended.state, |b, cx| {
+            b.end(cx, reason)
+        });
         true
     }
 
@@ -865,6 +884,10 @@ impl Gas {
                     .schedule(self.now + delay, Timer::AbilityWake { owner, instance }),
             );
         }
+        if wait.on_state() {
+            // Already met: the reconcile ending this call wakes it.
+            self.queue_reconcile(owner, system);
+        }
     }
 
     /// Clears the wait of an instance if `matches` it; `true` if cleared.
@@ -925,7 +948,21 @@ impl Gas {
         world: &mut World,
         owner: Entity,
         instance: InstanceKey,
+        what: (AbilityId, GameplayEvent, u32),
+        call: impl FnOnce(&dyn AbilityBehaviour, &mut AbilityCx<'_>),
+    ) {
+        self.run_behaviour_with(world, owner, instance, what, None, call);
+    }
+
+    /// [`run_behaviour`](Self::run_behaviour) for an instance that has
+    /// ended, whose last state the teardown may still read.
+    fn run_behaviour_with(
+        &mut self,
+        world: &mut World,
+        owner: Entity,
+        instance: InstanceKey,
         (ability, event, level): (AbilityId, GameplayEvent, u32),
+        ended_state: Option<String>,
         call: impl FnOnce(&dyn AbilityBehaviour, &mut AbilityCx<'_>),
     ) {
         let Behaviour::Registered(id) = self.catalog.abilities().def(ability).behaviour else {
@@ -942,6 +979,7 @@ impl Gas {
             instance,
             event,
             level,
+            ended_state,
         };
         call(&*behaviour, &mut cx);
     }
@@ -1019,6 +1057,40 @@ impl Gas {
             if self.clear_wait(world, owner, instance, |w| {
                 matches!(w, Wait::TagAdded(_) | Wait::TagRemoved(_))
             }) {
+                self.wake(world, owner, instance, reason);
+            }
+        }
+    }
+
+    /// Wakes the owner's instances whose attribute or effect wait is met.
+    pub(super) fn ability_state_waits(&mut self, world: &mut World, owner: Entity) {
+        let wake: SmallVec<[(InstanceKey, WakeReason); 2]> = {
+            let Ok(system) = world.get::<&AbilitySystem>(owner) else {
+                return;
+            };
+            let attribute = |attribute, value| WakeReason::Attribute { attribute, value };
+            system
+                .abilities
+                .instances
+                .iter()
+                .filter_map(|(key, instance)| {
+                    let reason = match instance.wait {
+                        Wait::AttributeBelow(a, threshold) => Some(system.current(a))
+                            .filter(|&v| v < threshold)
+                            .map(|v| attribute(a, v)),
+                        Wait::AttributeAbove(a, threshold) => Some(system.current(a))
+                            .filter(|&v| v > threshold)
+                            .map(|v| attribute(a, v)),
+                        Wait::EffectRemoved(effect) => (!system.host.effects.contains_key(effect))
+                            .then_some(WakeReason::EffectRemoved(effect)),
+                        _ => None,
+                    };
+                    Some((key, reason?))
+                })
+                .collect()
+        };
+        for (instance, reason) in wake {
+            if self.clear_wait(world, owner, instance, Wait::on_state) {
                 self.wake(world, owner, instance, reason);
             }
         }

@@ -38,7 +38,7 @@ impl Gas {
         Ok(outcome)
     }
 
-    fn apply_effect_inner(
+    pub(super) fn apply_effect_inner(
         &mut self,
         world: &mut World,
         target: Entity,
@@ -253,7 +253,12 @@ impl Gas {
     /// executions (the post-execute step), then the `on_zero` effects of
     /// attributes it brought to zero apply at once, so `Status.Dead` is
     /// there before any observer looks.
-    fn after_execution(&mut self, world: &mut World, target: Entity, execution: &Execution) {
+    pub(super) fn after_execution(
+        &mut self,
+        world: &mut World,
+        target: Entity,
+        execution: &Execution,
+    ) {
         self.observe_execution(target, execution);
         for &attribute in &execution.reached_zero {
             if let Some(effect) = self.catalog.effects().zero_effect(attribute) {
@@ -291,6 +296,7 @@ impl Gas {
             timers,
             trace,
             rng,
+            follow_ups,
             ..
         } = self;
         let system = world.query_one_mut::<&mut AbilitySystem>(target).ok()?;
@@ -301,6 +307,7 @@ impl Gas {
             rng,
             executed: SmallVec::new(),
             live_sources,
+            follow_ups,
             schema: catalog.attributes(),
             now: *now,
             timers,

@@ -7,6 +7,7 @@
 
 mod abilities;
 mod effects;
+mod follow_ups;
 mod hooks;
 mod observers;
 mod reconcile;
@@ -28,9 +29,8 @@ pub(crate) use state::GasState;
 use crate::abilities::{AbilityBehaviour, AbilitySystem, GameplayEvent, InstanceKey};
 use crate::attributes::{AttributeError, AttributeId, Attributes, ProfileId};
 use crate::catalog::Catalog;
-use crate::effects::EffectTimer;
-use crate::effects::Execution;
-use crate::tags::TagSet;
+use crate::effects::{CueEvent, EffectTimer, Execution, FollowUp};
+use crate::tags::{Tag, TagSet};
 use crate::time::{SimDuration, SimTime, TimerQueue};
 use crate::trace::{Observation, Trace, TraceCategory, TraceKind, TraceRecord};
 
@@ -103,6 +103,14 @@ pub struct Gas {
     /// Entities whose tags changed since they were last reconciled, in the
     /// order they first changed.
     dirty: VecDeque<Entity>,
+    /// Work effect operations left (conditional and ending effects to
+    /// apply, abilities to grant or revoke), done in order by the
+    /// reconcile that ends the call.
+    follow_ups: VecDeque<(Entity, FollowUp)>,
+    /// Follow-up applications the current operation may still cause.
+    follow_up_budget: u32,
+    /// Nesting of reconciles: the budget refills when the outermost ends.
+    reconcile_depth: u32,
     /// Entities holding effects that read attributes live.
     live_holders: Vec<Entity>,
     /// Some attribute changed since the last reconcile.
@@ -148,6 +156,9 @@ impl Gas {
             delivering: false,
             invariants: Vec::new(),
             dirty: VecDeque::new(),
+            follow_ups: VecDeque::new(),
+            follow_up_budget: follow_ups::FOLLOW_UP_LIMIT,
+            reconcile_depth: 0,
             live_holders: Vec::new(),
             attributes_moved: false,
         }
@@ -190,6 +201,23 @@ impl Gas {
     pub fn record_game(&mut self, record: impl TraceRecord) {
         if self.trace.wants(record.category()) {
             self.trace.record(self.now, TraceKind::game(record));
+        }
+    }
+
+    /// Fires a gameplay cue from game code (an `execute` cue no effect
+    /// caused: a swing's hit splat, a footstep): recorded in the trace when
+    /// it records cues, and delivered to cue observers either way.
+    pub fn fire_cue(&mut self, target: Entity, source: Option<Entity>, cue: Tag, magnitude: f64) {
+        if self.trace.wants(TraceCategory::CUES) {
+            self.record(TraceKind::Cue {
+                target,
+                source,
+                cue,
+                event: CueEvent::Execute,
+                effect: None,
+                magnitude,
+                tags: TagSet::new(),
+            });
         }
     }
 

@@ -12,10 +12,16 @@ impl Gas {
     /// attribute movement for live captures.
     pub(crate) fn note_touched(&mut self, entity: Entity, system: &mut AbilitySystem) {
         let host = &mut system.host;
+        let state_moved = host.attributes_changed || host.effect_ended;
+        host.effect_ended = false;
         if host.attributes_changed {
             host.attributes_changed = false;
             self.attributes_moved = true;
         }
+        if state_moved && system.abilities.waits_on_state() {
+            self.queue_reconcile(entity, system);
+        }
+        let host = &mut system.host;
         if host.appeared.is_empty() && host.vanished.is_empty() {
             return;
         }
@@ -23,14 +29,19 @@ impl Gas {
             || host.vanished.has_any(&self.reactive_tags)
             || system.abilities.waits_on_tags();
         if reacts {
-            if !system.queued {
-                system.queued = true;
-                self.dirty.push_back(entity);
-            }
+            self.queue_reconcile(entity, system);
         } else if !system.queued {
             // Nothing reacts to these tags: forget them now.
             host.appeared.clear();
             host.vanished.clear();
+        }
+    }
+
+    /// Queues `entity` for the next reconcile (once).
+    pub(crate) fn queue_reconcile(&mut self, entity: Entity, system: &mut AbilitySystem) {
+        if !system.queued {
+            system.queued = true;
+            self.dirty.push_back(entity);
         }
     }
 
@@ -41,21 +52,34 @@ impl Gas {
         self.deliver(world);
     }
 
-    /// Runs the reactions of every queued entity, in queue order, until
-    /// nothing is left; then refreshes live captures if attributes moved.
+    /// Runs the reactions of every queued entity and the follow-up work
+    /// effects left, in queue order, until nothing is left; then refreshes
+    /// live captures if attributes moved.
     pub(crate) fn reconcile_only(&mut self, world: &mut World) {
-        while let Some(entity) = self.dirty.pop_front() {
-            let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(entity) else {
-                continue;
-            };
-            system.queued = false;
-            let appeared = std::mem::take(&mut system.host.appeared);
-            let vanished = std::mem::take(&mut system.host.vanished);
-            self.with_host(world, entity, |host, cx| {
-                host.reconcile_inhibition(cx);
-                host.reconcile_life(cx);
-            });
-            self.ability_tag_reactions(world, entity, &appeared, &vanished);
+        self.reconcile_depth += 1;
+        loop {
+            while let Some(entity) = self.dirty.pop_front() {
+                let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(entity) else {
+                    continue;
+                };
+                system.queued = false;
+                let appeared = std::mem::take(&mut system.host.appeared);
+                let vanished = std::mem::take(&mut system.host.vanished);
+                self.with_host(world, entity, |host, cx| {
+                    host.reconcile_inhibition(cx);
+                    host.reconcile_life(cx);
+                });
+                self.ability_tag_reactions(world, entity, &appeared, &vanished);
+                self.ability_state_waits(world, entity);
+            }
+            if self.follow_ups.is_empty() {
+                break;
+            }
+            self.run_follow_ups(world);
+        }
+        self.reconcile_depth -= 1;
+        if self.reconcile_depth == 0 {
+            self.follow_up_budget = super::follow_ups::FOLLOW_UP_LIMIT;
         }
         if self.attributes_moved && !self.live_holders.is_empty() {
             self.attributes_moved = false;

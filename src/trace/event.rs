@@ -9,7 +9,7 @@ use super::record::TraceRecord;
 use crate::abilities::{AbilityId, ActivationFailure, EndReason};
 use crate::attributes::AttributeId;
 use crate::effects::{CueEvent, EffectError, EffectId};
-use crate::tags::Tag;
+use crate::tags::{Tag, TagSet};
 use crate::time::{SimDuration, SimTime};
 
 /// One recorded event.
@@ -155,6 +155,8 @@ pub enum BlockReason {
     /// The target is dead by the game's `life` rule, and the effect does
     /// not set `affects_dead`.
     Dead,
+    /// The effect's `chance` roll missed.
+    Chance,
 }
 
 /// Why an effect ended.
@@ -212,6 +214,15 @@ pub enum TraceKind {
         effect: EffectId,
         /// Why.
         reason: RemovalReason,
+    },
+    /// An active effect lost stacks without ending (one stack ran out).
+    EffectStacksChanged {
+        /// Who has it.
+        target: Entity,
+        /// Which effect.
+        effect: EffectId,
+        /// Stack count now.
+        stacks: u32,
     },
     /// An active effect stopped (inhibited) or resumed applying.
     EffectInhibited {
@@ -279,6 +290,14 @@ pub enum TraceKind {
         cue: Tag,
         /// Execute, add or remove.
         event: CueEvent,
+        /// The effect that fired it (`None` for a cue game code fired).
+        effect: Option<EffectId>,
+        /// How strong: the first value the effect writes (its first
+        /// modifier's magnitude times its stacks, or its first execution
+        /// output), or what game code passed; zero when there is none.
+        magnitude: f64,
+        /// The spec's own tags, with those its executions marked (a crit).
+        tags: TagSet,
     },
     /// An owned tag appeared or vanished (net change of one call).
     TagChanged {
@@ -318,6 +337,7 @@ impl TraceKind {
             TraceKind::EffectBlocked { .. } => "effect_blocked",
             TraceKind::EffectRemoved { .. } => "effect_removed",
             TraceKind::EffectInhibited { .. } => "effect_inhibited",
+            TraceKind::EffectStacksChanged { .. } => "effect_stacks_changed",
             TraceKind::EffectFailed { .. } => "effect_failed",
             TraceKind::AttributeChanged { .. } => "attribute_changed",
             TraceKind::AbilityActivated { .. } => "ability_activated",
@@ -340,6 +360,7 @@ impl TraceKind {
             TraceKind::EffectBlocked { target, .. }
             | TraceKind::EffectRemoved { target, .. }
             | TraceKind::EffectInhibited { target, .. }
+            | TraceKind::EffectStacksChanged { target, .. }
             | TraceKind::EffectFailed { target, .. } => (*target, None),
             TraceKind::AttributeChanged { entity, .. } | TraceKind::TagChanged { entity, .. } => {
                 (*entity, None)
@@ -360,6 +381,7 @@ impl TraceKind {
             | TraceKind::EffectBlocked { .. }
             | TraceKind::EffectRemoved { .. }
             | TraceKind::EffectInhibited { .. }
+            | TraceKind::EffectStacksChanged { .. }
             | TraceKind::EffectFailed { .. } => TraceCategory::EFFECTS,
             TraceKind::AbilityActivated { .. }
             | TraceKind::AbilityFailed { .. }

@@ -81,6 +81,19 @@ impl JsonFields {
         self.0.push_str("null");
     }
 
+    /// A field whose value is a list of strings.
+    pub fn strs<'s>(&mut self, key: &str, items: impl IntoIterator<Item = &'s str>) {
+        self.key(key);
+        self.0.push('[');
+        for (i, item) in items.into_iter().enumerate() {
+            if i > 0 {
+                self.0.push(',');
+            }
+            write_string(&mut self.0, item);
+        }
+        self.0.push(']');
+    }
+
     /// A field whose value is a list of objects, each filled by `fill`.
     pub fn list<T>(&mut self, key: &str, items: &[T], mut fill: impl FnMut(&mut JsonFields, &T)) {
         self.key(key);
@@ -155,6 +168,7 @@ pub fn render_json(
                     o.str("by", cx.effect(*by));
                 }
                 BlockReason::Dead => o.str("reason", "dead"),
+                BlockReason::Chance => o.str("reason", "chance"),
             }
         }
         TraceKind::EffectRemoved { effect, reason, .. } => {
@@ -174,6 +188,10 @@ pub fn render_json(
         } => {
             o.str("effect", cx.effect(*effect));
             o.bool("inhibited", *inhibited);
+        }
+        TraceKind::EffectStacksChanged { effect, stacks, .. } => {
+            o.str("effect", cx.effect(*effect));
+            o.int("stacks", u64::from(*stacks));
         }
         TraceKind::EffectFailed { effect, error, .. } => {
             o.str("effect", cx.effect(*effect));
@@ -222,9 +240,21 @@ pub fn render_json(
             o.str("ability", cx.ability(*ability));
             o.str("reason", &format!("{reason:?}"));
         }
-        TraceKind::Cue { cue, event, .. } => {
+        TraceKind::Cue {
+            cue,
+            event,
+            effect,
+            magnitude,
+            tags,
+            ..
+        } => {
             o.str("cue", cx.tag(*cue));
             o.str("event", cue_event_name(*event));
+            o.opt_str("effect", effect.map(|e| cx.effect(e)));
+            o.num("magnitude", *magnitude);
+            if !tags.is_empty() {
+                o.strs("tags", tags.iter().map(|t| cx.tag(t)));
+            }
         }
         TraceKind::TagChanged { tag, present, .. } => {
             o.str("tag", cx.tag(*tag));

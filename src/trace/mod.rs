@@ -35,12 +35,13 @@
 //! |---|---|---|
 //! | `effect_applied` | Effects | `effect`, `stacks`, `duration` (s or null); `source` holds it, `target` applied it |
 //! | `effect_executed` | Effects | `effect` (an instant or periodic execution) |
-//! | `effect_blocked` | Effects | `effect`, `reason` (`requirements`, `immune`, `dead`), `by` (immune) |
+//! | `effect_blocked` | Effects | `effect`, `reason` (`requirements`, `immune`, `dead`, `chance`), `by` (immune) |
 //! | `effect_removed` | Effects | `effect`, `reason` (`expired`, `removed`, `removed_by`, `owner_died`), `by` |
 //! | `effect_inhibited` | Effects | `effect`, `inhibited` (bool: stopped or resumed) |
+//! | `effect_stacks_changed` | Effects | `effect`, `stacks` (a stack ran out; gains are `effect_applied`) |
 //! | `effect_failed` | Effects | `effect`, `error` |
 //! | `attribute_changed` | Attributes | `attribute`, `old`, `new` (current values; meta attributes are not recorded) |
-//! | `cue` | Cues | `cue` (a `GameplayCue.*` tag), `event` (`execute`, `add`, `remove`) |
+//! | `cue` | Cues | `cue` (a `GameplayCue.*` tag), `event` (`execute`, `add`, `remove`), `effect` (or null), `magnitude`, `tags` (the spec's, when any) |
 //! | `ability_activated` | Abilities | `ability`; `target` is the event's target |
 //! | `ability_failed` | Abilities | `ability`, `reason` (an `Activation.Fail.*` tag), `message`, and what refused: `blocked_by` (tag), `blocked_by_ability`, `missing` (tag), `cooldown` (tag) with `remaining` (s), `attribute` (a cost), `effect` (cannot apply) |
 //! | `ability_ended` | Abilities | `ability`, `reason` |

@@ -110,6 +110,7 @@ fn describe(cx: &RenderCx<'_>, kind: &TraceKind) -> String {
                 format!("blocked {} immune ({})", cx.effect(*effect), cx.effect(*by))
             }
             BlockReason::Dead => format!("blocked {} dead", cx.effect(*effect)),
+            BlockReason::Chance => format!("blocked {} chance", cx.effect(*effect)),
         },
         TraceKind::EffectRemoved { effect, reason, .. } => match reason {
             RemovalReason::Expired => format!("effect- {} expired", cx.effect(*effect)),
@@ -129,6 +130,9 @@ fn describe(cx: &RenderCx<'_>, kind: &TraceKind) -> String {
             let what = if *inhibited { "inhibited" } else { "resumed" };
             format!("{what} {}", cx.effect(*effect))
         }
+        TraceKind::EffectStacksChanged { effect, stacks, .. } => {
+            format!("stacks {} x{stacks}", cx.effect(*effect))
+        }
         TraceKind::EffectFailed { error, .. } => format!("effect failed: {error}"),
         TraceKind::AttributeChanged {
             attribute,
@@ -136,8 +140,17 @@ fn describe(cx: &RenderCx<'_>, kind: &TraceKind) -> String {
             new,
             ..
         } => format!("{} {old} -> {new}", cx.attribute(*attribute)),
-        TraceKind::Cue { cue, event, .. } => {
-            format!("cue {} {}", cx.tag(*cue), cue_event_name(*event))
+        TraceKind::Cue {
+            cue,
+            event,
+            magnitude,
+            ..
+        } => {
+            let mut what = format!("cue {} {}", cx.tag(*cue), cue_event_name(*event));
+            if *magnitude != 0.0 {
+                let _ = write!(what, " {magnitude}");
+            }
+            what
         }
         TraceKind::AbilityActivated {
             ability, target, ..

@@ -1,0 +1,114 @@
+//! Follow-up work effect operations leave for the context: conditional
+//! effects, effects applied when another expires or is removed, and the
+//! abilities active effects grant.
+
+use hecs::{Entity, World};
+
+use super::Gas;
+use crate::abilities::{AbilitySystem, EndReason, Granted};
+use crate::effects::{ApplyOutcome, EffectError, EffectId, EffectSpec, FollowUp};
+use crate::trace::TraceKind;
+
+/// How many follow-up applications one operation may cause before the
+/// rest are refused: far above what sane data needs, low enough that a
+/// loop in the data ends at once with an error naming the effect.
+pub(super) const FOLLOW_UP_LIMIT: u32 = 1024;
+
+impl Gas {
+    /// Does every queued follow-up, first in, first out (what one causes
+    /// queues behind the rest).
+    pub(super) fn run_follow_ups(&mut self, world: &mut World) {
+        while let Some((entity, work)) = self.follow_ups.pop_front() {
+            match work {
+                FollowUp::Apply(spec) => self.apply_follow_up(world, entity, spec),
+                FollowUp::Grants {
+                    effect,
+                    level,
+                    grant,
+                } => self.effect_grants(world, entity, effect, level, grant),
+            }
+        }
+    }
+
+    /// Applies a follow-up spec; a failure is recorded in the trace (the
+    /// operation that caused it has already happened).
+    fn apply_follow_up(&mut self, world: &mut World, target: Entity, spec: EffectSpec) {
+        let effect = spec.effect;
+        let result = if self.follow_up_budget == 0 {
+            Err(EffectError::FollowUpLimit {
+                effect: self.defs().effect(effect),
+                limit: FOLLOW_UP_LIMIT,
+            })
+        } else {
+            self.follow_up_budget -= 1;
+            self.apply_effect_inner(world, target, spec)
+        };
+        match result {
+            Ok(ApplyOutcome::Executed(execution)) => {
+                self.after_execution(world, target, &execution)
+            }
+            Ok(_) => {}
+            Err(error) => self.record(TraceKind::EffectFailed {
+                target,
+                effect,
+                error,
+            }),
+        }
+    }
+
+    /// An active effect started (`grant`) or stopped holding its granted
+    /// abilities. Each ability counts the effects granting it; it is
+    /// revoked, its running instance ended, when the last one stops and
+    /// game code did not grant it too.
+    fn effect_grants(
+        &mut self,
+        world: &mut World,
+        owner: Entity,
+        effect: EffectId,
+        level: u32,
+        grant: bool,
+    ) {
+        let catalog = self.catalog.clone();
+        for &ability in &catalog.effects().def(effect).granted_abilities {
+            let running = {
+                let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(owner) else {
+                    return;
+                };
+                let granted = &mut system.abilities.granted;
+                match granted.iter().position(|g| g.ability == ability) {
+                    None if grant => {
+                        granted.push(Granted {
+                            ability,
+                            level,
+                            direct: false,
+                            by_effects: 1,
+                        });
+                        continue;
+                    }
+                    None => continue,
+                    Some(at) if grant => {
+                        granted[at].by_effects += 1;
+                        continue;
+                    }
+                    Some(at) => {
+                        let entry = &mut granted[at];
+                        entry.by_effects = entry.by_effects.saturating_sub(1);
+                        if entry.direct || entry.by_effects > 0 {
+                            continue;
+                        }
+                        system.abilities.instance_of(ability)
+                    }
+                }
+            };
+            if let Some(instance) = running {
+                self.end_ability(world, owner, instance, EndReason::Revoked);
+            }
+            if let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(owner) {
+                system
+                    .abilities
+                    .granted
+                    .retain(|g| g.ability != ability || g.direct || g.by_effects > 0);
+            }
+        }
+    }
+}
