@@ -2,16 +2,23 @@
 //! hero holds a lane against two grunts and a shaman.
 //!
 //! Everything numeric is data (`lane.tags`, `lane.ron`). This file holds
-//! what data cannot say: the creeps' brains, the player's script, and one
-//! behaviour in code, the channelled Life Drain. Player and AI act only
-//! through gameplay events; the player's come from client 1, which owns
-//! the hero.
+//! what data cannot say, each through one of the core's extension points:
+//! the bolt's damage formula (an execution), the channelled Life Drain (a
+//! behaviour with per-instance state), the creeps' brains (asking
+//! `can_activate` before they act), and what the lane shows a player (an
+//! observer of cues, and one of a low-health threshold that writes a game
+//! record into the trace). Player and AI act only through gameplay events;
+//! the player's come from client 1, which owns the hero.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use gaskit::prelude::*;
 use gaskit::snapshot::{RollbackComponent, Snapshot, SnapshotError};
-use gaskit::{AbilityBehaviour, AbilityCx, ClientId, EndReason, NetOwner, TraceFilter, WakeReason};
+use gaskit::trace::GameRecord;
+use gaskit::{
+    CalculationSetup, Capture, CaptureFrom, ExecutionCalculation, ExecutionCx, Observation,
+    Observe, Threshold, TraceFilter, TraceKind,
+};
 use hecs::{Entity, World};
 use serde::{Deserialize, Serialize};
 
@@ -23,15 +30,57 @@ pub const CONTENT: &str = include_str!("lane.ron");
 /// The client playing the hero.
 pub const PLAYER: ClientId = ClientId(1);
 
+/// The RNG seed the example fight plays with (the bolts' crits are the
+/// only rolls: with this seed only the last bolt crits).
+pub const SEED: u64 = 14;
+
 /// How often the creeps think.
 const THINK_EVERY: SimDuration = SimDuration::from_millis(250);
 
-/// The catalog: the core plus the lane's own files.
+/// The catalog: the core plus the lane's own files and its one
+/// calculation.
 pub fn catalog() -> Result<Catalog, LoadErrors> {
     let mut builder = CatalogBuilder::new();
     builder.tags().add_source("examples/lane/lane.tags", TAGS);
     builder.add_source("examples/lane/lane.ron", CONTENT);
+    builder.add_execution("BoltDamage", BoltDamage::default());
     builder.build()
+}
+
+/// The arcane bolt's damage: 20 + 1.5 × the caster's SpellPower − the
+/// target's Armor, never below zero; one bolt in five is critical, for half
+/// as much again, and marked `Damage.Critical` (its cue carries the mark).
+#[derive(Default)]
+pub struct BoltDamage {
+    spell_power: Capture,
+    armor: Capture,
+    damage: Option<AttributeId>,
+    critical: Option<Tag>,
+}
+
+impl ExecutionCalculation for BoltDamage {
+    fn setup(&mut self, setup: &mut CalculationSetup<'_>) {
+        // The caster's power as it was when the bolt left the hand; the
+        // target's armour as it is when the bolt lands.
+        self.spell_power = setup.capture("SpellPower", CaptureFrom::Source, false);
+        self.armor = setup.capture("Armor", CaptureFrom::Target, true);
+        self.damage = setup.attribute("Damage");
+        self.critical = setup.tag("Damage.Critical");
+    }
+
+    fn execute(&self, cx: &mut ExecutionCx<'_>) {
+        let raw = 20.0 + 1.5 * cx.captured(self.spell_power) - cx.captured(self.armor);
+        let mut damage = raw.max(0.0);
+        if cx.chance(0.2) {
+            damage *= 1.5;
+            if let Some(critical) = self.critical {
+                cx.mark(critical);
+            }
+        }
+        if let Some(attribute) = self.damage {
+            cx.output(attribute, ModOp::Flat, damage);
+        }
+    }
 }
 
 /// What a creep does.
@@ -56,29 +105,27 @@ impl RollbackComponent for Brain {}
 
 /// The ids the game's code uses, resolved once.
 struct Ids {
-    claw: Tag,
-    hex: Tag,
-    claw_ready: Tag,
-    hex_ready: Tag,
-    stunned: Tag,
-    dead: Tag,
+    claw: (AbilityId, Tag),
+    hex: (AbilityId, Tag),
     channeling: Tag,
 }
 
 impl Ids {
     fn new(catalog: &Catalog) -> Self {
         let tag = |name: &str| catalog.tags().get(name).expect("declared in lane.tags");
+        let ability = |name: &str| catalog.abilities().get(name).expect("in lane.ron");
         Ids {
-            claw: tag("Ability.Trigger.Claw"),
-            hex: tag("Ability.Trigger.Hex"),
-            claw_ready: tag("Cooldown.Claw"),
-            hex_ready: tag("Cooldown.Hex"),
-            stunned: tag("Status.Stunned"),
-            dead: tag("Status.Dead"),
+            claw: (ability("GA_Claw"), tag("Ability.Trigger.Claw")),
+            hex: (ability("GA_Hex"), tag("Ability.Trigger.Hex")),
             channeling: tag("Status.Channeling"),
         }
     }
 }
+
+/// What the lane shows a player besides the trace: one line per gameplay
+/// cue (where a client would play a sound or a particle), filled by an
+/// observer. Presentation, not game state: a rollback replays cues.
+pub type CueFeed = Arc<Mutex<Vec<String>>>;
 
 /// A player order: at a time, cast a spell (by trigger tag) at a target
 /// (an index into the lane's roster).
@@ -138,6 +185,8 @@ pub struct Lane {
     next_order: usize,
     next_think: SimTime,
     ids: Ids,
+    /// The cues played so far.
+    pub cues: CueFeed,
 }
 
 /// A lane saved mid-fight: the gaskit state with the brains, and where the
@@ -180,13 +229,17 @@ impl Lane {
             .map_err(|e| e.to_string())?;
 
         let mut roster = vec![("hero".to_owned(), hero)];
-        for (name, role, vitality) in [
-            ("grunt-a", Role::Grunt, 4.0),
-            ("grunt-b", Role::Grunt, 6.0),
-            ("shaman", Role::Shaman, 8.0),
+        for (name, role, vitality, armor) in [
+            ("grunt-a", Role::Grunt, 4.0, 2.0),
+            ("grunt-b", Role::Grunt, 6.0, 2.0),
+            ("shaman", Role::Shaman, 8.0, 6.0),
         ] {
+            let bases = [
+                (attribute("Vitality"), vitality),
+                (attribute("Armor"), armor),
+            ];
             let system = gas
-                .new_ability_system_with(profile("Creep"), &[(attribute("Vitality"), vitality)])
+                .new_ability_system_with(profile("Creep"), &bases)
                 .map_err(|e| e.to_string())?;
             let creep = world.spawn((Name(name.into()), Brain { role, target: hero }, system));
             gas.grant_ability(&mut world, creep, ability("GA_Claw"), 1)
@@ -200,6 +253,9 @@ impl Lane {
         // Everything but tag presence, which the effects lines already show.
         gas.trace_mut()
             .set_filter(TraceFilter::ALL.without(gaskit::TraceCategory::TAGS));
+        let cues = CueFeed::default();
+        observe_cues(&mut gas, &cues)?;
+        observe_wounds(&mut gas)?;
         Ok(Lane {
             world,
             gas,
@@ -208,6 +264,7 @@ impl Lane {
             next_order: 0,
             next_think: SimTime::ZERO,
             ids,
+            cues,
         })
     }
 
@@ -262,8 +319,8 @@ impl Lane {
         self.gas.send_event(self.entity(HERO), event);
     }
 
-    /// Every creep that can act picks its move by reading state (cooldowns
-    /// as levels, tags), never by trying and failing.
+    /// Every creep that can act picks its move by asking what it could
+    /// do, never by trying and failing: a stunned creep sends nothing.
     fn think(&mut self) {
         let creeps: Vec<(Entity, Brain)> = self
             .world
@@ -283,28 +340,24 @@ impl Lane {
 
     fn decide(&self, creep: Entity, brain: Brain) -> Option<GameplayEvent> {
         let ids = &self.ids;
-        let me = self.world.get::<&AbilitySystem>(creep).ok()?;
-        let them = self.world.get::<&AbilitySystem>(brain.target).ok()?;
-        if me.has_tag(ids.dead) || me.has_tag(ids.stunned) || them.has_tag(ids.dead) {
-            return None;
-        }
-        let ready = |cooldown: Tag| {
-            self.gas
-                .time_remaining(&self.world, creep, cooldown)
-                .is_zero()
+        let able = |(ability, trigger): (AbilityId, Tag)| {
+            let event = GameplayEvent::new(trigger).target(brain.target);
+            let ready = self
+                .gas
+                .can_activate(&self.world, creep, ability, Some(&event));
+            ready.is_ok().then_some(event)
         };
         // A shaman interrupts a channel once it is a second old.
         let channel_left = self
             .gas
             .time_remaining(&self.world, brain.target, ids.channeling);
-        if brain.role == Role::Shaman
-            && !channel_left.is_zero()
-            && channel_left <= SimDuration::from_secs(2)
-            && ready(ids.hex_ready)
-        {
-            return Some(GameplayEvent::new(ids.hex).target(brain.target));
+        let channel_is_old = !channel_left.is_zero() && channel_left <= SimDuration::from_secs(2);
+        if brain.role == Role::Shaman && channel_is_old {
+            if let Some(hex) = able(ids.hex) {
+                return Some(hex);
+            }
         }
-        ready(ids.claw_ready).then(|| GameplayEvent::new(ids.claw).target(brain.target))
+        able(ids.claw)
     }
 
     /// Saves the fight (rollback, replays).
@@ -367,17 +420,96 @@ impl Lane {
     }
 }
 
+/// Registers the observer that turns gameplay cues into the cue feed.
+fn observe_cues(gas: &mut Gas, feed: &CueFeed) -> Result<(), String> {
+    let all = gas
+        .catalog()
+        .tags()
+        .get("GameplayCue.Lane")
+        .ok_or("lane.tags lacks GameplayCue.Lane")?;
+    let feed = feed.clone();
+    gas.observe(Observe::cue(all), move |world, gas, seen| {
+        let Some(TraceKind::Cue {
+            target,
+            cue,
+            magnitude,
+            tags,
+            ..
+        }) = seen.kind()
+        else {
+            return;
+        };
+        let tag_names = gas.catalog().tags();
+        let mut line = format!(
+            "{:>8.3}  {} on {}",
+            gas.now().as_secs_f64(),
+            tag_names.name(*cue),
+            gaskit::entity_name(world, *target)
+        );
+        if *magnitude != 0.0 {
+            line.push_str(&format!(" ({magnitude})"));
+        }
+        for tag in tags.iter() {
+            line.push_str(&format!(" [{}]", tag_names.name(tag)));
+        }
+        if let Ok(mut feed) = feed.lock() {
+            feed.push(line);
+        }
+    });
+    Ok(())
+}
+
+/// Registers the observer that writes `Lane.Record.Wounded` into the
+/// trace when anyone's Health falls below a quarter of its MaxHealth.
+fn observe_wounds(gas: &mut Gas) -> Result<(), String> {
+    let catalog = gas.catalog();
+    let attribute = |name: &str| {
+        catalog
+            .attributes()
+            .get(name)
+            .ok_or_else(|| format!("lane.ron lacks `{name}`"))
+    };
+    let (health, max_health) = (attribute("Health")?, attribute("MaxHealth")?);
+    let wounded = catalog
+        .tags()
+        .get("Lane.Record.Wounded")
+        .ok_or("lane.tags lacks Lane.Record.Wounded")?;
+    let quarter = Threshold::FractionOf {
+        attribute: max_health,
+        fraction: 0.25,
+    };
+    gas.observe(Observe::below(health, quarter), move |_world, gas, seen| {
+        if let Observation::Event(event) = seen {
+            if let TraceKind::AttributeChanged { entity, new, .. } = event.kind {
+                gas.record_game(GameRecord::new(wounded, entity).magnitude(new));
+            }
+        }
+    });
+    Ok(())
+}
+
 /// Life Drain: a channel. Commit, then every half second heal the caster
-/// and drain the target, for as long as `GE_Channeling` lasts. A stun, the
-/// caster's death or the target's death cancels it (data:
-/// `cancel_on_tags_added`, `cancel_on_target_tags_added`); every end path
-/// runs the one teardown, which ends the channelling state.
+/// and drain the target, six times. A stun, the caster's death or the
+/// target's death cancels it (data: `cancel_on_tags_added`,
+/// `cancel_on_target_tags_added`); every end path runs the one teardown,
+/// which ends the channelling state and records how many pulses landed.
+///
+/// The pulse count is the instance's own state ([`ChannelState`]): it
+/// lives with the instance, so a rollback mid-channel resumes the count.
 pub struct Channel {
     channeling: gaskit::EffectId,
-    channeling_tag: Tag,
     pulse: gaskit::EffectId,
     heal: gaskit::EffectId,
+    drained: Tag,
     every: SimDuration,
+    pulses: u32,
+}
+
+/// A drain's progress.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ChannelState {
+    /// Pulses landed so far.
+    pub pulses: u32,
 }
 
 impl Channel {
@@ -390,13 +522,14 @@ impl Channel {
         };
         Ok(Channel {
             channeling: effect("GE_Channeling")?,
-            channeling_tag: catalog
-                .tags()
-                .get("Status.Channeling")
-                .ok_or("lane.tags lacks Status.Channeling")?,
             pulse: effect("GE_Drain_Pulse")?,
             heal: effect("GE_Drain_Heal")?,
+            drained: catalog
+                .tags()
+                .get("Lane.Record.Drained")
+                .ok_or("lane.tags lacks Lane.Record.Drained")?,
             every: SimDuration::from_millis(500),
+            pulses: 6,
         })
     }
 }
@@ -417,14 +550,17 @@ impl AbilityBehaviour for Channel {
             cx.end();
             return;
         };
+        // Counted before the pulse lands: a pulse that kills the target
+        // ends the channel, and the teardown reads the count.
+        let mut state: ChannelState = cx.state();
+        state.pulses += 1;
+        cx.set_state(&state);
         let _ = cx.apply_effect(owner, EffectSpec::new(self.heal).with_source(owner));
         let _ = cx.apply_effect(target, EffectSpec::new(self.pulse).with_source(owner));
-        // The pulse may have killed the target, which ended the channel.
         if !cx.is_active() {
             return;
         }
-        let left = cx.gas.time_remaining(cx.world, owner, self.channeling_tag);
-        if left.is_zero() {
+        if state.pulses >= self.pulses {
             cx.end();
         } else {
             cx.wait_delay(self.every);
@@ -433,6 +569,12 @@ impl AbilityBehaviour for Channel {
 
     fn end(&self, cx: &mut AbilityCx<'_>, _reason: EndReason) {
         let owner = cx.owner;
+        let state: ChannelState = cx.state();
         cx.gas.remove_effects_of(cx.world, owner, self.channeling);
+        let mut record = GameRecord::new(self.drained, owner).magnitude(f64::from(state.pulses));
+        if let Some(target) = cx.event.target {
+            record = record.other(target);
+        }
+        cx.gas.record_game(record);
     }
 }

@@ -1,8 +1,8 @@
 //! A second game on gaskit's core, with no combat layer: a hero holds a lane
 //! against two grunts and a shaman. Its tags and content are its own
-//! (`examples/lane/lane.tags`, `lane.ron`); its code is the creeps' brains
-//! and one channelled spell. The player and the AI act only through
-//! gameplay events.
+//! (`examples/lane/lane.tags`, `lane.ron`); its code is the creeps' brains,
+//! one channelled spell, the bolt's damage formula and two observers. The
+//! player and the AI act only through gameplay events.
 //!
 //! ```sh
 //! cargo run --example lane            # the fight's trace and the survivors
@@ -47,7 +47,7 @@ fn main() -> ExitCode {
             }
         }
     }
-    let mut lane = match game::Lane::new(7, game::default_script()) {
+    let mut lane = match game::Lane::new(game::SEED, game::default_script()) {
         Ok(lane) => lane,
         Err(e) => {
             eprintln!("error: {e}");
@@ -57,6 +57,12 @@ fn main() -> ExitCode {
     let end = SimTime::from_secs_f64(22.0).expect("a valid time");
     lane.run(end, step);
     print!("{}", lane.compact_trace());
+    println!("\ncues a client would play:");
+    if let Ok(cues) = lane.cues.lock() {
+        for line in cues.iter() {
+            println!("{line}");
+        }
+    }
     println!("\nafter {end} s:");
     for (index, (name, _)) in lane.roster.iter().enumerate() {
         let (health, mana) = lane.vitals(index);

@@ -98,6 +98,14 @@ impl AbilitySystem {
         self.abilities.instances.get(instance).map(|i| &i.event)
     }
 
+    /// An active instance's own state
+    /// ([`AbilityCx::state`](super::AbilityCx::state)), for debugging and
+    /// UI: `None` when the instance has ended or holds no state of type `T`.
+    pub fn instance_state<T: super::InstanceState>(&self, instance: InstanceKey) -> Option<T> {
+        let text = self.abilities.instances.get(instance)?.state.as_deref()?;
+        ron::from_str(text).ok()
+    }
+
     /// What an active instance waits for.
     pub fn waiting_for(&self, instance: InstanceKey) -> Option<super::Wait> {
         self.abilities.instances.get(instance).map(|i| i.wait)
