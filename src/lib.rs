@@ -66,7 +66,7 @@
 //! | `effects` | [`EffectDef`]s, [`EffectSpec`]s, active effects ([`EffectHost`]), stacking, periods, meta attributes, the life rule |
 //! | `abilities` | the per-entity [`AbilitySystem`]; ability definitions, [`GameplayEvent`]s, activation rules, [`AbilityBehaviour`]s, long-running instances |
 //! | `catalog` | [`Catalog`]: loading and validating content files and tag files; game modules' [`ContentSection`]s |
-//! | `gas` | the [`Gas`] context: catalog, clock, timers, RNG, trace, hooks, registered invariants; the step loop |
+//! | `gas` | the [`Gas`] context: catalog, clock, timers, RNG, trace, observers, registered invariants; the step loop and its reconcile |
 //! | [`invariants`] | the core's bookkeeping rules and the game modules' own, checked against a live world |
 //! | [`snapshot`] | the whole gaskit state of a world, with the game modules' components (rollback) |
 //! | [`combat`] | a game module: the CRADL rules (engagement loop, shared attack cooldown, weave queue, chase, range, damage math, XP, styles, equipment, death, spellbooks, profiles) |
@@ -89,12 +89,23 @@
 //!   [`combat::add_content`]). A key that neither the core nor a registered
 //!   section reads is an error.
 //! - **Behaviours**: [`AbilityBehaviour`]s registered by the name the data
-//!   uses ([`Gas::register_behaviour`]): auto-attack, the weave queue.
-//! - **What follows an execution**: [`EffectHook`]s ([`Gas::add_hook`]):
-//!   combat's XP, in-combat and death.
+//!   uses ([`Gas::register_behaviour`]): auto-attack, the weave queue. What
+//!   one running instance remembers is its own serde state
+//!   ([`AbilityCx::state`]), carried by snapshots.
+//! - **Calculations**: [`ExecutionCalculation`]s and
+//!   [`MagnitudeCalculation`]s registered on the [`CatalogBuilder`] by the
+//!   name data uses (the lane's bolt damage).
+//! - **Observers**: callbacks on what happened, filtered by [`Observe`]
+//!   (cues, attribute thresholds, tags, effects, abilities, records),
+//!   delivered in the trace's order ([`Gas::observe`]). What follows an
+//!   execution is one kind of observer ([`Gas::add_hook`],
+//!   [`EffectHook`]): combat's XP, in-combat and death.
+//! - **Queries**: [`Gas::can_activate`], the activation checks without the
+//!   activation, for AI and UI.
 //! - **Trace records**: a [`TraceRecord`] type recorded with
 //!   [`Gas::record_game`] under its own [`TraceCategory::game`] numbers, and
-//!   rendered by both renderers ([`combat::CombatRecord`]).
+//!   rendered by both renderers ([`combat::CombatRecord`]); or the
+//!   ready-made [`GameRecord`].
 //! - **Rollback state**: components implementing
 //!   [`snapshot::RollbackComponent`], named as a [`snapshot::Snapshot`]'s
 //!   type parameter ([`combat::CombatComponents`]).
@@ -150,9 +161,11 @@
 //! live in one archetype column). Instant and periodic executions write base
 //! values, and a periodic effect holds no modifier (as in Unreal's GAS):
 //! only duration and infinite effects without a period feed the
-//! aggregator. Meta attributes (`Damage`) drain into their target
-//! (`Health`) in the same step; attributes brought to zero apply their
-//! `on_zero` effect; then the registered [`EffectHook`]s run.
+//! aggregator. Execution calculations run first, on a copy of the RNG kept
+//! only if every output is finite, so a failed execution changes nothing.
+//! Meta attributes (`Damage`) drain into their target (`Health`) in the
+//! same step; attributes brought to zero apply their `on_zero` effect; then
+//! the observers of executions (the post-execute step) hear of it.
 //!
 //! Life and death are data, set once for every effect: an attribute may
 //! start at another (`Health` at `MaxHealth`, after derived rules) and apply
@@ -164,9 +177,15 @@
 //!
 //! After every step the context *reconciles* the entities whose tags
 //! changed: effects whose ongoing requirements flipped are inhibited or
-//! resumed, live attribute captures are re-read. Reactions live in that one
-//! place and run on every path (application, expiry, removal), instead of
-//! being patched into each event. The layering rule bends in one place: the
+//! resumed, ability instances waiting on a tag, an attribute or an effect
+//! wake, and the follow-up work effects left (conditional effects, effects
+//! applied on expiry or removal, abilities granted or revoked with an
+//! effect) is done in order; live attribute captures are re-read. Then the
+//! observers hear what happened, in the trace's order. Reactions live in
+//! that one place and run on every path (application, expiry, removal),
+//! instead of being patched into each event. The host never reaches past
+//! its own entity: what needs the world or another entity is left as
+//! follow-up work for the context. The layering rule bends in one place: the
 //! runtime systems of every layer run through the one context type, which is
 //! defined last and knows every layer; definitions and rules never call a
 //! layer below them.
@@ -187,8 +206,11 @@
 //! checked by evaluating every spec the activation would apply, cost and
 //! cooldown included, before committing. Failures are
 //! `Activation.Fail.*` tags whose developer comments are the messages a
-//! player sees. Long-running instances live in a slot map on their owner
-//! and wait on a delay, an event or a tag; wake-ups carry the
+//! player sees; [`Gas::can_activate`] runs the same checks and nothing else.
+//! Long-running instances live in a slot map on their owner, hold their
+//! behaviour's state in serialized form (so a snapshot needs no registry
+//! of state types), and wait on a delay, an event, a tag, an attribute
+//! threshold or an effect's end; wake-ups carry the
 //! generation-checked key, so a wake for an ended instance finds nothing.
 //! Every end path goes through one function that removes the instance
 //! first, which is what makes teardown run exactly once.
@@ -315,8 +337,8 @@ pub use time::{
 };
 pub use trace::{
     entity_name, render_json, render_jsonl, render_line, render_text, BlockReason, EntityNames,
-    Name, Observation, RemovalReason, Trace, TraceCategory, TraceEvent, TraceFilter, TraceKind,
-    TraceRecord,
+    GameRecord, Name, Observation, RemovalReason, Trace, TraceCategory, TraceEvent, TraceFilter,
+    TraceKind, TraceRecord,
 };
 
 #[doc = include_str!("../README.md")]

@@ -6,9 +6,12 @@
 pub use crate::native;
 pub use crate::{
     AbilityBehaviour, AbilityCx, AbilityId, AbilitySystem, Activation, ActivationFailure,
-    ApplyOutcome, AttributeId, AttributeSchema, Attributes, Catalog, CatalogBuilder, ClientId,
-    Diagnostic, EffectHook, EffectId, EffectKey, EffectSpec, EndReason, EntityNames, Execution,
-    GameplayEvent, Gas, LoadErrors, ModOp, Name, NetOwner, Origin, SimDuration, SimTime, SourceId,
-    Tag, TagCounts, TagQuery, TagQueryDef, TagRegistry, TagRegistryBuilder, TagSet, TraceCategory,
-    TraceEvent, TraceFilter, TraceKind, TraceRecord, WakeReason,
+    ApplyOutcome, AttributeId, AttributeSchema, Attributes, BlockReason, CalculationSetup, Capture,
+    CaptureFrom, Catalog, CatalogBuilder, ClientId, CueEvent, Diagnostic, EffectError, EffectHook,
+    EffectId, EffectKey, EffectSpec, EndReason, EntityNames, Execution, ExecutionCalculation,
+    ExecutionCx, GameRecord, GameplayEvent, Gas, InstanceKey, InstanceState, LoadErrors,
+    MagnitudeCalculation, MagnitudeCx, ModOp, Name, NetOwner, Observation, Observe, Origin,
+    RemovalReason, SimDuration, SimTime, SourceId, Tag, TagCounts, TagQuery, TagQueryDef,
+    TagRegistry, TagRegistryBuilder, TagSet, Threshold, TraceCategory, TraceEvent, TraceFilter,
+    TraceKind, TraceRecord, Wait, WakeReason,
 };

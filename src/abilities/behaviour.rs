@@ -42,6 +42,58 @@ pub struct Activation<'a> {
 /// and its owned tags granted: it commits (cost and cooldown), applies
 /// effects, and either ends or waits. [`end`](Self::end) is the teardown,
 /// called exactly once on every end path.
+///
+/// ```
+/// use gaskit::prelude::*;
+///
+/// /// Meditates: every second restores 5 Focus, until Focus is full or
+/// /// the owner is disturbed (data cancels it). Counts its breaths in its
+/// /// instance state.
+/// struct Meditate { calm: EffectId, focus: AttributeId }
+///
+/// impl AbilityBehaviour for Meditate {
+///     fn activate(&self, cx: &mut AbilityCx<'_>) {
+///         if cx.commit().is_err() {
+///             return cx.end();
+///         }
+///         cx.wait_delay(SimDuration::from_secs(1));
+///     }
+///
+///     fn wake(&self, cx: &mut AbilityCx<'_>, _reason: WakeReason) {
+///         let breaths: u32 = cx.state::<u32>() + 1;
+///         cx.set_state(&breaths);
+///         let owner = cx.owner;
+///         let _ = cx.apply_effect(owner, EffectSpec::new(self.calm));
+///         let full = cx.world.get::<&AbilitySystem>(owner).map_or(true, |s| s.current(self.focus) >= 100.0);
+///         if full { cx.end() } else { cx.wait_delay(SimDuration::from_secs(1)) }
+///     }
+///
+///     fn end(&self, cx: &mut AbilityCx<'_>, reason: EndReason) {
+///         println!("meditated {} breaths ({reason:?})", cx.state::<u32>());
+///     }
+/// }
+///
+/// let mut builder = CatalogBuilder::new();
+/// builder.tags().add_source("game.tags", "Ability.Meditate\n");
+/// builder.add_source("game.ron", r#"(
+///     attributes: [(name: "Focus", base: 80, max: 100)],
+///     effects: [(name: "GE_Calm", modifiers: [(attribute: "Focus", op: Flat, magnitude: Constant(5))])],
+///     abilities: [(name: "GA_Meditate", trigger: "Ability.Meditate", behaviour: Registered("Meditate"))],
+/// )"#);
+/// let mut gas = Gas::new(builder.build().unwrap());
+/// let calm = gas.catalog().effects().get("GE_Calm").unwrap();
+/// let focus = gas.catalog().attributes().get("Focus").unwrap();
+/// gas.register_behaviour("Meditate", Meditate { calm, focus }).unwrap();
+///
+/// let mut world = hecs::World::new();
+/// let monk = world.spawn((gas.new_ability_system(),));
+/// let meditate = gas.catalog().abilities().get("GA_Meditate").unwrap();
+/// gas.grant_ability(&mut world, monk, meditate, 1).unwrap();
+/// let trigger = gas.catalog().tags().get("Ability.Meditate").unwrap();
+/// gas.handle_event(&mut world, monk, GameplayEvent::new(trigger));
+/// gas.advance_to(&mut world, SimTime::from_secs(10));
+/// assert_eq!(world.get::<&AbilitySystem>(monk).unwrap().current(focus), 100.0);
+/// ```
 pub trait AbilityBehaviour: Send + Sync {
     /// Extra validation before commit. Return an `Activation.Fail.*` tag to refuse.
     fn can_activate(

@@ -177,6 +177,41 @@ pub trait ExecutionCalculation: Send + Sync + 'static {
 /// from captured attributes and the spec, evaluated when the magnitude is
 /// (at application, and again at each periodic execution). Pure: it may
 /// not roll, so a dry run (validation before commit) can evaluate it.
+///
+/// ```
+/// use gaskit::prelude::*;
+///
+/// /// A shout's strength falls off with distance: 40 / (1 + distance).
+/// #[derive(Default)]
+/// struct Falloff { distance: Option<Tag> }
+///
+/// impl MagnitudeCalculation for Falloff {
+///     fn setup(&mut self, setup: &mut CalculationSetup<'_>) {
+///         self.distance = setup.tag("SetByCaller.Distance");
+///     }
+///     fn magnitude(&self, cx: &MagnitudeCx<'_>) -> f64 {
+///         let distance = self.distance.and_then(|k| cx.set_by_caller(k)).unwrap_or(0.0);
+///         40.0 / (1.0 + distance)
+///     }
+/// }
+///
+/// let mut builder = CatalogBuilder::new();
+/// builder.add_magnitude("Falloff", Falloff::default());
+/// builder.tags().add_source("game.tags", "SetByCaller.Distance\n");
+/// builder.add_source("game.ron", r#"(
+///     attributes: [(name: "Fear")],
+///     effects: [(name: "GE_Shout", duration: Duration(Constant(2)),
+///                modifiers: [(attribute: "Fear", op: Flat, magnitude: Custom("Falloff"))])],
+/// )"#);
+/// let mut gas = Gas::new(builder.build().unwrap());
+/// let mut world = hecs::World::new();
+/// let goblin = world.spawn((gas.new_ability_system(),));
+/// let distance = gas.catalog().tags().get("SetByCaller.Distance").unwrap();
+/// let shout = gas.catalog().effects().get("GE_Shout").unwrap();
+/// gas.apply_effect(&mut world, goblin, EffectSpec::new(shout).with_set_by_caller(distance, 3.0)).unwrap();
+/// let fear = gas.catalog().attributes().get("Fear").unwrap();
+/// assert_eq!(world.get::<&AbilitySystem>(goblin).unwrap().current(fear), 10.0);
+/// ```
 pub trait MagnitudeCalculation: Send + Sync + 'static {
     /// Declares what it captures, once, at catalog build.
     fn setup(&mut self, setup: &mut CalculationSetup<'_>);

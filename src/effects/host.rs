@@ -412,15 +412,22 @@ impl EffectHost {
         // the whole application before anything is touched.
         let lookup = Defs::of(cx);
         let (magnitudes, duration) = self.evaluate_spec(lookup, def, &spec, &captures)?;
-        // The roll comes after every check that can fail, so an error
-        // never moves the RNG.
+        // An application that fails after its chance roll (a calculation
+        // gone wrong) puts the RNG back: a failure changes nothing.
+        let unrolled = def.chance.map(|_| cx.rng.clone());
         if def.chance.is_some_and(|p| !roll(cx.rng, p)) {
             return Ok(self.blocked(cx, &spec, BlockReason::Chance));
         }
         let conditional = self.conditional_specs(def, &spec);
         let outcome = if def.is_instant() {
             let effect = spec.effect;
-            let execution = self.execute(cx, def, spec, &magnitudes, 1, &captures, true)?;
+            let execution = self
+                .execute(cx, def, spec, &magnitudes, 1, &captures, true)
+                .inspect_err(|_| {
+                    if let Some(rng) = unrolled {
+                        *cx.rng = rng;
+                    }
+                })?;
             self.remove_tagged_by(cx, effect, None);
             ApplyOutcome::Executed(execution)
         } else {
@@ -712,9 +719,9 @@ impl EffectHost {
     }
 
     /// Runs an effect's execution calculations: their attribute writes
-    /// and the tags they mark the execution with. Changes nothing but the
-    /// RNG's position; a non-finite output is an error naming its
-    /// calculation.
+    /// and the tags they mark the execution with. On success the RNG has
+    /// moved past their rolls; a non-finite output is an error naming its
+    /// calculation, and then not even the RNG has moved.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn run_calculations(
         &self,
@@ -729,6 +736,11 @@ impl EffectHost {
     ) -> Result<(Outputs, SmallVec<[Tag; 2]>), EffectError> {
         let mut outputs = Outputs::new();
         let mut marks = SmallVec::new();
+        if def.executions.is_empty() {
+            return Ok((outputs, marks));
+        }
+        // Rolls are drawn from a copy, kept only if every output is usable.
+        let mut scratch = rng.clone();
         for &id in &def.executions {
             let registered = defs.calcs.execution_def(id);
             let first = outputs.len();
@@ -742,7 +754,7 @@ impl EffectHost {
                     target: &self.attributes,
                     target_now,
                 },
-                rng: &mut *rng,
+                rng: &mut scratch,
                 outputs: &mut outputs,
                 marks: &mut marks,
             };
@@ -755,6 +767,7 @@ impl EffectHost {
                 });
             }
         }
+        *rng = scratch;
         Ok((outputs, marks))
     }
 

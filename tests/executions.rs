@@ -1,0 +1,421 @@
+//! Executions and custom magnitudes on content that is not combat: an
+//! alchemist brewing in a cauldron. Calculations are code registered by
+//! name and named from data; they read captured attributes, the spec and
+//! the RNG, and write attributes (meta attributes drain as usual).
+
+use gaskit::prelude::*;
+use gaskit::snapshot;
+use hecs::{Entity, World};
+
+const TAGS: &str = "
+SetByCaller.Luck
+SetByCaller.Distance
+Brew.Masterwork
+";
+
+const CONTENT: &str = r#"(
+    attributes: [
+        (name: "Skill", base: 10),
+        (name: "Impurity", min: 0),
+        (name: "Potency"),
+        (name: "Heat"),
+        (name: "Durability", base: 100, min: 0),
+        (name: "Wear", meta: true, drains: "Durability"),
+    ],
+    effects: [
+        (name: "GE_Brew", executions: ["Brew"]),
+        (name: "GE_Volatile", executions: ["Brew", "Volatile"]),
+        (name: "GE_Dirty", duration: Infinite,
+         modifiers: [(attribute: "Impurity", op: Flat, magnitude: Constant(4))]),
+        // A periodic execution reading the brewer's Skill live, every tick.
+        (name: "GE_Simmer", duration: Duration(Constant(10)), period: (seconds: 0.25),
+         executions: ["Simmer"]),
+        (name: "GE_Practice", duration: Duration(Constant(10)), period: (seconds: 0.7),
+         modifiers: [(attribute: "Skill", op: Flat, magnitude: Constant(1.5))]),
+        (name: "GE_Aroma", duration: Duration(Constant(3)),
+         modifiers: [(attribute: "Potency", op: Flat, magnitude: Custom("Falloff"))]),
+        (name: "GE_Unstable", duration: Duration(Constant(10)), period: (seconds: 1.0),
+         executions: ["Volatile"]),
+    ],
+)"#;
+
+/// Potency = 10 + 2 × the brewer's Skill − the cauldron's Impurity, at
+/// least 0; with the spec's Luck as the chance, a masterwork doubles it.
+/// Every brew wears the cauldron by 1 (a meta attribute).
+#[derive(Default)]
+struct Brew {
+    skill: Capture,
+    impurity: Capture,
+    potency: Option<AttributeId>,
+    wear: Option<AttributeId>,
+    luck: Option<Tag>,
+    masterwork: Option<Tag>,
+}
+
+impl ExecutionCalculation for Brew {
+    fn setup(&mut self, setup: &mut CalculationSetup<'_>) {
+        self.skill = setup.capture("Skill", CaptureFrom::Source, false);
+        self.impurity = setup.capture("Impurity", CaptureFrom::Target, true);
+        self.potency = setup.attribute("Potency");
+        self.wear = setup.attribute("Wear");
+        self.luck = setup.tag("SetByCaller.Luck");
+        self.masterwork = setup.tag("Brew.Masterwork");
+    }
+
+    fn execute(&self, cx: &mut ExecutionCx<'_>) {
+        let mut potency =
+            (10.0 + 2.0 * cx.captured(self.skill) - cx.captured(self.impurity)).max(0.0);
+        let luck = self.luck.and_then(|k| cx.set_by_caller(k)).unwrap_or(0.0);
+        if cx.chance(luck) {
+            potency *= 2.0;
+            if let Some(tag) = self.masterwork {
+                cx.mark(tag);
+            }
+        }
+        if let (Some(p), Some(w)) = (self.potency, self.wear) {
+            cx.output(p, ModOp::Flat, potency);
+            cx.output(w, ModOp::Flat, 1.0);
+        }
+    }
+}
+
+/// Heat rises by a tenth of the brewer's Skill, read fresh every tick.
+#[derive(Default)]
+struct Simmer {
+    skill: Capture,
+    heat: Option<AttributeId>,
+}
+
+impl ExecutionCalculation for Simmer {
+    fn setup(&mut self, setup: &mut CalculationSetup<'_>) {
+        self.skill = setup.capture("Skill", CaptureFrom::Source, true);
+        self.heat = setup.attribute("Heat");
+    }
+
+    fn execute(&self, cx: &mut ExecutionCx<'_>) {
+        if let Some(heat) = self.heat {
+            cx.output(heat, ModOp::Flat, cx.captured(self.skill) / 10.0 + 0.001);
+        }
+    }
+}
+
+/// Blows up (a non-finite output) when the spec's Luck is above 0.9.
+#[derive(Default)]
+struct Volatile {
+    luck: Option<Tag>,
+    heat: Option<AttributeId>,
+}
+
+impl ExecutionCalculation for Volatile {
+    fn setup(&mut self, setup: &mut CalculationSetup<'_>) {
+        self.luck = setup.tag("SetByCaller.Luck");
+        self.heat = setup.attribute("Heat");
+    }
+
+    fn execute(&self, cx: &mut ExecutionCx<'_>) {
+        let luck = self.luck.and_then(|k| cx.set_by_caller(k)).unwrap_or(0.0);
+        if let Some(heat) = self.heat {
+            let value = if luck > 0.9 { f64::NAN } else { 1.0 };
+            cx.output(heat, ModOp::Flat, value);
+        }
+    }
+}
+
+/// An aroma's strength: 30 × level / (1 + distance).
+#[derive(Default)]
+struct Falloff {
+    distance: Option<Tag>,
+}
+
+impl MagnitudeCalculation for Falloff {
+    fn setup(&mut self, setup: &mut CalculationSetup<'_>) {
+        self.distance = setup.tag("SetByCaller.Distance");
+    }
+
+    fn magnitude(&self, cx: &MagnitudeCx<'_>) -> f64 {
+        let distance = self
+            .distance
+            .and_then(|k| cx.set_by_caller(k))
+            .unwrap_or(0.0);
+        30.0 * f64::from(cx.level()) / (1.0 + distance)
+    }
+}
+
+fn builder() -> CatalogBuilder {
+    let mut builder = CatalogBuilder::new();
+    builder.tags().add_source("alchemy.tags", TAGS);
+    builder.add_source("alchemy.ron", CONTENT);
+    builder.add_execution("Brew", Brew::default());
+    builder.add_execution("Simmer", Simmer::default());
+    builder.add_execution("Volatile", Volatile::default());
+    builder.add_magnitude("Falloff", Falloff::default());
+    builder
+}
+
+struct Lab {
+    world: World,
+    gas: Gas,
+    alchemist: Entity,
+    cauldron: Entity,
+}
+
+impl Lab {
+    fn new(seed: u64) -> Self {
+        let mut gas = Gas::with_seed(builder().build().unwrap(), seed);
+        gas.trace_mut().set_filter(TraceFilter::ALL);
+        let mut world = World::new();
+        let alchemist = world.spawn((Name("alchemist".into()), gas.new_ability_system()));
+        let cauldron = world.spawn((Name("cauldron".into()), gas.new_ability_system()));
+        Lab {
+            world,
+            gas,
+            alchemist,
+            cauldron,
+        }
+    }
+
+    fn spec(&self, effect: &str) -> EffectSpec {
+        let id = self.gas.catalog().effects().get(effect).unwrap();
+        EffectSpec::new(id).with_source(self.alchemist)
+    }
+
+    fn tag(&self, name: &str) -> Tag {
+        self.gas.catalog().tags().get(name).unwrap()
+    }
+
+    fn value(&self, of: Entity, attribute: &str) -> f64 {
+        let id = self.gas.catalog().attributes().get(attribute).unwrap();
+        self.world.get::<&AbilitySystem>(of).unwrap().current(id)
+    }
+
+    fn apply(&mut self, to: Entity, spec: EffectSpec) -> Result<ApplyOutcome, EffectError> {
+        self.gas.apply_effect(&mut self.world, to, spec)
+    }
+}
+
+#[test]
+fn an_execution_reads_source_and_target_and_writes_several_attributes() {
+    let mut lab = Lab::new(1);
+    let cauldron = lab.cauldron;
+    lab.apply(cauldron, lab.spec("GE_Brew")).unwrap();
+    // 10 + 2 × 10 − 0.
+    assert_eq!(lab.value(cauldron, "Potency"), 30.0);
+    // The meta attribute drained into Durability and reset.
+    assert_eq!(lab.value(cauldron, "Durability"), 99.0);
+    assert_eq!(lab.value(cauldron, "Wear"), 0.0);
+
+    // Impurity is read as it is now; Skill from the brewer.
+    lab.apply(cauldron, lab.spec("GE_Dirty")).unwrap();
+    lab.apply(cauldron, lab.spec("GE_Dirty")).unwrap();
+    lab.apply(cauldron, lab.spec("GE_Brew")).unwrap();
+    assert_eq!(lab.value(cauldron, "Potency"), 30.0 + 22.0);
+    // Floored at zero: a filthy cauldron brews nothing, never negative.
+    for _ in 0..6 {
+        lab.apply(cauldron, lab.spec("GE_Dirty")).unwrap();
+    }
+    lab.apply(cauldron, lab.spec("GE_Brew")).unwrap();
+    assert_eq!(lab.value(cauldron, "Potency"), 52.0);
+    assert_eq!(lab.value(cauldron, "Durability"), 97.0);
+}
+
+#[test]
+fn a_roll_uses_the_context_rng_and_marks_the_execution() {
+    let luck = |lab: &Lab| lab.tag("SetByCaller.Luck");
+    let brews = |seed| {
+        let mut lab = Lab::new(seed);
+        let (cauldron, luck) = (lab.cauldron, luck(&lab));
+        let marked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let log = marked.clone();
+        let masterwork = lab.tag("Brew.Masterwork");
+        lab.gas.add_hook(move |_, _, _, execution| {
+            log.lock()
+                .unwrap()
+                .push(execution.spec.tags.has(masterwork));
+        });
+        let mut potencies = Vec::new();
+        for _ in 0..40 {
+            let before = lab.value(cauldron, "Potency");
+            let spec = lab.spec("GE_Brew").with_set_by_caller(luck, 0.5);
+            lab.apply(cauldron, spec).unwrap();
+            potencies.push(lab.value(cauldron, "Potency") - before);
+        }
+        let marked = marked.lock().unwrap().clone();
+        (potencies, marked)
+    };
+    let (potencies, marked) = brews(5);
+    // Each brew is 30, or 60 marked as a masterwork.
+    for (potency, masterwork) in potencies.iter().zip(&marked) {
+        assert_eq!(*potency, if *masterwork { 60.0 } else { 30.0 });
+    }
+    let masterworks = marked.iter().filter(|&&m| m).count();
+    assert!(
+        (8..=32).contains(&masterworks),
+        "{masterworks} of 40 at even odds"
+    );
+    // The same seed, the same brews; another seed, other brews.
+    assert_eq!(brews(5), (potencies.clone(), marked));
+    assert_ne!(brews(6).0, potencies);
+}
+
+#[test]
+fn a_custom_magnitude_feeds_a_modifier() {
+    let mut lab = Lab::new(1);
+    let (cauldron, distance) = (lab.cauldron, lab.tag("SetByCaller.Distance"));
+    let near = lab
+        .spec("GE_Aroma")
+        .with_level(2)
+        .with_set_by_caller(distance, 1.0);
+    lab.apply(cauldron, near).unwrap();
+    // 30 × 2 / (1 + 1).
+    assert_eq!(lab.value(cauldron, "Potency"), 30.0);
+    lab.gas.advance_to(&mut lab.world, SimTime::from_secs(3));
+    assert_eq!(lab.value(cauldron, "Potency"), 0.0, "gone with the effect");
+}
+
+#[test]
+fn a_live_periodic_execution_is_bit_identical_at_any_frame_step() {
+    let run = |step: SimDuration| {
+        let mut lab = Lab::new(3);
+        let (alchemist, cauldron) = (lab.alchemist, lab.cauldron);
+        lab.apply(alchemist, lab.spec("GE_Practice")).unwrap();
+        lab.apply(cauldron, lab.spec("GE_Simmer")).unwrap();
+        let mut heats = Vec::new();
+        let end = SimTime::from_secs(12);
+        while lab.gas.now() < end {
+            let to = (lab.gas.now() + step).min(end);
+            lab.gas.advance_to(&mut lab.world, to);
+            heats.push((to, lab.value(cauldron, "Heat").to_bits()));
+        }
+        let trace = gaskit::render_text(&lab.world, lab.gas.catalog(), lab.gas.trace().events());
+        (lab.value(cauldron, "Heat").to_bits(), trace)
+    };
+    let reference = run(SimDuration::from_millis(1));
+    // 40 ticks; Skill rose 1.5 every 0.7 s, read fresh at each one.
+    let heat = f64::from_bits(reference.0);
+    assert!(
+        heat > 40.0 * 1.001 + 40.0 && heat < 40.0 * 2.5 + 1.0,
+        "{heat}"
+    );
+    for micros in [16_667, 100_000, 250_000, 333_333, 1_000_000, 7_000_000] {
+        assert_eq!(
+            run(SimDuration::from_micros(micros)),
+            reference,
+            "step {micros} µs"
+        );
+    }
+}
+
+#[test]
+fn a_non_finite_output_is_an_error_naming_the_calculation_and_changes_nothing() {
+    let mut lab = Lab::new(1);
+    let cauldron = lab.cauldron;
+    let luck = lab.tag("SetByCaller.Luck");
+    let before = (
+        snapshot::checksum::<()>(&lab.world, &lab.gas),
+        lab.gas.trace().events().len(),
+    );
+    // Brew runs first and would write Potency: the failure undoes nothing
+    // because nothing was written.
+    let spec = lab.spec("GE_Volatile").with_set_by_caller(luck, 0.95);
+    match lab.apply(cauldron, spec) {
+        Err(EffectError::CalculationFailed {
+            effect,
+            calculation,
+            value,
+        }) => {
+            assert_eq!(effect.name, "GE_Volatile");
+            assert_eq!(calculation, "Volatile");
+            assert!(value.is_nan());
+        }
+        other => panic!("expected a calculation failure, got {other:?}"),
+    }
+    let error = lab
+        .apply(
+            cauldron,
+            lab.spec("GE_Volatile").with_set_by_caller(luck, 0.95),
+        )
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "effect `GE_Volatile`: calculation `Volatile` produced a non-finite value NaN"
+    );
+    let after = (
+        snapshot::checksum::<()>(&lab.world, &lab.gas),
+        lab.gas.trace().events().len(),
+    );
+    assert_eq!(after, before);
+    assert_eq!(lab.value(cauldron, "Potency"), 0.0);
+}
+
+#[test]
+fn a_failing_periodic_execution_is_recorded_and_the_tick_passes() {
+    let mut lab = Lab::new(1);
+    let cauldron = lab.cauldron;
+    let luck = lab.tag("SetByCaller.Luck");
+    let spec = lab.spec("GE_Unstable").with_set_by_caller(luck, 0.95);
+    lab.apply(cauldron, spec).unwrap();
+    lab.gas.advance_to(&mut lab.world, SimTime::from_secs(3));
+    let failures: Vec<String> = lab
+        .gas
+        .trace()
+        .events()
+        .iter()
+        .filter(|e| matches!(e.kind, TraceKind::EffectFailed { .. }))
+        .map(|e| gaskit::render_line(&lab.world, lab.gas.catalog(), e))
+        .collect();
+    assert_eq!(failures.len(), 3, "{failures:#?}");
+    assert_eq!(
+        failures[0],
+        "   1.000  cauldron  effect failed: effect `GE_Unstable`: \
+         calculation `Volatile` produced a non-finite value NaN"
+    );
+    assert_eq!(lab.value(cauldron, "Heat"), 0.0);
+    let unstable = lab.gas.catalog().effects().get("GE_Unstable").unwrap();
+    let system = lab.world.get::<&AbilitySystem>(cauldron).unwrap();
+    assert_eq!(system.stack_count(unstable), 1, "the effect stays active");
+}
+
+#[test]
+fn unknown_calculation_names_are_load_errors_with_suggestions() {
+    let mut broken = builder();
+    broken.add_source(
+        "broken.ron",
+        r#"(effects: [
+            (name: "GE_Typo", executions: ["Brewe"]),
+            (name: "GE_Typo2", modifiers: [(attribute: "Heat", op: Flat, magnitude: Custom("Falof"))]),
+        ])"#,
+    );
+    let errors = broken.build().unwrap_err().to_string();
+    assert!(errors.contains("broken.ron"), "{errors}");
+    assert!(
+        errors.contains("`Brewe`") && errors.contains("Brew"),
+        "{errors}"
+    );
+    assert!(
+        errors.contains("`Falof`") && errors.contains("Falloff"),
+        "{errors}"
+    );
+
+    // A calculation declaring an attribute the catalog lacks names itself.
+    struct Reader;
+    impl ExecutionCalculation for Reader {
+        fn setup(&mut self, setup: &mut CalculationSetup<'_>) {
+            setup.capture("Skil", CaptureFrom::Source, false);
+        }
+        fn execute(&self, _: &mut ExecutionCx<'_>) {}
+    }
+    let mut broken = builder();
+    broken.add_execution("Reader", Reader);
+    let errors = broken.build().unwrap_err().to_string();
+    assert!(
+        errors.contains("calculation `Reader`: unknown attribute `Skil`"),
+        "{errors}"
+    );
+    assert!(errors.contains("Skill"), "suggested: {errors}");
+
+    // The same name twice.
+    let mut twice = builder();
+    twice.add_execution("Brew", Brew::default());
+    let errors = twice.build().unwrap_err().to_string();
+    assert!(errors.contains("`Brew` is registered twice"), "{errors}");
+}

@@ -1,0 +1,522 @@
+//! Observers on content that is not combat: a workshop where a smith
+//! hammers planks, tires and rests. What an observer sees is the trace's
+//! vocabulary in the trace's order, filtered by kind, tag and entity.
+
+use std::sync::{Arc, Mutex};
+
+use gaskit::prelude::*;
+use hecs::{Entity, World};
+
+const TAGS: &str = "
+Status.Tired
+Status.Tired.Very
+Status.Inspired
+Cooldown.Hammer
+Ability.Trigger.Hammer
+GameplayCue.Work
+GameplayCue.Work.Hammer
+GameplayCue.Work.Saw
+GameplayCue.Rest
+Quest.Shed.Built
+Quest.Kind.Main
+Craft.Fine
+";
+
+const CONTENT: &str = r#"(
+    attributes: [
+        (name: "MaxEnergy", base: 100),
+        (name: "Energy", min: 0, max: "MaxEnergy", clamp_base: true, starts_at: "MaxEnergy"),
+        (name: "Planks"),
+        (name: "Morale", base: 10),
+    ],
+    effects: [
+        (name: "GE_Hammer", modifiers: [
+            (attribute: "Planks", op: Flat, magnitude: Constant(2)),
+            (attribute: "Energy", op: Flat, magnitude: Constant(-15)),
+         ],
+         cues: [(tag: "GameplayCue.Work.Hammer", on: Execute)]),
+        (name: "GE_Saw", modifiers: [(attribute: "Energy", op: Flat, magnitude: Constant(-5))],
+         cues: [(tag: "GameplayCue.Work.Saw", on: Execute)]),
+        (name: "GE_Rest", modifiers: [(attribute: "Energy", op: Flat, magnitude: Constant(50))],
+         cues: [(tag: "GameplayCue.Rest", on: Execute)]),
+        (name: "GE_Tired", duration: Duration(Constant(2)), granted_tags: ["Status.Tired.Very"],
+         modifiers: [(attribute: "Morale", op: Flat, magnitude: Constant(-1))],
+         stacking: (by: Target, limit: 3, on_expiry: RemoveOneAndRefresh),
+         cues: [(tag: "GameplayCue.Work", on: Add), (tag: "GameplayCue.Work", on: Remove)]),
+        (name: "GE_Inspired", duration: Infinite, granted_tags: ["Status.Inspired"]),
+        (name: "GE_Hammer_Cooldown", duration: Duration(SetByCaller("Cooldown.Hammer")),
+         granted_tags: ["Cooldown.Hammer"]),
+    ],
+    abilities: [
+        (name: "GA_Hammer", trigger: "Ability.Trigger.Hammer",
+         activation_blocked: (any: ["Status.Tired"]),
+         cooldown: (effect: "GE_Hammer_Cooldown", seconds: 1),
+         behaviour: ApplyEffects([(effect: "GE_Hammer", to: Owner)])),
+    ],
+)"#;
+
+struct Workshop {
+    world: World,
+    gas: Gas,
+    smith: Entity,
+    apprentice: Entity,
+}
+
+impl Workshop {
+    fn new() -> Self {
+        let mut builder = CatalogBuilder::new();
+        builder.tags().add_source("workshop.tags", TAGS);
+        builder.add_source("workshop.ron", CONTENT);
+        let mut gas = Gas::new(builder.build().unwrap());
+        gas.trace_mut().set_filter(TraceFilter::ALL);
+        let mut world = World::new();
+        let smith = world.spawn((Name("smith".into()), gas.new_ability_system()));
+        let apprentice = world.spawn((Name("apprentice".into()), gas.new_ability_system()));
+        let hammer = gas.catalog().abilities().get("GA_Hammer").unwrap();
+        gas.grant_ability(&mut world, smith, hammer, 1).unwrap();
+        Workshop {
+            world,
+            gas,
+            smith,
+            apprentice,
+        }
+    }
+
+    fn tag(&self, name: &str) -> Tag {
+        self.gas.catalog().tags().get(name).unwrap()
+    }
+
+    fn attribute(&self, name: &str) -> AttributeId {
+        self.gas.catalog().attributes().get(name).unwrap()
+    }
+
+    fn spec(&self, name: &str) -> EffectSpec {
+        EffectSpec::new(self.gas.catalog().effects().get(name).unwrap())
+    }
+
+    fn apply(&mut self, to: Entity, name: &str) {
+        let spec = self.spec(name);
+        self.gas.apply_effect(&mut self.world, to, spec).unwrap();
+    }
+
+    fn hammer(&mut self) {
+        let trigger = self.tag("Ability.Trigger.Hammer");
+        self.gas.send_event(self.smith, GameplayEvent::new(trigger));
+        self.gas.advance_by(&mut self.world, SimDuration::ZERO);
+    }
+
+    fn at(&mut self, secs: f64) {
+        let to = SimTime::from_secs_f64(secs).unwrap();
+        self.gas.advance_to(&mut self.world, to);
+    }
+
+    fn energy(&self, of: Entity) -> f64 {
+        let energy = self.attribute("Energy");
+        self.world
+            .get::<&AbilitySystem>(of)
+            .unwrap()
+            .current(energy)
+    }
+
+    fn render(&self, event: &TraceEvent) -> String {
+        gaskit::render_line(&self.world, self.gas.catalog(), event)
+    }
+}
+
+/// A list shared between a test and its observer.
+type Shared<T> = Arc<Mutex<Vec<T>>>;
+
+/// A shared list an observer fills, twice: one to move into the observer.
+fn collector<T: Send + 'static>() -> (Shared<T>, Shared<T>) {
+    let list = Arc::new(Mutex::new(Vec::new()));
+    (list.clone(), list)
+}
+
+#[test]
+fn observers_see_exactly_the_trace_in_its_order_even_when_one_acts() {
+    let mut shop = Workshop::new();
+    let (seen, all) = collector::<TraceEvent>();
+    shop.gas
+        .observe(Observe::everything(), move |_world, _gas, observed| {
+            if let Some(event) = observed.event() {
+                all.lock().unwrap().push(event.clone());
+            }
+        });
+    // An observer that acts: below 50 energy the smith rests, at once.
+    let (smith, energy) = (shop.smith, shop.attribute("Energy"));
+    let rest = shop.spec("GE_Rest");
+    shop.gas.observe(
+        Observe::below(energy, Threshold::Value(50.0)).of(smith),
+        move |world, gas, _seen| {
+            gas.apply_effect(world, smith, rest.clone()).unwrap();
+        },
+    );
+    for (secs, step) in [(0.0, 0), (1.0, 1), (2.0, 2), (3.0, 3), (3.5, 4)] {
+        shop.at(secs);
+        shop.hammer();
+        if step == 4 {
+            shop.apply(smith, "GE_Tired");
+            shop.apply(shop.apprentice, "GE_Saw");
+        }
+    }
+    shop.at(10.0);
+
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(seen.as_slice(), shop.gas.trace().events());
+    let lines: Vec<String> = seen.iter().map(|e| shop.render(e)).collect();
+    // The fourth hammer takes the smith from 55 to 40. The observer is told
+    // at the end of the call that crossed the line (the hammer effect's
+    // application, inside the ability), so its rest lands after that
+    // execution and before the ability ends.
+    let crossing = lines
+        .iter()
+        .position(|l| l.ends_with("smith  Energy 55 -> 40"))
+        .unwrap_or_else(|| panic!("{lines:#?}"));
+    assert_eq!(
+        lines[crossing..crossing + 7],
+        [
+            "   3.000  smith  Energy 55 -> 40",
+            "   3.000  smith  execute GE_Hammer",
+            "   3.000  smith  cue GameplayCue.Work.Hammer execute 2",
+            "   3.000  smith  Energy 40 -> 90",
+            "   3.000  smith  execute GE_Rest",
+            "   3.000  smith  cue GameplayCue.Rest execute 50",
+            "   3.000  smith  end GA_Hammer (completed)",
+        ]
+    );
+    assert_eq!(shop.energy(smith), 90.0);
+}
+
+#[test]
+fn a_threshold_is_told_once_per_crossing() {
+    let mut shop = Workshop::new();
+    let (crossings, log) = collector::<f64>();
+    let (energy, max) = (shop.attribute("Energy"), shop.attribute("MaxEnergy"));
+    let half = Threshold::FractionOf {
+        attribute: max,
+        fraction: 0.5,
+    };
+    shop.gas.observe(
+        Observe::below(energy, half).of(shop.smith),
+        move |_world, _gas, seen| {
+            if let Some(TraceKind::AttributeChanged { new, .. }) = seen.kind() {
+                log.lock().unwrap().push(*new);
+            }
+        },
+    );
+    let smith = shop.smith;
+    // 100 → 85 → 70 → 55 → 40 (crossed) → 25 (still below) → 75 (back up)
+    // → 60 → 45 (crossed again).
+    for _ in 0..5 {
+        shop.apply(smith, "GE_Hammer");
+    }
+    shop.apply(smith, "GE_Rest");
+    shop.apply(smith, "GE_Hammer");
+    shop.apply(smith, "GE_Hammer");
+    // The apprentice crossing is not the smith's.
+    for _ in 0..5 {
+        shop.apply(shop.apprentice, "GE_Hammer");
+    }
+    assert_eq!(*crossings.lock().unwrap(), [40.0, 45.0]);
+}
+
+#[test]
+fn tag_observers_are_parent_aware_and_see_net_changes_only() {
+    let mut shop = Workshop::new();
+    let (changes, log) = collector::<(Entity, String)>();
+    let tired = shop.tag("Status.Tired");
+    for observe in [Observe::tag_added(tired), Observe::tag_removed(tired)] {
+        let log = log.clone();
+        shop.gas.observe(observe, move |_world, gas, seen| {
+            if let Some(TraceKind::TagChanged {
+                entity,
+                tag,
+                present,
+            }) = seen.kind()
+            {
+                let sign = if *present { "+" } else { "-" };
+                let name = gas.catalog().tags().name(*tag);
+                log.lock().unwrap().push((*entity, format!("{sign}{name}")));
+            }
+        });
+    }
+    let (smith, apprentice) = (shop.smith, shop.apprentice);
+    shop.apply(smith, "GE_Tired");
+    // A second stack holds the tag once more: no change of presence.
+    shop.apply(smith, "GE_Tired");
+    shop.apply(apprentice, "GE_Inspired");
+    shop.apply(apprentice, "GE_Tired");
+    shop.at(10.0);
+    assert_eq!(
+        *changes.lock().unwrap(),
+        [
+            (smith, "+Status.Tired.Very".to_owned()),
+            (apprentice, "+Status.Tired.Very".to_owned()),
+            // The apprentice's single stack runs out at 2 s; the smith's
+            // two run out one at a time (2 s, then 4 s).
+            (apprentice, "-Status.Tired.Very".to_owned()),
+            (smith, "-Status.Tired.Very".to_owned()),
+        ]
+    );
+}
+
+#[test]
+fn cue_observers_match_the_cue_tree_and_carry_what_caused_the_cue() {
+    let mut shop = Workshop::new();
+    let (cues, log) = collector::<(String, String, f64, Option<Entity>, Option<String>, bool)>();
+    let work = shop.tag("GameplayCue.Work");
+    shop.gas
+        .observe(Observe::cue(work), move |_world, gas, seen| {
+            if let Some(TraceKind::Cue {
+                source,
+                cue,
+                event,
+                effect,
+                magnitude,
+                tags,
+                ..
+            }) = seen.kind()
+            {
+                let catalog = gas.catalog();
+                let fine = catalog.tags().get("Craft.Fine").unwrap();
+                log.lock().unwrap().push((
+                    catalog.tags().name(*cue).to_owned(),
+                    format!("{event:?}"),
+                    *magnitude,
+                    *source,
+                    effect.map(|e| catalog.effects().def(e).name.clone()),
+                    tags.has(fine),
+                ));
+            }
+        });
+    let (smith, apprentice) = (shop.smith, shop.apprentice);
+    let fine = shop.tag("Craft.Fine");
+    let hammer = shop
+        .spec("GE_Hammer")
+        .with_source(apprentice)
+        .with_tag(fine);
+    shop.gas
+        .apply_effect(&mut shop.world, smith, hammer)
+        .unwrap();
+    shop.apply(smith, "GE_Saw");
+    // Resting's cue is not under GameplayCue.Work.
+    shop.apply(smith, "GE_Rest");
+    shop.apply(smith, "GE_Tired");
+    shop.apply(smith, "GE_Tired");
+    shop.at(10.0);
+    let hammer_cue = shop.tag("GameplayCue.Work.Hammer");
+    shop.gas.fire_cue(smith, None, hammer_cue, 7.0);
+    shop.gas.advance_by(&mut shop.world, SimDuration::ZERO);
+
+    let entry = |cue: &str, event: &str, magnitude, source, effect: Option<&str>, fine| {
+        (
+            cue.to_owned(),
+            event.to_owned(),
+            magnitude,
+            source,
+            effect.map(str::to_owned),
+            fine,
+        )
+    };
+    assert_eq!(
+        *cues.lock().unwrap(),
+        [
+            // The first modifier's magnitude, the source, the spec's tags.
+            entry(
+                "GameplayCue.Work.Hammer",
+                "Execute",
+                2.0,
+                Some(apprentice),
+                Some("GE_Hammer"),
+                true
+            ),
+            entry(
+                "GameplayCue.Work.Saw",
+                "Execute",
+                -5.0,
+                None,
+                Some("GE_Saw"),
+                false
+            ),
+            entry(
+                "GameplayCue.Work",
+                "Add",
+                -1.0,
+                None,
+                Some("GE_Tired"),
+                false
+            ),
+            // Removed with one stack left of two: its magnitude for one.
+            entry(
+                "GameplayCue.Work",
+                "Remove",
+                -1.0,
+                None,
+                Some("GE_Tired"),
+                false
+            ),
+            // Fired by game code: no effect.
+            entry("GameplayCue.Work.Hammer", "Execute", 7.0, None, None, false),
+        ]
+    );
+}
+
+#[test]
+fn effect_observers_see_applications_stacks_blocks_and_removals() {
+    let mut shop = Workshop::new();
+    let (kinds, log) = collector::<String>();
+    shop.gas.observe(
+        Observe::effects().of(shop.smith),
+        move |world, gas, seen| {
+            if let Some(event) = seen.event() {
+                let line = gaskit::render_line(world, gas.catalog(), event);
+                log.lock().unwrap().push(line);
+            }
+        },
+    );
+    let smith = shop.smith;
+    shop.apply(smith, "GE_Tired");
+    shop.at(1.0);
+    shop.apply(smith, "GE_Tired");
+    shop.at(10.0);
+    assert_eq!(
+        *kinds.lock().unwrap(),
+        [
+            "   0.000  smith  effect+ GE_Tired 2.000s",
+            // The second stack refreshes the window (the default)...
+            "   1.000  smith  effect+ GE_Tired x2 2.000s",
+            // ... and each stack then runs out on its own window.
+            "   3.000  smith  stacks GE_Tired x1",
+            "   5.000  smith  effect- GE_Tired expired",
+        ]
+    );
+}
+
+#[test]
+fn ability_observers_see_activations_refusals_and_ends() {
+    let mut shop = Workshop::new();
+    let (lines, log) = collector::<String>();
+    shop.gas
+        .observe(Observe::abilities(), move |world, gas, seen| {
+            if let Some(event) = seen.event() {
+                let line = gaskit::render_line(world, gas.catalog(), event);
+                log.lock().unwrap().push(line);
+            }
+        });
+    shop.hammer();
+    shop.hammer();
+    shop.at(2.0);
+    let smith = shop.smith;
+    shop.apply(smith, "GE_Tired");
+    shop.hammer();
+    assert_eq!(
+        *lines.lock().unwrap(),
+        [
+            "   0.000  smith  activate GA_Hammer",
+            "   0.000  smith  end GA_Hammer (completed)",
+            "   0.000  smith  fail GA_Hammer: Not ready yet. [Cooldown.Hammer, 1.000s left]",
+            "   2.000  smith  fail GA_Hammer: You cannot do that right now. [Status.Tired.Very]",
+        ]
+    );
+}
+
+#[test]
+fn hooks_and_observers_are_plain_closures() {
+    let mut shop = Workshop::new();
+    let planks = shop.attribute("Planks");
+    let inspired = shop.spec("GE_Inspired");
+    // No annotations: the closure's argument types come from the signature.
+    shop.gas.add_hook(move |world, gas, target, execution| {
+        let made = world
+            .get::<&AbilitySystem>(target)
+            .map_or(0.0, |s| s.current(planks));
+        if execution.effect == gas.catalog().effects().get("GE_Hammer").unwrap() && made >= 4.0 {
+            gas.apply_effect(world, target, inspired.clone()).unwrap();
+        }
+    });
+    let seen = Arc::new(Mutex::new(0));
+    let count = seen.clone();
+    shop.gas.observe(Observe::effects(), move |_, _, _| {
+        *count.lock().unwrap() += 1;
+    });
+    let smith = shop.smith;
+    shop.apply(smith, "GE_Hammer");
+    let is_inspired = |shop: &Workshop| {
+        let inspired = shop.tag("Status.Inspired");
+        shop.world
+            .get::<&AbilitySystem>(smith)
+            .unwrap()
+            .has_tag(inspired)
+    };
+    assert!(!is_inspired(&shop));
+    shop.apply(smith, "GE_Hammer");
+    assert!(is_inspired(&shop), "the hook acted on the second hammer");
+    // Two executions and the effect the hook added.
+    assert_eq!(*seen.lock().unwrap(), 3);
+}
+
+#[test]
+fn nobody_listening_means_nothing_is_kept() {
+    let mut shop = Workshop::new();
+    shop.gas.trace_mut().set_filter(TraceFilter::NONE);
+    let smith = shop.smith;
+    shop.apply(smith, "GE_Tired");
+    shop.hammer();
+    shop.at(5.0);
+    assert!(shop.gas.trace().events().is_empty());
+    // One observer of cues: cues are delivered, the trace still keeps none.
+    let (cues, log) = collector::<Tag>();
+    let work = shop.tag("GameplayCue.Work");
+    shop.gas.observe(Observe::cue(work), move |_, _, seen| {
+        if let Some(TraceKind::Cue { cue, .. }) = seen.kind() {
+            log.lock().unwrap().push(*cue);
+        }
+    });
+    shop.apply(smith, "GE_Saw");
+    assert_eq!(*cues.lock().unwrap(), [shop.tag("GameplayCue.Work.Saw")]);
+    assert!(shop.gas.trace().events().is_empty());
+}
+
+#[test]
+fn game_records_reach_observers_and_both_renderers() {
+    let mut shop = Workshop::new();
+    let (records, log) = collector::<GameRecord>();
+    shop.gas.observe(
+        Observe::records::<GameRecord>(TraceCategory::GAME),
+        move |_, _, seen| {
+            if let Some(record) = seen.record::<GameRecord>() {
+                log.lock().unwrap().push(*record);
+            }
+        },
+    );
+    let (built, main) = (shop.tag("Quest.Shed.Built"), shop.tag("Quest.Kind.Main"));
+    let record = GameRecord::new(built, shop.smith)
+        .other(shop.apprentice)
+        .magnitude(12.0)
+        .payload(main);
+    shop.gas.record_game(record);
+    shop.gas.advance_by(&mut shop.world, SimDuration::ZERO);
+    assert_eq!(*records.lock().unwrap(), [record]);
+
+    let events = shop.gas.trace().events();
+    let text = gaskit::render_text(&shop.world, shop.gas.catalog(), events);
+    assert_eq!(
+        text,
+        "   0.000  smith  Quest.Shed.Built -> apprentice 12 [Quest.Kind.Main]\n"
+    );
+    let json = gaskit::render_jsonl(&shop.world, shop.gas.catalog(), events);
+    assert_eq!(
+        json,
+        "{\"t\":0,\"kind\":\"game\",\"source\":\"smith\",\"target\":\"apprentice\",\
+         \"tag\":\"Quest.Shed.Built\",\"magnitude\":12,\"payload\":\"Quest.Kind.Main\"}\n"
+    );
+    // Filtered out, a record is neither kept nor built.
+    shop.gas.trace_mut().clear();
+    shop.gas
+        .trace_mut()
+        .set_filter(TraceFilter::ALL.without(TraceCategory::GAME));
+    assert!(
+        shop.gas.traces(TraceCategory::GAME),
+        "an observer still wants it"
+    );
+}
