@@ -1,4 +1,5 @@
-//! Event dispatch → activation → commit for an instant ability.
+//! Event dispatch → activation → commit for an instant ability; the
+//! side-effect-free `can_activate` query.
 //!
 //! Run: `cargo bench --bench abilities`
 
@@ -56,6 +57,25 @@ fn bench(c: &mut Criterion) {
             })
         },
     );
+
+    let instant_ability = abilities.get("GA_Instant").unwrap();
+    c.bench_function("can_activate (ready: tags, cost, effects dry run)", |b| {
+        b.iter(|| {
+            black_box(gas.can_activate(
+                &world,
+                black_box(hero),
+                black_box(instant_ability),
+                Some(&instant),
+            ))
+        })
+    });
+    let cooled = abilities.get("GA_WithCooldown").unwrap();
+    gas.handle_event(&mut world, hero, with_cooldown);
+    assert!(gas.can_activate(&world, hero, cooled, None).is_err());
+    c.bench_function("can_activate (refused: cooldown, with time left)", |b| {
+        b.iter(|| black_box(gas.can_activate(&world, black_box(hero), black_box(cooled), None)))
+    });
+    gas.advance_by(&mut world, second);
 
     c.bench_function("queued event -> activation (send + advance 0)", |b| {
         b.iter(|| {

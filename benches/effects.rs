@@ -1,5 +1,6 @@
-//! Effect application and expiry: instant, duration and periodic; the
-//! time-remaining read the auto-attack loop uses.
+//! Effect application and expiry: instant, duration and periodic; an
+//! execution calculation; observer delivery; the time-remaining read the
+//! auto-attack loop uses.
 //!
 //! Run: `cargo bench --bench effects`
 
@@ -8,21 +9,56 @@ use std::hint::black_box;
 use criterion::{criterion_group, criterion_main, Criterion};
 use gaskit::prelude::*;
 
-const CONTENT: &str = r#"(effects: [
+const CONTENT: &str = r#"(
+  attributes: [(name: "Power", base: 10), (name: "Ward", base: 40)],
+  effects: [
     (name: "Poison", duration: Duration(Constant(3)), period: (seconds: 1.0),
      modifiers: [(attribute: "Damage", op: Flat, magnitude: Constant(0))]),
     (name: "Haste", duration: Duration(Constant(2)),
      modifiers: [(attribute: "AttackSpeed", op: Mult, magnitude: Constant(1.25))],
      granted_tags: ["Status.Buff.Haste"]),
-])"#;
+    (name: "Bolt", executions: ["Bolt"]),
+    (name: "Spark", modifiers: [(attribute: "Damage", op: Flat, magnitude: Constant(0))],
+     cues: [(tag: "GameplayCue.Combat.Hit.Slash", on: Execute)]),
+  ],
+)"#;
+
+/// The README's bolt: 20 + 1.5 × Power − Ward, at least zero, with a crit
+/// roll. The target's Ward outweighs it, so the bench's target never dies
+/// and every iteration runs the whole calculation.
+#[derive(Default)]
+struct Bolt {
+    power: Capture,
+    ward: Capture,
+    damage: Option<AttributeId>,
+}
+
+impl ExecutionCalculation for Bolt {
+    fn setup(&mut self, setup: &mut CalculationSetup<'_>) {
+        self.power = setup.capture("Power", CaptureFrom::Source, false);
+        self.ward = setup.capture("Ward", CaptureFrom::Target, true);
+        self.damage = setup.attribute("Damage");
+    }
+
+    fn execute(&self, cx: &mut ExecutionCx<'_>) {
+        let mut damage = (20.0 + 1.5 * cx.captured(self.power) - cx.captured(self.ward)).max(0.0);
+        if cx.chance(0.2) {
+            damage *= 1.5;
+        }
+        if let Some(attribute) = self.damage {
+            cx.output(attribute, ModOp::Flat, damage);
+        }
+    }
+}
 
 fn bench(c: &mut Criterion) {
     let mut builder = gaskit::combat::default_catalog_builder();
     builder.add_source("bench.ron", CONTENT);
-    let catalog = builder.build().unwrap();
+    builder.add_execution("Bolt", Bolt::default());
+    let catalog = std::sync::Arc::new(builder.build().unwrap());
     let tags = catalog.tags().clone();
     let effects = catalog.effects().clone();
-    let mut gas = Gas::new(catalog);
+    let mut gas = Gas::new(catalog.clone());
     gas.trace_mut().set_filter(gaskit::TraceFilter::NONE);
     let mut world = hecs::World::new();
     let target = world.spawn((gas.new_ability_system(),));
@@ -103,6 +139,51 @@ fn bench(c: &mut Criterion) {
             gas.advance_by(&mut world, three);
         })
     });
+
+    let source = world.spawn((gas.new_ability_system(),));
+    let bolt = EffectSpec::new(effects.get("Bolt").unwrap()).with_source(source);
+    c.bench_function(
+        "instant/apply with an execution (2 captures, crit roll, drain)",
+        |b| {
+            b.iter(|| {
+                black_box(
+                    gas.apply_effect(&mut world, target, black_box(bolt.clone()))
+                        .unwrap(),
+                )
+            })
+        },
+    );
+
+    // Observer delivery: the same instant with a cue, unobserved and then
+    // on a context with one cue observer (trace recording off in both).
+    let spark = EffectSpec::new(effects.get("Spark").unwrap());
+    c.bench_function("instant/apply with a cue, nobody observing", |b| {
+        b.iter(|| {
+            black_box(
+                gas.apply_effect(&mut world, target, black_box(spark.clone()))
+                    .unwrap(),
+            )
+        })
+    });
+    let mut observed = Gas::new(catalog.clone());
+    observed.trace_mut().set_filter(gaskit::TraceFilter::NONE);
+    let seen = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let count = seen.clone();
+    let hits = tags.get("GameplayCue.Combat.Hit").unwrap();
+    observed.observe(Observe::cue(hits), move |_, _, _| {
+        count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    });
+    let watched = world.spawn((observed.new_ability_system(),));
+    c.bench_function("instant/apply with a cue, one cue observer", |b| {
+        b.iter(|| {
+            black_box(
+                observed
+                    .apply_effect(&mut world, watched, black_box(spark.clone()))
+                    .unwrap(),
+            )
+        })
+    });
+    assert!(seen.load(std::sync::atomic::Ordering::Relaxed) > 0);
 
     gas.apply_effect(&mut world, target, cooldown.clone())
         .unwrap();

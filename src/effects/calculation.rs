@@ -220,7 +220,9 @@ pub trait MagnitudeCalculation: Send + Sync + 'static {
     fn magnitude(&self, cx: &MagnitudeCx<'_>) -> f64;
 }
 
-/// What a magnitude calculation reads.
+/// What every calculation reads: captured attributes and the spec. A
+/// magnitude calculation's whole context; an execution's
+/// [`ExecutionCx`] reads through it too (it dereferences to one).
 pub struct MagnitudeCx<'a> {
     pub(crate) spec: &'a EffectSpec,
     pub(crate) values: CaptureValues<'a>,
@@ -248,41 +250,30 @@ impl MagnitudeCx<'_> {
     }
 }
 
-/// What an execution calculation reads and writes.
+/// What an execution calculation reads and writes. Everything a
+/// [`MagnitudeCx`] reads (captures, spec, level, SetByCaller values) is
+/// read the same way here.
 pub struct ExecutionCx<'a> {
-    pub(crate) spec: &'a EffectSpec,
+    pub(crate) reads: MagnitudeCx<'a>,
     pub(crate) target: Entity,
     pub(crate) stacks: u32,
-    pub(crate) values: CaptureValues<'a>,
     pub(crate) rng: &'a mut ChaCha8Rng,
     pub(crate) outputs: &'a mut Outputs,
     pub(crate) marks: &'a mut SmallVec<[Tag; 2]>,
 }
 
+impl<'a> std::ops::Deref for ExecutionCx<'a> {
+    type Target = MagnitudeCx<'a>;
+
+    fn deref(&self) -> &MagnitudeCx<'a> {
+        &self.reads
+    }
+}
+
 impl ExecutionCx<'_> {
-    /// A captured attribute's value.
-    pub fn captured(&self, capture: Capture) -> f64 {
-        self.values.get(capture)
-    }
-
-    /// The spec (level, SetByCaller values, spec tags, source).
-    pub fn spec(&self) -> &EffectSpec {
-        self.spec
-    }
-
-    /// The spec's level (at least 1).
-    pub fn level(&self) -> u32 {
-        self.spec.level.max(1)
-    }
-
-    /// The spec's SetByCaller value under `key`, if it has exactly one.
-    pub fn set_by_caller(&self, key: Tag) -> Option<f64> {
-        self.spec.set_by_caller(key).ok()
-    }
-
     /// Who applied the effect.
     pub fn source(&self) -> Option<Entity> {
-        self.spec.source
+        self.reads.spec.source
     }
 
     /// Who receives it.

@@ -231,6 +231,9 @@ pub struct EffectDefs {
     life: Life,
     /// Per attribute: the effect applied when an execution brings it to zero.
     zero_effects: Vec<Option<EffectId>>,
+    /// Some effect's calculations read a source attribute live, so effect
+    /// timers must look the source up.
+    live_source_calculations: bool,
 }
 
 impl EffectDefs {
@@ -301,12 +304,20 @@ impl EffectDefs {
                 }
             }
         }
+        let live_source_calculations = defs.iter().any(|d| d.live_source_calculation);
         EffectDefs {
             defs,
             names,
             life,
             zero_effects,
+            live_source_calculations,
         }
+    }
+
+    /// True when some effect's calculations read a source attribute live.
+    #[inline]
+    pub fn has_live_source_calculations(&self) -> bool {
+        self.live_source_calculations
     }
 
     /// The game's rule for dead owners.
@@ -375,10 +386,8 @@ impl EffectDefs {
                 .iter()
                 .filter_map(|name| match abilities.resolve_in(name, file) {
                     Ok(id) => Some(id),
-                    Err(mut e) => {
-                        e = e.at_text_after(&file.text, &effect.name, name);
-                        e.message = format!("effect `{}`: {}", effect.name, e.message);
-                        errors.push(e);
+                    Err(e) => {
+                        errors.push(in_effect(e, file, &effect.name, name, None));
                         None
                     }
                 })
@@ -455,12 +464,8 @@ fn compile(
                 {
                     Ok(index) => Magnitude::Custom(CalculationId::new(index)),
                     Err(e) => {
-                        let mut e = e.at_text_after(&file.text, name, calculation);
-                        e.message = format!(
-                            "effect `{name}`: {} (register it with CatalogBuilder::add_magnitude)",
-                            e.message
-                        );
-                        errors.push(e);
+                        let hint = "register it with CatalogBuilder::add_magnitude";
+                        errors.push(in_effect(e, file, name, calculation, Some(hint)));
                         Magnitude::Constant(0.0)
                     }
                 }
@@ -566,12 +571,8 @@ fn compile(
             {
                 Ok(index) => Some(CalculationId::new(index)),
                 Err(e) => {
-                    let mut e = e.at_text_after(&file.text, name, calculation);
-                    e.message = format!(
-                        "effect `{name}`: {} (register it with CatalogBuilder::add_execution)",
-                        e.message
-                    );
-                    errors.push(e);
+                    let hint = "register it with CatalogBuilder::add_execution";
+                    errors.push(in_effect(e, file, name, calculation, Some(hint)));
                     None
                 }
             }
@@ -739,9 +740,7 @@ fn resolve_effect_links(
         {
             Ok(id) => Some(EffectId::new(id)),
             Err(e) => {
-                let mut e = e.at_text_after(&file.text, name, target);
-                e.message = format!("effect `{name}`: {}", e.message);
-                errors.push(e);
+                errors.push(in_effect(e, file, name, target, None));
                 None
             }
         };
@@ -794,4 +793,22 @@ fn resolve_effect_links(
             }
         }
     }
+}
+
+/// A name-resolution error inside an effect's definition: located at
+/// `what` after the effect's name in its file, saying which effect, with
+/// an optional hint.
+fn in_effect(
+    error: Diagnostic,
+    file: &SourceFile,
+    effect: &str,
+    what: &str,
+    hint: Option<&str>,
+) -> Diagnostic {
+    let mut error = error.at_text_after(&file.text, effect, what);
+    error.message = match hint {
+        Some(hint) => format!("effect `{effect}`: {} ({hint})", error.message),
+        None => format!("effect `{effect}`: {}", error.message),
+    };
+    error
 }

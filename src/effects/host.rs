@@ -175,16 +175,40 @@ impl<'a> TagLog<'a> {
     #[inline]
     fn changed(&mut self, tag: Tag, present: bool) {
         if self.trace.wants(TraceCategory::TAGS) {
-            self.trace.record(
-                self.now,
-                TraceKind::TagChanged {
-                    entity: self.entity,
-                    tag,
-                    present,
-                },
-            );
+            self.record(tag, present);
         }
     }
+
+    #[cold]
+    #[inline(never)]
+    fn record(&mut self, tag: Tag, present: bool) {
+        self.trace.record(
+            self.now,
+            TraceKind::TagChanged {
+                entity: self.entity,
+                tag,
+                present,
+            },
+        );
+    }
+}
+
+/// One execution, as its calculations see it.
+pub(crate) struct Executing<'a> {
+    pub def: &'a EffectDef,
+    pub spec: &'a EffectSpec,
+    pub stacks: u32,
+    pub captures: &'a Captures,
+    /// Read target captures from the target now (at application).
+    pub target_now: bool,
+}
+
+/// What an effect's execution calculations produced: the attribute writes
+/// and the tags they marked the execution with.
+#[derive(Default)]
+pub(crate) struct Calculated {
+    pub outputs: Outputs,
+    pub marks: SmallVec<[Tag; 2]>,
 }
 
 /// The definitions an evaluation reads: effects, calculations, and the
@@ -393,7 +417,7 @@ impl EffectHost {
         &mut self,
         cx: &mut EffectCx<P>,
         spec: EffectSpec,
-        mut captures: Captures,
+        captures: Captures,
     ) -> Result<ApplyOutcome, EffectError> {
         let defs = cx.defs;
         let def = defs
@@ -411,59 +435,92 @@ impl EffectHost {
         // Evaluate every magnitude first: a missing SetByCaller key fails
         // the whole application before anything is touched.
         let lookup = Defs::of(cx);
-        let (magnitudes, duration) = self.evaluate_spec(lookup, def, &spec, &captures)?;
-        // An application that fails after its chance roll (a calculation
-        // gone wrong) puts the RNG back: a failure changes nothing.
-        let unrolled = def.chance.map(|_| cx.rng.clone());
+        let evaluated = self.evaluate_spec(lookup, def, &spec, &captures)?;
+        if def.chance.is_some() {
+            return self.apply_by_chance(cx, def, spec, captures, evaluated);
+        }
+        self.apply_checked(cx, def, spec, captures, evaluated)
+    }
+
+    /// [`apply`](Self::apply) of an effect with a `chance`, after its
+    /// checks: the roll, and on a hit the application. One that fails
+    /// after the roll (a calculation gone wrong) puts the RNG back, so a
+    /// failure changes nothing.
+    #[inline(never)]
+    fn apply_by_chance<P: From<EffectTimer>>(
+        &mut self,
+        cx: &mut EffectCx<P>,
+        def: &EffectDef,
+        spec: EffectSpec,
+        captures: Captures,
+        evaluated: (SmallVec<[f64; 2]>, Option<SimDuration>),
+    ) -> Result<ApplyOutcome, EffectError> {
+        let unrolled = cx.rng.clone();
         if def.chance.is_some_and(|p| !roll(cx.rng, p)) {
             return Ok(self.blocked(cx, &spec, BlockReason::Chance));
         }
-        let conditional = self.conditional_specs(def, &spec);
-        let outcome = if def.is_instant() {
+        let result = self.apply_checked(cx, def, spec, captures, evaluated);
+        if result.is_err() {
+            *cx.rng = unrolled;
+        }
+        result
+    }
+
+    /// The application proper, once every check has passed and every
+    /// magnitude is evaluated. Conditional effects are queued first (judged
+    /// on the target before it changes) and dropped again if the execution
+    /// fails.
+    fn apply_checked<P: From<EffectTimer>>(
+        &mut self,
+        cx: &mut EffectCx<P>,
+        def: &EffectDef,
+        spec: EffectSpec,
+        mut captures: Captures,
+        (magnitudes, duration): (SmallVec<[f64; 2]>, Option<SimDuration>),
+    ) -> Result<ApplyOutcome, EffectError> {
+        let queued = cx.follow_ups.len();
+        if !def.conditional.is_empty() {
+            self.queue_conditional(cx, def, &spec);
+        }
+        if def.is_instant() {
             let effect = spec.effect;
-            let execution = self
-                .execute(cx, def, spec, &magnitudes, 1, &captures, true)
-                .inspect_err(|_| {
-                    if let Some(rng) = unrolled {
-                        *cx.rng = rng;
-                    }
-                })?;
+            let execution = match self.execute(cx, def, spec, &magnitudes, 1, &captures, true) {
+                Ok(execution) => execution,
+                Err(error) => {
+                    cx.follow_ups.truncate(queued);
+                    return Err(error);
+                }
+            };
             self.remove_tagged_by(cx, effect, None);
-            ApplyOutcome::Executed(execution)
-        } else {
-            // What the calculations capture of the target once, for every
-            // later execution.
-            self.capture_target(cx.calcs, def, &mut captures);
-            if let Some(key) = self.existing_stack(def, &spec) {
-                let stacks = self.reapply(cx, key, &spec, duration);
-                self.remove_tagged_by(cx, spec.effect, Some(key));
-                ApplyOutcome::Stacked { key, stacks }
-            } else {
-                let effect = spec.effect;
-                let key = self.add_active(cx, def, spec, duration, magnitudes, captures);
-                self.remove_tagged_by(cx, effect, Some(key));
-                ApplyOutcome::Added(key)
+            return Ok(ApplyOutcome::Executed(execution));
+        }
+        // What the calculations capture of the target once, for every
+        // later execution.
+        self.capture_target(cx.calcs, def, &mut captures);
+        if let Some(key) = self.existing_stack(def, &spec) {
+            let stacks = self.reapply(cx, key, &spec, duration);
+            self.remove_tagged_by(cx, spec.effect, Some(key));
+            return Ok(ApplyOutcome::Stacked { key, stacks });
+        }
+        let effect = spec.effect;
+        let key = self.add_active(cx, def, spec, duration, magnitudes, captures);
+        self.remove_tagged_by(cx, effect, Some(key));
+        Ok(ApplyOutcome::Added(key))
+    }
+
+    /// Queues `def`'s conditional effects whose query the owner matches.
+    #[cold]
+    fn queue_conditional<P>(&self, cx: &mut EffectCx<P>, def: &EffectDef, spec: &EffectSpec) {
+        for (effect, when) in &def.conditional {
+            if when.matches(self.tags.tags()) {
+                let follow_on = spec.follow_on(*effect);
+                cx.follow_ups
+                    .push_back((cx.entity, FollowUp::Apply(follow_on)));
             }
-        };
-        let entity = cx.entity;
-        cx.follow_ups.extend(
-            conditional
-                .into_iter()
-                .map(|s| (entity, FollowUp::Apply(s))),
-        );
-        Ok(outcome)
+        }
     }
 
-    /// The specs of `def`'s conditional effects whose query the owner
-    /// matches, judged before the application changes its tags.
-    fn conditional_specs(&self, def: &EffectDef, spec: &EffectSpec) -> SmallVec<[EffectSpec; 1]> {
-        def.conditional
-            .iter()
-            .filter(|(_, when)| when.matches(self.tags.tags()))
-            .map(|&(effect, _)| spec.follow_on(effect))
-            .collect()
-    }
-
+    #[cold]
     fn blocked<P>(
         &self,
         cx: &mut EffectCx<P>,
@@ -635,16 +692,17 @@ impl EffectHost {
     ) -> Result<Execution, EffectError> {
         // The calculations first: a failure changes nothing.
         let target = cx.entity;
-        let (outputs, marks) = self.run_calculations(
-            Defs::of(cx),
-            cx.rng,
-            target,
-            def,
-            &spec,
-            stacks,
-            captures,
-            target_now,
-        )?;
+        let mut calculated = Calculated::default();
+        if !def.executions.is_empty() {
+            let run = Executing {
+                def,
+                spec: &spec,
+                stacks,
+                captures,
+                target_now,
+            };
+            self.run_calculations(Defs::of(cx), cx.rng, target, run, &mut calculated)?;
+        }
         let mut touched_meta: SmallVec<[AttributeId; 1]> = SmallVec::new();
         let mut reached_zero: SmallVec<[AttributeId; 1]> = SmallVec::new();
         let modifiers = def
@@ -652,7 +710,9 @@ impl EffectHost {
             .iter()
             .zip(magnitudes)
             .map(|(m, &magnitude)| (m.attribute, m.op, magnitude * f64::from(stacks)));
-        let mut writes = modifiers.chain(outputs).peekable();
+        let mut writes = modifiers
+            .chain(calculated.outputs.iter().copied())
+            .peekable();
         // The cue's magnitude: the first value written.
         let cue_magnitude = writes.peek().map_or(0.0, |&(_, _, value)| value);
         for (id, op, value) in writes {
@@ -675,7 +735,7 @@ impl EffectHost {
                 touched_meta.push(id);
             }
         }
-        for mark in marks {
+        for &mark in &calculated.marks {
             spec.tags.insert(mark);
         }
         touched_meta.sort();
@@ -718,48 +778,49 @@ impl EffectHost {
         })
     }
 
-    /// Runs an effect's execution calculations: their attribute writes
-    /// and the tags they mark the execution with. On success the RNG has
-    /// moved past their rolls; a non-finite output is an error naming its
-    /// calculation, and then not even the RNG has moved.
-    #[allow(clippy::too_many_arguments)]
+    /// Runs an effect's execution calculations into `out`: their attribute
+    /// writes and the tags they mark the execution with. On success the RNG
+    /// has moved past their rolls; a non-finite output is an error naming
+    /// its calculation, and then not even the RNG has moved.
     pub(crate) fn run_calculations(
         &self,
         defs: Defs<'_>,
         rng: &mut ChaCha8Rng,
         target: Entity,
-        def: &EffectDef,
-        spec: &EffectSpec,
-        stacks: u32,
-        captures: &Captures,
-        target_now: bool,
-    ) -> Result<(Outputs, SmallVec<[Tag; 2]>), EffectError> {
-        let mut outputs = Outputs::new();
-        let mut marks = SmallVec::new();
-        if def.executions.is_empty() {
-            return Ok((outputs, marks));
-        }
+        run: Executing<'_>,
+        out: &mut Calculated,
+    ) -> Result<(), EffectError> {
+        let Executing {
+            def,
+            spec,
+            stacks,
+            captures,
+            target_now,
+        } = run;
         // Rolls are drawn from a copy, kept only if every output is usable.
         let mut scratch = rng.clone();
         for &id in &def.executions {
             let registered = defs.calcs.execution_def(id);
-            let first = outputs.len();
+            let first = out.outputs.len();
             let mut ecx = ExecutionCx {
-                spec,
+                reads: MagnitudeCx {
+                    spec,
+                    values: CaptureValues {
+                        defs: &registered.captures,
+                        stored: captures,
+                        target: &self.attributes,
+                        target_now,
+                    },
+                },
                 target,
                 stacks,
-                values: CaptureValues {
-                    defs: &registered.captures,
-                    stored: captures,
-                    target: &self.attributes,
-                    target_now,
-                },
                 rng: &mut scratch,
-                outputs: &mut outputs,
-                marks: &mut marks,
+                outputs: &mut out.outputs,
+                marks: &mut out.marks,
             };
             registered.calculation.execute(&mut ecx);
-            if let Some(&(_, _, value)) = outputs[first..].iter().find(|(_, _, v)| !v.is_finite()) {
+            let bad = out.outputs[first..].iter().find(|(_, _, v)| !v.is_finite());
+            if let Some(&(_, _, value)) = bad {
                 return Err(EffectError::CalculationFailed {
                     effect: defs.effect(spec.effect),
                     calculation: defs.calcs.execution_name(id).to_owned(),
@@ -768,7 +829,7 @@ impl EffectHost {
             }
         }
         *rng = scratch;
-        Ok((outputs, marks))
+        Ok(())
     }
 
     /// Adds to `captures` the target attributes `def`'s calculations read

@@ -44,4 +44,4 @@ pub use spec::{EffectSpec, SetByCallerError};
 
 pub(crate) use active::Captures;
 pub(crate) use calculation::PendingCalculations;
-pub(crate) use host::{Defs, EffectCx, FollowUp, TagLog};
+pub(crate) use host::{Calculated, Defs, EffectCx, Executing, FollowUp, TagLog};

@@ -15,7 +15,7 @@ use crate::abilities::{
 };
 use crate::attributes::ModOp;
 use crate::diagnostics::nearest;
-use crate::effects::{EffectSpec, Magnitude, TagLog};
+use crate::effects::{Calculated, EffectSpec, Executing, Magnitude, TagLog};
 use crate::tags::{NotHeld, Tag, TagSet};
 use crate::time::{SimDuration, SimTime};
 use crate::trace::TraceKind;
@@ -511,10 +511,23 @@ impl Gas {
                 .map_err(|_| cannot())?;
             let executes_now =
                 effect.is_instant() || effect.period.is_some_and(|p| p.execute_on_application);
-            if executes_now {
+            if executes_now && !effect.executions.is_empty() {
+                let mut calculated = Calculated::default();
                 system
                     .host
-                    .run_calculations(defs, &mut rng, recipient, effect, spec, 1, &captures, true)
+                    .run_calculations(
+                        defs,
+                        &mut rng,
+                        recipient,
+                        Executing {
+                            def: effect,
+                            spec,
+                            stacks: 1,
+                            captures: &captures,
+                            target_now: true,
+                        },
+                        &mut calculated,
+                    )
                     .map_err(|_| cannot())?;
             }
         }

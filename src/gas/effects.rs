@@ -222,6 +222,9 @@ impl Gas {
     /// calculations read live, for its next periodic execution.
     fn live_source_values(&self, world: &World, entity: Entity, key: EffectKey) -> Captures {
         let mut values = Captures::new();
+        if !self.catalog.effects().has_live_source_calculations() {
+            return values;
+        }
         let Ok(system) = world.get::<&AbilitySystem>(entity) else {
             return values;
         };
@@ -315,9 +318,11 @@ impl Gas {
             entity: target,
         };
         let result = f(&mut system.host, &mut cx);
-        let executed = std::mem::take(&mut cx.executed);
+        // Moved out only when there is something: most calls run no
+        // periodic execution, and an execution is a large value.
+        let executed = (!cx.executed.is_empty()).then(|| std::mem::take(&mut cx.executed));
         self.note_touched(target, system);
-        for execution in &executed {
+        for execution in executed.iter().flatten() {
             self.after_execution(world, target, execution);
         }
         Some(result)

@@ -17,6 +17,10 @@ pub(super) const FOLLOW_UP_LIMIT: u32 = 1024;
 impl Gas {
     /// Does every queued follow-up, first in, first out (what one causes
     /// queues behind the rest).
+    // Out of line: most calls leave no follow-up work, and the hot
+    // reconcile stays small.
+    #[cold]
+    #[inline(never)]
     pub(super) fn run_follow_ups(&mut self, world: &mut World) {
         while let Some((entity, work)) = self.follow_ups.pop_front() {
             match work {

@@ -298,10 +298,17 @@ impl Gas {
     /// Delivers everything queued, first in, first out, until the queue is
     /// empty; what observers cause is queued behind and delivered in turn.
     /// Does nothing when called from inside a delivery.
+    #[inline]
     pub(super) fn deliver(&mut self, world: &mut World) {
         if self.delivering || !self.trace.has_observations() {
             return;
         }
+        self.deliver_queued(world);
+    }
+
+    /// The delivery loop, out of line of every context call's end.
+    #[inline(never)]
+    fn deliver_queued(&mut self, world: &mut World) {
         self.delivering = true;
         while let Some(seen) = self.trace.next_observation() {
             let observers = self.observers.clone();

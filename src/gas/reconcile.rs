@@ -56,6 +56,11 @@ impl Gas {
     /// effects left, in queue order, until nothing is left; then refreshes
     /// live captures if attributes moved.
     pub(crate) fn reconcile_only(&mut self, world: &mut World) {
+        if self.dirty.is_empty() && self.follow_ups.is_empty() {
+            // The common case: nothing reacts, only live captures may move.
+            self.refresh_live_if_moved(world);
+            return;
+        }
         self.reconcile_depth += 1;
         loop {
             while let Some(entity) = self.dirty.pop_front() {
@@ -81,6 +86,12 @@ impl Gas {
         if self.reconcile_depth == 0 {
             self.follow_up_budget = super::follow_ups::FOLLOW_UP_LIMIT;
         }
+        self.refresh_live_if_moved(world);
+    }
+
+    /// Re-reads live captures if some attribute moved since the last time.
+    #[inline]
+    fn refresh_live_if_moved(&mut self, world: &mut World) {
         if self.attributes_moved && !self.live_holders.is_empty() {
             self.attributes_moved = false;
             self.refresh_live(world);

@@ -127,9 +127,20 @@ impl Trace {
 
     /// Appends an event if its category is recorded, and queues it for the
     /// observers if one of them selects its category.
-    #[inline]
+    ///
+    /// Always inlined: at a call site the kind, hence its category, is
+    /// known, so an event nobody wants is never built.
+    #[inline(always)]
     pub fn record(&mut self, time: SimTime, kind: TraceKind) {
         let category = kind.category();
+        if self.wants(category) {
+            self.keep(time, kind, category);
+        }
+    }
+
+    /// [`record`](Self::record)'s work, for an event someone wants.
+    #[inline(never)]
+    fn keep(&mut self, time: SimTime, kind: TraceKind, category: TraceCategory) {
         let kept = self.filter.contains(category);
         if self.observed.contains(category) {
             let event = TraceEvent { time, kind };
