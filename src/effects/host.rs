@@ -422,7 +422,7 @@ impl EffectHost {
         let defs = cx.defs;
         let def = defs
             .try_def(spec.effect)
-            .ok_or(EffectError::UnknownEffect(spec.effect))?;
+            .ok_or_else(|| EffectError::UnknownEffect(spec.effect))?;
         if !def.application_requirements.matches(self.tags.tags()) {
             return Ok(self.blocked(cx, &spec, BlockReason::Requirements));
         }
@@ -470,6 +470,7 @@ impl EffectHost {
     /// magnitude is evaluated. Conditional effects are queued first (judged
     /// on the target before it changes) and dropped again if the execution
     /// fails.
+    #[inline(always)]
     fn apply_checked<P: From<EffectTimer>>(
         &mut self,
         cx: &mut EffectCx<P>,
@@ -850,6 +851,7 @@ impl EffectHost {
 
     /// Records `def`'s cues for `event`, with the spec they came from and
     /// their magnitude.
+    #[inline]
     fn fire_cues<P>(
         &self,
         cx: &mut EffectCx<P>,
@@ -858,9 +860,22 @@ impl EffectHost {
         spec: &EffectSpec,
         magnitude: f64,
     ) {
-        if !cx.trace.wants(TraceCategory::CUES) {
-            return;
+        if !def.cues.is_empty() && cx.trace.wants(TraceCategory::CUES) {
+            Self::record_cues(cx, def, event, spec, magnitude);
         }
+    }
+
+    /// [`fire_cues`](Self::fire_cues)' work, out of line: a crowd fight
+    /// records no cues.
+    #[cold]
+    #[inline(never)]
+    fn record_cues<P>(
+        cx: &mut EffectCx<P>,
+        def: &EffectDef,
+        event: CueEvent,
+        spec: &EffectSpec,
+        magnitude: f64,
+    ) {
         for cue in def.cues_on(event) {
             cx.trace.record(
                 cx.now,
@@ -1206,11 +1221,9 @@ impl EffectHost {
             RemovalReason::Expired => &def.on_expiry,
             _ => &def.on_removal,
         };
-        let entity = cx.entity;
-        cx.follow_ups.extend(
-            next.iter()
-                .map(|&id| (entity, FollowUp::Apply(effect.spec.follow_on(id)))),
-        );
+        if !next.is_empty() {
+            queue_follow_ons(cx, next, &effect.spec);
+        }
         true
     }
 
@@ -1432,4 +1445,16 @@ fn arm_expiry<P: From<EffectTimer>>(
         EffectTimer::Expire { entity, key }.into(),
     ));
     effect.expiry_timer_at = at;
+}
+
+/// Queues the effects an ended effect names (`on_expiry`, `on_removal`).
+#[cold]
+#[inline(never)]
+fn queue_follow_ons<P>(cx: &mut EffectCx<P>, effects: &[EffectId], spec: &EffectSpec) {
+    let entity = cx.entity;
+    cx.follow_ups.extend(
+        effects
+            .iter()
+            .map(|&id| (entity, FollowUp::Apply(spec.follow_on(id)))),
+    );
 }

@@ -401,24 +401,19 @@ impl Gas {
                 tag: first_missing(&def.activation_required, owned),
             });
         }
-        // 5. Source and target.
-        let tags_of = |entity: Option<Entity>| {
-            entity.and_then(|e| {
+        // 5. Source and target (read in place: no copy of their tags).
+        let matches_on = |entity: Option<Entity>, query: &crate::tags::TagQuery| {
+            entity.is_some_and(|e| {
                 world
                     .get::<&AbilitySystem>(e)
-                    .ok()
-                    .map(|s| s.tags().tags().clone())
+                    .is_ok_and(|s| query.matches(s.tags().tags()))
             })
         };
-        if !def.source_required.is_empty() {
-            let source = tags_of(event.instigator).ok_or(ActivationFailure::SourceRequirements)?;
-            if !def.source_required.matches(&source) {
-                return Err(ActivationFailure::SourceRequirements);
-            }
+        if !def.source_required.is_empty() && !matches_on(event.instigator, &def.source_required) {
+            return Err(ActivationFailure::SourceRequirements);
         }
         if let Some(required) = &def.target_required {
-            let target = tags_of(event.target).ok_or(ActivationFailure::TargetRequirements)?;
-            if !required.matches(&target) {
+            if !matches_on(event.target, required) {
                 return Err(ActivationFailure::TargetRequirements);
             }
         }
@@ -678,17 +673,8 @@ impl Gas {
         target: Entity,
         spec: EffectSpec,
     ) {
-        let effect = spec.effect;
-        if let Err(error) = self.apply_effect(world, target, spec) {
-            self.trace.record(
-                self.now,
-                TraceKind::EffectFailed {
-                    target,
-                    effect,
-                    error,
-                },
-            );
-        }
+        self.apply_effect_unreturned(world, target, spec);
+        self.reconcile(world);
     }
 
     /// Pays `ability`'s cost and applies its cooldown; `seconds` overrides

@@ -13,7 +13,7 @@ use crate::effects::{
 };
 use crate::tags::{Tag, TagQuery};
 use crate::time::SimDuration;
-use crate::trace::RemovalReason;
+use crate::trace::{RemovalReason, TraceKind};
 
 impl Gas {
     /// Applies `spec` to `target` now.
@@ -49,7 +49,7 @@ impl Gas {
                 .catalog
                 .effects()
                 .try_def(spec.effect)
-                .ok_or(EffectError::UnknownEffect(spec.effect))?;
+                .ok_or_else(|| EffectError::UnknownEffect(spec.effect))?;
             (
                 source_captures(world, self.defs(), def, &spec)?,
                 def.has_live_capture,
@@ -59,7 +59,7 @@ impl Gas {
         // follows it is a no-op.
         let outcome = self
             .with_host(world, target, |host, cx| host.apply(cx, spec, captures))
-            .ok_or(EffectError::NoSuchTarget(target))??;
+            .ok_or_else(|| EffectError::NoSuchTarget(target))??;
         if live_capture
             && matches!(outcome, ApplyOutcome::Added(_))
             && !self.live_holders.contains(&target)
@@ -263,12 +263,56 @@ impl Gas {
         execution: &Execution,
     ) {
         self.observe_execution(target, execution);
+        self.apply_zero_effects(world, target, execution);
+    }
+
+    /// [`after_execution`](Self::after_execution) for an execution no caller
+    /// gets back: moved to the observers rather than copied.
+    pub(super) fn after_owned_execution(
+        &mut self,
+        world: &mut World,
+        target: Entity,
+        execution: Execution,
+    ) {
+        if execution.reached_zero.is_empty() {
+            self.observe_owned_execution(target, execution);
+        } else {
+            self.observe_execution(target, &execution);
+            self.apply_zero_effects(world, target, &execution);
+        }
+    }
+
+    /// The `on_zero` effects of the attributes an execution brought to zero.
+    fn apply_zero_effects(&mut self, world: &mut World, target: Entity, execution: &Execution) {
         for &attribute in &execution.reached_zero {
             if let Some(effect) = self.catalog.effects().zero_effect(attribute) {
                 let mut spec = EffectSpec::new(effect);
                 spec.source = execution.spec.source;
                 self.apply_effect_recorded(world, target, spec);
             }
+        }
+    }
+
+    /// Applies `spec` for a caller that wants nothing back: what follows an
+    /// execution runs without copying it, and a failure is recorded in the
+    /// trace. Does not reconcile.
+    pub(super) fn apply_effect_unreturned(
+        &mut self,
+        world: &mut World,
+        target: Entity,
+        spec: EffectSpec,
+    ) {
+        let effect = spec.effect;
+        match self.apply_effect_inner(world, target, spec) {
+            Ok(ApplyOutcome::Executed(execution)) => {
+                self.after_owned_execution(world, target, execution)
+            }
+            Ok(_) => {}
+            Err(error) => self.record(TraceKind::EffectFailed {
+                target,
+                effect,
+                error,
+            }),
         }
     }
 
@@ -318,14 +362,27 @@ impl Gas {
             entity: target,
         };
         let result = f(&mut system.host, &mut cx);
-        // Moved out only when there is something: most calls run no
-        // periodic execution, and an execution is a large value.
-        let executed = (!cx.executed.is_empty()).then(|| std::mem::take(&mut cx.executed));
-        self.note_touched(target, system);
-        for execution in executed.iter().flatten() {
-            self.after_execution(world, target, execution);
+        if cx.executed.is_empty() {
+            self.note_touched(target, system);
+        } else {
+            let executed = std::mem::take(&mut cx.executed);
+            self.note_touched(target, system);
+            self.after_periodic_executions(world, target, executed);
         }
         Some(result)
+    }
+
+    /// What follows the periodic executions one host call ran, in order.
+    #[inline(never)]
+    fn after_periodic_executions(
+        &mut self,
+        world: &mut World,
+        target: Entity,
+        executed: SmallVec<[Execution; 1]>,
+    ) {
+        for execution in executed {
+            self.after_owned_execution(world, target, execution);
+        }
     }
 
     /// The definitions an effect evaluation reads.

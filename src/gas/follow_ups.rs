@@ -6,7 +6,7 @@ use hecs::{Entity, World};
 
 use super::Gas;
 use crate::abilities::{AbilitySystem, EndReason, Granted};
-use crate::effects::{ApplyOutcome, EffectError, EffectId, EffectSpec, FollowUp};
+use crate::effects::{EffectError, EffectId, EffectSpec, FollowUp};
 use crate::trace::TraceKind;
 
 /// How many follow-up applications one operation may cause before the
@@ -37,27 +37,20 @@ impl Gas {
     /// Applies a follow-up spec; a failure is recorded in the trace (the
     /// operation that caused it has already happened).
     fn apply_follow_up(&mut self, world: &mut World, target: Entity, spec: EffectSpec) {
-        let effect = spec.effect;
-        let result = if self.follow_up_budget == 0 {
-            Err(EffectError::FollowUpLimit {
-                effect: self.defs().effect(effect),
-                limit: FOLLOW_UP_LIMIT,
-            })
-        } else {
+        if self.follow_up_budget > 0 {
             self.follow_up_budget -= 1;
-            self.apply_effect_inner(world, target, spec)
-        };
-        match result {
-            Ok(ApplyOutcome::Executed(execution)) => {
-                self.after_execution(world, target, &execution)
-            }
-            Ok(_) => {}
-            Err(error) => self.record(TraceKind::EffectFailed {
-                target,
-                effect,
-                error,
-            }),
+            self.apply_effect_unreturned(world, target, spec);
+            return;
         }
+        let error = EffectError::FollowUpLimit {
+            effect: self.defs().effect(spec.effect),
+            limit: FOLLOW_UP_LIMIT,
+        };
+        self.record(TraceKind::EffectFailed {
+            target,
+            effect: spec.effect,
+            error,
+        });
     }
 
     /// An active effect started (`grant`) or stopped holding its granted

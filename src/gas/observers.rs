@@ -285,13 +285,20 @@ impl Gas {
         self.observe_executions = executions;
     }
 
-    /// Queues an execution for the observers that want executions.
+    /// Queues a copy of an execution for the observers that want executions.
+    #[inline]
     pub(super) fn observe_execution(&mut self, target: Entity, execution: &Execution) {
         if self.observe_executions {
-            self.trace.observe(Observation::Execution {
-                target,
-                execution: execution.clone(),
-            });
+            self.observe_owned_execution(target, execution.clone());
+        }
+    }
+
+    /// Queues an execution for the observers that want executions (or
+    /// drops it).
+    pub(super) fn observe_owned_execution(&mut self, target: Entity, execution: Execution) {
+        if self.observe_executions {
+            self.trace
+                .observe(Observation::Execution { target, execution });
         }
     }
 
@@ -310,8 +317,12 @@ impl Gas {
     #[inline(never)]
     fn deliver_queued(&mut self, world: &mut World) {
         self.delivering = true;
+        let mut observers = self.observers.clone();
         while let Some(seen) = self.trace.next_observation() {
-            let observers = self.observers.clone();
+            // One registered by an observer hears what follows.
+            if !Arc::ptr_eq(&observers, &self.observers) {
+                observers = self.observers.clone();
+            }
             for observer in observers.iter() {
                 if observer.what.matches(world, &seen) {
                     (observer.callback)(world, self, &seen);

@@ -101,6 +101,8 @@ impl Gas {
 
     /// Re-reads every live capture. Entities that no longer hold live
     /// effects drop off the list.
+    #[cold]
+    #[inline(never)]
     fn refresh_live(&mut self, world: &mut World) {
         let holders = std::mem::take(&mut self.live_holders);
         let mut kept = Vec::with_capacity(holders.len());
