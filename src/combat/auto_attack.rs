@@ -22,7 +22,8 @@ use super::native;
 use super::record::{ChasePhase, CombatRecord};
 use super::resolve::{resolve, Attack};
 use super::runtime::CombatRuntime;
-use super::stats::{snapshot, AttackSource, SwingStats};
+use super::stats::{snapshot_of, AttackSource, SwingStats};
+use crate::abilities::AbilitySystem;
 use crate::abilities::{AbilityBehaviour, AbilityCx, Activation, EndReason, WakeReason};
 use crate::gas::Gas;
 use crate::tags::Tag;
@@ -95,23 +96,26 @@ impl AutoAttack {
             cx.end_with(EndReason::Behaviour(dead));
             return;
         }
-        // Stats first: the range compared below is this weapon's (or spell's).
-        let Some(stats) = snapshot(runtime, cx.world, cx.owner) else {
+        // Stats first: the range compared below is this weapon's (or
+        // spell's). One look at the owner's components for the stats, the
+        // target and the kind.
+        let looked = cx
+            .world
+            .query_one_mut::<(&mut Combatant, &AbilitySystem)>(cx.owner)
+            .ok()
+            .map(|(c, system)| {
+                let stats = snapshot_of(runtime, c, system);
+                let changed = c.targeting.aim(Some(target), Some(stats));
+                (stats, c.kind, changed)
+            });
+        let Some((stats, kind, changed)) = looked else {
             cx.end();
             return;
         };
-        set_target(
-            runtime,
-            cx.world,
-            cx.gas,
-            cx.owner,
-            Some(target),
-            Some(stats),
-        );
-        let kind = match cx.world.get::<&Combatant>(cx.owner) {
-            Ok(c) => runtime.defs().kind(c.kind),
-            Err(_) => return,
-        };
+        if changed {
+            record_target_changed(cx.gas, cx.owner, Some(target), Some(stats));
+        }
+        let kind = runtime.defs().kind(kind);
         if !self.sight_ok(cx, target, kind) {
             return;
         }
@@ -272,27 +276,27 @@ pub(crate) fn set_target(
     target: Option<Entity>,
     stats: Option<SwingStats>,
 ) {
-    let channel = stats.map(|s| match s.source {
-        AttackSource::Autocast(_) => super::defs::DamageType::Magic,
-        AttackSource::Weapon(_) => s.damage_type,
-    });
-    let changed = {
-        let Ok(c) = world.query_one_mut::<&mut Combatant>(owner) else {
-            return;
-        };
-        let changed = c.targeting.target != target || c.targeting.channel != channel;
-        c.targeting.target = target;
-        c.targeting.channel = channel;
-        changed
+    let Ok(c) = world.query_one_mut::<&mut Combatant>(owner) else {
+        return;
     };
     let _ = runtime;
-    if changed {
-        gas.record_game(CombatRecord::TargetChanged {
-            entity: owner,
-            target,
-            channel,
-        });
+    if c.targeting.aim(target, stats) {
+        record_target_changed(gas, owner, target, stats);
     }
+}
+
+/// Records a change of target or damage channel.
+fn record_target_changed(
+    gas: &mut Gas,
+    owner: Entity,
+    target: Option<Entity>,
+    stats: Option<SwingStats>,
+) {
+    gas.record_game(CombatRecord::TargetChanged {
+        entity: owner,
+        target,
+        channel: stats.map(|s| s.channel()),
+    });
 }
 
 /// The one teardown every end path runs: end the chase, drop the weave,

@@ -8,6 +8,7 @@ use super::chase::ChaseState;
 use super::defs::{DamageType, KindId, SpellId};
 use super::loadout::{Equipment, Inventory};
 use super::skills::Skills;
+use super::stats::SwingStats;
 use crate::tags::Tag;
 use crate::time::SimTime;
 
@@ -24,6 +25,18 @@ pub struct Targeting {
     pub pending_weave: Option<SpellId>,
     /// Since when line of sight to the target has been lost.
     pub sight_lost_since: Option<SimTime>,
+}
+
+impl Targeting {
+    /// Aims at `target` with the channel of `stats` (none without); `true`
+    /// when either changed.
+    pub fn aim(&mut self, target: Option<Entity>, stats: Option<SwingStats>) -> bool {
+        let channel = stats.map(|s| s.channel());
+        let changed = self.target != target || self.channel != channel;
+        self.target = target;
+        self.channel = channel;
+        changed
+    }
 }
 
 /// The entities attacking this one (the multi-attacker ceiling).

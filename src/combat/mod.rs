@@ -81,7 +81,7 @@ pub use skills::{level_for_xp, xp_for_level, Skills, MAX_LEVEL, XP_TABLE};
 pub use spellbook::{
     check_autocast, has_learned, set_autocast, set_spellbook, unlock_spellbook, AutocastSet,
 };
-pub use stats::{active_style, snapshot, AttackSource, SwingStats};
+pub use stats::{active_style, snapshot, snapshot_of, AttackSource, SwingStats};
 pub use style::SetStyle;
 pub use vec2::Vec2;
 

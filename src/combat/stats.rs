@@ -39,6 +39,17 @@ pub struct SwingStats {
     pub uses_ammo: bool,
 }
 
+impl SwingStats {
+    /// The damage channel the swing attacks on: magic for an autocast
+    /// spell, else the weapon's damage type.
+    pub fn channel(&self) -> DamageType {
+        match self.source {
+            AttackSource::Autocast(_) => DamageType::Magic,
+            AttackSource::Weapon(_) => self.damage_type,
+        }
+    }
+}
+
 /// The active style: Defensive, then Controlled, then the Aggressive default.
 pub fn active_style(runtime: &CombatRuntime, system: &AbilitySystem) -> Style {
     let tags = runtime.tags();
@@ -51,21 +62,30 @@ pub fn active_style(runtime: &CombatRuntime, system: &AbilitySystem) -> Style {
 
 /// Snapshots `entity`'s next attack; `None` without a combatant.
 pub fn snapshot(runtime: &CombatRuntime, world: &World, entity: Entity) -> Option<SwingStats> {
-    let combat = runtime.defs();
-    let settings = &combat.settings;
     let combatant = world.get::<&Combatant>(entity).ok()?;
     let system = world.get::<&AbilitySystem>(entity).ok()?;
-    let style = active_style(runtime, &system);
+    Some(snapshot_of(runtime, &combatant, &system))
+}
+
+/// [`snapshot`] of components the caller already holds.
+pub fn snapshot_of(
+    runtime: &CombatRuntime,
+    combatant: &Combatant,
+    system: &AbilitySystem,
+) -> SwingStats {
+    let combat = runtime.defs();
+    let settings = &combat.settings;
+    let style = active_style(runtime, system);
     if let Some(spell_id) = combatant.spellbook.autocast {
         if let Some(spell) = combat.spell(spell_id) {
-            return Some(SwingStats {
+            return SwingStats {
                 source: AttackSource::Autocast(spell_id),
                 damage_type: DamageType::Magic,
                 style,
                 range_cm: resolve_spell_range(settings, spell),
                 interval: spell.cast_interval,
                 uses_ammo: false,
-            });
+            };
         }
     }
     let weapon = combatant.equipment.weapon(combat, runtime.weapon_slot);
@@ -80,12 +100,12 @@ pub fn snapshot(runtime: &CombatRuntime, world: &World, entity: Entity) -> Optio
     let attack_speed = system.current(runtime.attack_speed);
     let interval = SimDuration::from_secs_f64(base_interval.as_secs_f64() / attack_speed)
         .unwrap_or(base_interval);
-    Some(SwingStats {
+    SwingStats {
         source: AttackSource::Weapon(item),
         damage_type,
         style,
         range_cm: resolve_engagement_range(settings, weapon.map(|(_, w)| w), damage_type),
         interval,
         uses_ammo: weapon.is_some_and(|(_, w)| w.uses_ammo),
-    })
+    }
 }

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 
-use super::calculation::{CalculationId, Calculations};
+use super::calculation::{CalculationId, Calculations, CaptureDef};
 use super::data::{
     CaptureFrom, CueData, CueEvent, DurationData, DurationOnReapply, EffectData, LifeData,
     MagnitudeData, PeriodOnReapply, PeriodicWhileDead, StackBy, StackExpiry,
@@ -159,6 +159,9 @@ pub struct EffectDef {
     /// True when a calculation reads a source attribute live, so each
     /// periodic execution needs fresh source values.
     pub live_source_calculation: bool,
+    /// True when a magnitude or a calculation reads a source attribute, so
+    /// an application must read the source first.
+    pub reads_source: bool,
     /// Applies to (and ticks on) an owner the life rule calls dead.
     pub affects_dead: bool,
     /// The chance it applies at all (`None`: always).
@@ -669,6 +672,25 @@ fn compile(
     let has_live_capture = modifiers
         .iter()
         .any(|m: &ModifierDef| matches!(m.magnitude, Magnitude::Attribute(c) if c.live));
+    let from_source =
+        |captures: &[CaptureDef]| captures.iter().any(|c| c.from == CaptureFrom::Source);
+    let magnitude_reads_source = |m: &Magnitude| match m {
+        Magnitude::Attribute(c) => c.from == CaptureFrom::Source,
+        Magnitude::Custom(id) => from_source(&calculations.magnitude_def(*id).captures),
+        _ => false,
+    };
+    let duration_magnitude = match &duration {
+        DurationPolicy::Duration(m) => Some(m),
+        _ => None,
+    };
+    let reads_source = modifiers
+        .iter()
+        .map(|m| &m.magnitude)
+        .chain(duration_magnitude)
+        .any(magnitude_reads_source)
+        || executions
+            .iter()
+            .any(|&id| from_source(&calculations.execution_def(id).captures));
     EffectDef {
         name: data.name.clone(),
         period,
@@ -683,6 +705,7 @@ fn compile(
         cues,
         has_live_capture,
         live_source_calculation,
+        reads_source,
         executions,
         duration,
         affects_dead: data.affects_dead,

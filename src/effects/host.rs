@@ -422,7 +422,7 @@ impl EffectHost {
         let defs = cx.defs;
         let def = defs
             .try_def(spec.effect)
-            .ok_or_else(|| EffectError::UnknownEffect(spec.effect))?;
+            .ok_or(EffectError::UnknownEffect(spec.effect))?;
         if !def.application_requirements.matches(self.tags.tags()) {
             return Ok(self.blocked(cx, &spec, BlockReason::Requirements));
         }
@@ -497,7 +497,9 @@ impl EffectHost {
         }
         // What the calculations capture of the target once, for every
         // later execution.
-        self.capture_target(cx.calcs, def, &mut captures);
+        if !def.executions.is_empty() {
+            self.capture_target(cx.calcs, def, &mut captures);
+        }
         if let Some(key) = self.existing_stack(def, &spec) {
             let stacks = self.reapply(cx, key, &spec, duration);
             self.remove_tagged_by(cx, spec.effect, Some(key));

@@ -38,6 +38,10 @@ impl Gas {
         Ok(outcome)
     }
 
+    // Never inlined: its callers (game code's applications, the
+    // recorded ones of rules and follow-ups) then share one copy of the
+    // hottest code in a fight, which keeps it in the instruction cache.
+    #[inline(never)]
     pub(super) fn apply_effect_inner(
         &mut self,
         world: &mut World,
@@ -49,7 +53,7 @@ impl Gas {
                 .catalog
                 .effects()
                 .try_def(spec.effect)
-                .ok_or_else(|| EffectError::UnknownEffect(spec.effect))?;
+                .ok_or(EffectError::UnknownEffect(spec.effect))?;
             (
                 source_captures(world, self.defs(), def, &spec)?,
                 def.has_live_capture,
@@ -59,7 +63,7 @@ impl Gas {
         // follows it is a no-op.
         let outcome = self
             .with_host(world, target, |host, cx| host.apply(cx, spec, captures))
-            .ok_or_else(|| EffectError::NoSuchTarget(target))??;
+            .ok_or(EffectError::NoSuchTarget(target))??;
         if live_capture
             && matches!(outcome, ApplyOutcome::Added(_))
             && !self.live_holders.contains(&target)
@@ -405,6 +409,9 @@ pub(super) fn source_captures(
     spec: &EffectSpec,
 ) -> Result<Captures, EffectError> {
     let mut captures = Captures::new();
+    if !def.reads_source {
+        return Ok(captures);
+    }
     let from_source = |m: &Magnitude| match m {
         Magnitude::Attribute(c) if c.from == CaptureFrom::Source => Some(c.attribute),
         _ => None,
