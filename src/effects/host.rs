@@ -1,8 +1,7 @@
 //! [`EffectHost`]: the part of an entity that effects act on (attributes,
 //! owned tags, active effects), and the rules that run on it: application,
-//! stacking, execution, periods, expiry, inhibition and removal.
-
-use std::collections::VecDeque;
+//! stacking, periods, expiry, inhibition and removal (executions are in
+//! `execution.rs`).
 
 use crate::slots::Slots;
 use hecs::Entity;
@@ -10,22 +9,20 @@ use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 
 use super::active::{ActiveEffect, Captures, EffectKey};
-use super::calculation::{roll, Calculations, CaptureValues, ExecutionCx, MagnitudeCx, Outputs};
+use super::calculation::{roll, CaptureValues, MagnitudeCx};
+use super::cx::{Defs, EffectCx, FollowUp, TagLog};
 use super::data::{
     CaptureFrom, CueEvent, DurationOnReapply, PeriodOnReapply, PeriodicWhileDead, StackBy,
     StackExpiry,
 };
 use super::def::{DurationPolicy, EffectDef, EffectDefs, EffectId, Magnitude};
 use super::error::EffectError;
+use super::execution::Execution;
 use super::spec::{EffectSpec, SetByCallerError};
-use crate::attributes::{
-    AttributeChanges, AttributeId, AttributeMode, AttributeSchema, Attributes, ModOp,
-};
-use crate::names::Named;
-use crate::tags::{NotHeld, Tag, TagCounts, TagRegistry, TagSet};
-use crate::time::{Lane, SimDuration, SimTime, TimerQueue};
+use crate::attributes::{AttributeChanges, AttributeId, AttributeSchema, Attributes};
+use crate::tags::{NotHeld, Tag, TagCounts, TagSet};
+use crate::time::{Lane, SimDuration, SimTime};
 use crate::trace::{BlockReason, RemovalReason, Trace, TraceCategory, TraceKind};
-use rand_chacha::ChaCha8Rng;
 
 /// A timer the effects layer schedules.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -62,181 +59,6 @@ pub enum ApplyOutcome {
     },
     /// Refused; nothing changed.
     Blocked(BlockReason),
-}
-
-/// One meta attribute consumed by an execution (`Damage` into `Health`).
-#[derive(Copy, Clone, Debug, PartialEq)]
-pub struct MetaOutcome {
-    /// The meta attribute (e.g. `Damage`).
-    pub meta: AttributeId,
-    /// The attribute it drained into (e.g. `Health`).
-    pub drained: AttributeId,
-    /// The amount carried: positive damages, negative heals.
-    pub amount: f64,
-    /// Current value of the drained attribute before.
-    pub before: f64,
-    /// Current value after (clamped by its bounds).
-    pub after: f64,
-}
-
-impl MetaOutcome {
-    /// A positive amount: damage (even if it changed nothing, at 0 health).
-    pub fn is_hit(&self) -> bool {
-        self.amount > 0.0
-    }
-
-    /// A negative amount: healing.
-    pub fn is_heal(&self) -> bool {
-        self.amount < 0.0
-    }
-
-    /// This execution brought the drained attribute down to zero.
-    pub fn reached_zero(&self) -> bool {
-        self.before > 0.0 && self.after <= 0.0
-    }
-
-    /// How much the drained attribute actually fell (negative when it rose).
-    pub fn applied(&self) -> f64 {
-        self.before - self.after
-    }
-}
-
-/// What one instant or periodic execution did.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Execution {
-    /// The effect executed.
-    pub effect: EffectId,
-    /// Its spec.
-    pub spec: EffectSpec,
-    /// Meta attributes consumed, in attribute order.
-    pub meta: SmallVec<[MetaOutcome; 1]>,
-    /// Attributes with an `on_zero` effect that this execution brought from
-    /// above zero to zero or below (the context applies their effects).
-    pub reached_zero: SmallVec<[AttributeId; 1]>,
-}
-
-/// Work an effect operation leaves for the context, which reaches what the
-/// host cannot (other applications, the ability system). Done in order,
-/// once the operation that caused it has finished.
-#[derive(Clone, Debug)]
-pub(crate) enum FollowUp {
-    /// Apply a spec to the entity: a conditional effect, or one an effect
-    /// names for its expiry or removal.
-    Apply(EffectSpec),
-    /// The abilities `effect` grants start (`grant`) or stop being held.
-    Grants {
-        /// The granting effect.
-        effect: EffectId,
-        /// Its spec's level, the level they are granted at.
-        level: u32,
-        /// `true` when they are granted.
-        grant: bool,
-    },
-}
-
-/// The shared state effect operations need besides the host itself.
-pub(crate) struct EffectCx<'a, P> {
-    pub defs: &'a EffectDefs,
-    pub tags: &'a TagRegistry,
-    pub calcs: &'a Calculations,
-    pub rng: &'a mut ChaCha8Rng,
-    /// Periodic executions run during this call, for the context's
-    /// post-execute step (an instant's goes back in its [`ApplyOutcome`]).
-    pub executed: SmallVec<[Execution; 1]>,
-    /// Fresh values of live source captures, for periodic executions.
-    pub live_sources: Captures,
-    /// Follow-up work for the context, with the entity it is for.
-    pub follow_ups: &'a mut VecDeque<(Entity, FollowUp)>,
-    pub schema: &'a AttributeSchema,
-    pub now: SimTime,
-    pub timers: &'a mut TimerQueue<P>,
-    pub trace: &'a mut Trace,
-    /// The entity the host belongs to.
-    pub entity: Entity,
-}
-
-/// Where tag presence changes are told: the trace (for its records and its
-/// observers), when it wants them.
-pub(crate) struct TagLog<'a> {
-    pub trace: &'a mut Trace,
-    pub now: SimTime,
-    pub entity: Entity,
-}
-
-impl<'a> TagLog<'a> {
-    pub fn of<P>(cx: &'a mut EffectCx<'_, P>) -> Self {
-        TagLog {
-            trace: cx.trace,
-            now: cx.now,
-            entity: cx.entity,
-        }
-    }
-
-    #[inline]
-    fn changed(&mut self, tag: Tag, present: bool) {
-        if self.trace.wants(TraceCategory::TAGS) {
-            self.record(tag, present);
-        }
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn record(&mut self, tag: Tag, present: bool) {
-        self.trace.record(
-            self.now,
-            TraceKind::TagChanged {
-                entity: self.entity,
-                tag,
-                present,
-            },
-        );
-    }
-}
-
-/// One execution, as its calculations see it.
-pub(crate) struct Executing<'a> {
-    pub def: &'a EffectDef,
-    pub spec: &'a EffectSpec,
-    pub stacks: u32,
-    pub captures: &'a Captures,
-    /// Read target captures from the target now (at application).
-    pub target_now: bool,
-}
-
-/// What an effect's execution calculations produced: the attribute writes
-/// and the tags they marked the execution with.
-#[derive(Default)]
-pub(crate) struct Calculated {
-    pub outputs: Outputs,
-    pub marks: SmallVec<[Tag; 2]>,
-}
-
-/// The definitions an evaluation reads: effects, calculations, and the
-/// tag names its errors use.
-#[derive(Copy, Clone)]
-pub(crate) struct Defs<'a> {
-    pub effects: &'a EffectDefs,
-    pub tags: &'a TagRegistry,
-    pub calcs: &'a Calculations,
-}
-
-impl<'a> Defs<'a> {
-    pub fn of<P>(cx: &EffectCx<'a, P>) -> Self {
-        Defs {
-            effects: cx.defs,
-            tags: cx.tags,
-            calcs: cx.calcs,
-        }
-    }
-
-    pub fn effect(self, id: EffectId) -> Named<EffectId> {
-        let name = self.effects.try_def(id).map_or("?", |d| d.name.as_str());
-        Named::new(id, name)
-    }
-
-    pub fn tag(self, tag: Tag) -> Named<Tag> {
-        Named::new(tag, self.tags.name(tag))
-    }
 }
 
 /// The part of an entity that gameplay effects act on.
@@ -675,222 +497,6 @@ impl EffectHost {
                 effect: names.effect(spec.effect),
                 value,
             })
-        }
-    }
-
-    // ------------------------------------------------------------ execute
-
-    /// Runs an instant or periodic execution: base values change, then
-    /// every meta attribute touched is drained into its target.
-    #[allow(clippy::too_many_arguments)]
-    fn execute<P>(
-        &mut self,
-        cx: &mut EffectCx<P>,
-        def: &EffectDef,
-        mut spec: EffectSpec,
-        magnitudes: &[f64],
-        stacks: u32,
-        captures: &Captures,
-        target_now: bool,
-    ) -> Result<Execution, EffectError> {
-        // The calculations first: a failure changes nothing.
-        let target = cx.entity;
-        let mut calculated = Calculated::default();
-        if !def.executions.is_empty() {
-            let run = Executing {
-                def,
-                spec: &spec,
-                stacks,
-                captures,
-                target_now,
-            };
-            self.run_calculations(Defs::of(cx), cx.rng, target, run, &mut calculated)?;
-        }
-        let mut touched_meta: SmallVec<[AttributeId; 1]> = SmallVec::new();
-        let mut reached_zero: SmallVec<[AttributeId; 1]> = SmallVec::new();
-        let modifiers = def
-            .modifiers
-            .iter()
-            .zip(magnitudes)
-            .map(|(m, &magnitude)| (m.attribute, m.op, magnitude * f64::from(stacks)));
-        let mut writes = modifiers
-            .chain(calculated.outputs.iter().copied())
-            .peekable();
-        // The cue's magnitude: the first value written.
-        let cue_magnitude = writes.peek().map_or(0.0, |&(_, _, value)| value);
-        for (id, op, value) in writes {
-            let attribute = cx.schema.def(id);
-            let base = self.attributes.base(id);
-            let next = match op {
-                ModOp::Flat => base + value,
-                ModOp::Mult => base * value,
-                ModOp::Points => match attribute.mode {
-                    AttributeMode::Direct => base * (1.0 + value),
-                    AttributeMode::Interval => base * (1.0 - value),
-                },
-                ModOp::Override => value,
-            };
-            if let Ok(changes) = self.attributes.set_base(cx.schema, id, next) {
-                self.note_changes(&changes, cx.schema, cx.now, cx.trace, cx.entity);
-                note_zero(cx.defs, &changes, &mut reached_zero);
-            }
-            if attribute.meta && !touched_meta.contains(&id) {
-                touched_meta.push(id);
-            }
-        }
-        for &mark in &calculated.marks {
-            spec.tags.insert(mark);
-        }
-        touched_meta.sort();
-        let mut meta = SmallVec::new();
-        for id in touched_meta {
-            let amount = self.attributes.base(id);
-            // Zeroing the meta attribute always succeeds (0 is finite).
-            let _ = self.attributes.set_base(cx.schema, id, 0.0);
-            let Some(drained) = cx.schema.def(id).drains else {
-                continue;
-            };
-            let before = self.attributes.current(drained);
-            let target_base = self.attributes.base(drained) - amount;
-            if let Ok(changes) = self.attributes.set_base(cx.schema, drained, target_base) {
-                self.note_changes(&changes, cx.schema, cx.now, cx.trace, cx.entity);
-                note_zero(cx.defs, &changes, &mut reached_zero);
-            }
-            meta.push(MetaOutcome {
-                meta: id,
-                drained,
-                amount,
-                before,
-                after: self.attributes.current(drained),
-            });
-        }
-        cx.trace.record(
-            cx.now,
-            TraceKind::EffectExecuted {
-                target: cx.entity,
-                source: spec.source,
-                effect: spec.effect,
-            },
-        );
-        self.fire_cues(cx, def, CueEvent::Execute, &spec, cue_magnitude);
-        Ok(Execution {
-            effect: spec.effect,
-            spec,
-            meta,
-            reached_zero,
-        })
-    }
-
-    /// Runs an effect's execution calculations into `out`: their attribute
-    /// writes and the tags they mark the execution with. On success the RNG
-    /// has moved past their rolls; a non-finite output is an error naming
-    /// its calculation, and then not even the RNG has moved.
-    pub(crate) fn run_calculations(
-        &self,
-        defs: Defs<'_>,
-        rng: &mut ChaCha8Rng,
-        target: Entity,
-        run: Executing<'_>,
-        out: &mut Calculated,
-    ) -> Result<(), EffectError> {
-        let Executing {
-            def,
-            spec,
-            stacks,
-            captures,
-            target_now,
-        } = run;
-        // Rolls are drawn from a copy, kept only if every output is usable.
-        let mut scratch = rng.clone();
-        for &id in &def.executions {
-            let registered = defs.calcs.execution_def(id);
-            let first = out.outputs.len();
-            let mut ecx = ExecutionCx {
-                reads: MagnitudeCx {
-                    spec,
-                    values: CaptureValues {
-                        defs: &registered.captures,
-                        stored: captures,
-                        target: &self.attributes,
-                        target_now,
-                    },
-                },
-                target,
-                stacks,
-                rng: &mut scratch,
-                outputs: &mut out.outputs,
-                marks: &mut out.marks,
-            };
-            registered.calculation.execute(&mut ecx);
-            let bad = out.outputs[first..].iter().find(|(_, _, v)| !v.is_finite());
-            if let Some(&(_, _, value)) = bad {
-                return Err(EffectError::CalculationFailed {
-                    effect: defs.effect(spec.effect),
-                    calculation: defs.calcs.execution_name(id).to_owned(),
-                    value,
-                });
-            }
-        }
-        *rng = scratch;
-        Ok(())
-    }
-
-    /// Adds to `captures` the target attributes `def`'s calculations read
-    /// once, at application (a periodic effect's snapshot).
-    fn capture_target(&self, calcs: &Calculations, def: &EffectDef, captures: &mut Captures) {
-        for &id in &def.executions {
-            for capture in &calcs.execution_def(id).captures {
-                if capture.from == CaptureFrom::Target && !capture.live {
-                    captures.push((
-                        CaptureFrom::Target,
-                        capture.attribute,
-                        self.attributes.current(capture.attribute),
-                    ));
-                }
-            }
-        }
-    }
-
-    /// Records `def`'s cues for `event`, with the spec they came from and
-    /// their magnitude.
-    #[inline]
-    fn fire_cues<P>(
-        &self,
-        cx: &mut EffectCx<P>,
-        def: &EffectDef,
-        event: CueEvent,
-        spec: &EffectSpec,
-        magnitude: f64,
-    ) {
-        if !def.cues.is_empty() && cx.trace.wants(TraceCategory::CUES) {
-            Self::record_cues(cx, def, event, spec, magnitude);
-        }
-    }
-
-    /// [`fire_cues`](Self::fire_cues)' work, out of line: a crowd fight
-    /// records no cues.
-    #[cold]
-    #[inline(never)]
-    fn record_cues<P>(
-        cx: &mut EffectCx<P>,
-        def: &EffectDef,
-        event: CueEvent,
-        spec: &EffectSpec,
-        magnitude: f64,
-    ) {
-        for cue in def.cues_on(event) {
-            cx.trace.record(
-                cx.now,
-                TraceKind::Cue {
-                    target: cx.entity,
-                    source: spec.source,
-                    cue,
-                    event,
-                    effect: Some(spec.effect),
-                    magnitude,
-                    tags: spec.tags.clone(),
-                },
-            );
         }
     }
 
@@ -1397,24 +1003,6 @@ fn arm_period<P: From<EffectTimer>>(
             effect.next_period,
             EffectTimer::Period { entity, key }.into(),
         ));
-    }
-}
-
-/// Adds to `reached` each attribute in `changes` that went from above zero
-/// to zero or below and has an `on_zero` effect.
-fn note_zero(
-    defs: &EffectDefs,
-    changes: &AttributeChanges,
-    reached: &mut SmallVec<[AttributeId; 1]>,
-) {
-    for change in changes {
-        if change.old > 0.0
-            && change.new <= 0.0
-            && defs.zero_effect(change.attribute).is_some()
-            && !reached.contains(&change.attribute)
-        {
-            reached.push(change.attribute);
-        }
     }
 }
 

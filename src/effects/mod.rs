@@ -18,9 +18,11 @@
 
 mod active;
 mod calculation;
+mod cx;
 mod data;
 mod def;
 mod error;
+mod execution;
 mod host;
 mod spec;
 
@@ -39,9 +41,11 @@ pub use def::{
     ModifierDef, Period, Stacking,
 };
 pub use error::EffectError;
-pub use host::{ApplyOutcome, EffectHost, EffectTimer, Execution, MetaOutcome};
+pub use execution::{Execution, MetaOutcome};
+pub use host::{ApplyOutcome, EffectHost, EffectTimer};
 pub use spec::{EffectSpec, SetByCallerError};
 
 pub(crate) use active::Captures;
 pub(crate) use calculation::PendingCalculations;
-pub(crate) use host::{Calculated, Defs, EffectCx, Executing, FollowUp, TagLog};
+pub(crate) use cx::{Defs, EffectCx, FollowUp, TagLog};
+pub(crate) use execution::{Calculated, Executing};

@@ -12,6 +12,7 @@ mod hooks;
 mod observers;
 mod reconcile;
 mod state;
+mod waits;
 
 use std::collections::VecDeque;
 use std::sync::Arc;

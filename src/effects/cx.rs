@@ -1,0 +1,125 @@
+//! What an effect operation works with besides the host itself
+//! ([`EffectCx`]), and what it leaves for the context ([`FollowUp`]).
+
+use std::collections::VecDeque;
+
+use hecs::Entity;
+use rand_chacha::ChaCha8Rng;
+use smallvec::SmallVec;
+
+use super::active::Captures;
+use super::calculation::Calculations;
+use super::def::{EffectDefs, EffectId};
+use super::execution::Execution;
+use super::spec::EffectSpec;
+use crate::attributes::AttributeSchema;
+use crate::names::Named;
+use crate::tags::{Tag, TagRegistry};
+use crate::time::{SimTime, TimerQueue};
+use crate::trace::{Trace, TraceCategory, TraceKind};
+
+/// Work an effect operation leaves for the context, which reaches what the
+/// host cannot (other applications, the ability system). Done in order,
+/// once the operation that caused it has finished.
+#[derive(Clone, Debug)]
+pub(crate) enum FollowUp {
+    /// Apply a spec to the entity: a conditional effect, or one an effect
+    /// names for its expiry or removal.
+    Apply(EffectSpec),
+    /// The abilities `effect` grants start (`grant`) or stop being held.
+    Grants {
+        /// The granting effect.
+        effect: EffectId,
+        /// Its spec's level, the level they are granted at.
+        level: u32,
+        /// `true` when they are granted.
+        grant: bool,
+    },
+}
+
+/// The shared state effect operations need besides the host itself.
+pub(crate) struct EffectCx<'a, P> {
+    pub defs: &'a EffectDefs,
+    pub tags: &'a TagRegistry,
+    pub calcs: &'a Calculations,
+    pub rng: &'a mut ChaCha8Rng,
+    /// Periodic executions run during this call, for the context's
+    /// post-execute step (an instant's goes back in its [`ApplyOutcome`]).
+    pub executed: SmallVec<[Execution; 1]>,
+    /// Fresh values of live source captures, for periodic executions.
+    pub live_sources: Captures,
+    /// Follow-up work for the context, with the entity it is for.
+    pub follow_ups: &'a mut VecDeque<(Entity, FollowUp)>,
+    pub schema: &'a AttributeSchema,
+    pub now: SimTime,
+    pub timers: &'a mut TimerQueue<P>,
+    pub trace: &'a mut Trace,
+    /// The entity the host belongs to.
+    pub entity: Entity,
+}
+
+/// Where tag presence changes are told: the trace (for its records and its
+/// observers), when it wants them.
+pub(crate) struct TagLog<'a> {
+    pub trace: &'a mut Trace,
+    pub now: SimTime,
+    pub entity: Entity,
+}
+
+impl<'a> TagLog<'a> {
+    pub fn of<P>(cx: &'a mut EffectCx<'_, P>) -> Self {
+        TagLog {
+            trace: cx.trace,
+            now: cx.now,
+            entity: cx.entity,
+        }
+    }
+
+    #[inline]
+    pub(super) fn changed(&mut self, tag: Tag, present: bool) {
+        if self.trace.wants(TraceCategory::TAGS) {
+            self.record(tag, present);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn record(&mut self, tag: Tag, present: bool) {
+        self.trace.record(
+            self.now,
+            TraceKind::TagChanged {
+                entity: self.entity,
+                tag,
+                present,
+            },
+        );
+    }
+}
+
+/// The definitions an evaluation reads: effects, calculations, and the
+/// tag names its errors use.
+#[derive(Copy, Clone)]
+pub(crate) struct Defs<'a> {
+    pub effects: &'a EffectDefs,
+    pub tags: &'a TagRegistry,
+    pub calcs: &'a Calculations,
+}
+
+impl<'a> Defs<'a> {
+    pub fn of<P>(cx: &EffectCx<'a, P>) -> Self {
+        Defs {
+            effects: cx.defs,
+            tags: cx.tags,
+            calcs: cx.calcs,
+        }
+    }
+
+    pub fn effect(self, id: EffectId) -> Named<EffectId> {
+        let name = self.effects.try_def(id).map_or("?", |d| d.name.as_str());
+        Named::new(id, name)
+    }
+
+    pub fn tag(self, tag: Tag) -> Named<Tag> {
+        Named::new(tag, self.tags.name(tag))
+    }
+}

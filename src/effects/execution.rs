@@ -1,0 +1,329 @@
+//! Executions: what an instant or periodic execution does to its host
+//! (calculations, modifiers into the base, meta attributes drained, cues),
+//! and what it reports ([`Execution`]).
+
+use hecs::Entity;
+use rand_chacha::ChaCha8Rng;
+use smallvec::SmallVec;
+
+use super::active::Captures;
+use super::calculation::{Calculations, CaptureValues, ExecutionCx, MagnitudeCx, Outputs};
+use super::cx::{Defs, EffectCx};
+use super::data::{CaptureFrom, CueEvent};
+use super::def::{EffectDef, EffectDefs, EffectId};
+use super::error::EffectError;
+use super::host::EffectHost;
+use super::spec::EffectSpec;
+use crate::attributes::{AttributeChanges, AttributeId, AttributeMode, ModOp};
+use crate::tags::Tag;
+use crate::trace::{TraceCategory, TraceKind};
+
+/// One meta attribute consumed by an execution (`Damage` into `Health`).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct MetaOutcome {
+    /// The meta attribute (e.g. `Damage`).
+    pub meta: AttributeId,
+    /// The attribute it drained into (e.g. `Health`).
+    pub drained: AttributeId,
+    /// The amount carried: positive damages, negative heals.
+    pub amount: f64,
+    /// Current value of the drained attribute before.
+    pub before: f64,
+    /// Current value after (clamped by its bounds).
+    pub after: f64,
+}
+
+impl MetaOutcome {
+    /// A positive amount: damage (even if it changed nothing, at 0 health).
+    pub fn is_hit(&self) -> bool {
+        self.amount > 0.0
+    }
+
+    /// A negative amount: healing.
+    pub fn is_heal(&self) -> bool {
+        self.amount < 0.0
+    }
+
+    /// This execution brought the drained attribute down to zero.
+    pub fn reached_zero(&self) -> bool {
+        self.before > 0.0 && self.after <= 0.0
+    }
+
+    /// How much the drained attribute actually fell (negative when it rose).
+    pub fn applied(&self) -> f64 {
+        self.before - self.after
+    }
+}
+
+/// What one instant or periodic execution did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Execution {
+    /// The effect executed.
+    pub effect: EffectId,
+    /// Its spec.
+    pub spec: EffectSpec,
+    /// Meta attributes consumed, in attribute order.
+    pub meta: SmallVec<[MetaOutcome; 1]>,
+    /// Attributes with an `on_zero` effect that this execution brought from
+    /// above zero to zero or below (the context applies their effects).
+    pub reached_zero: SmallVec<[AttributeId; 1]>,
+}
+
+/// One execution, as its calculations see it.
+pub(crate) struct Executing<'a> {
+    pub def: &'a EffectDef,
+    pub spec: &'a EffectSpec,
+    pub stacks: u32,
+    pub captures: &'a Captures,
+    /// Read target captures from the target now (at application).
+    pub target_now: bool,
+}
+
+/// What an effect's execution calculations produced: the attribute writes
+/// and the tags they marked the execution with.
+#[derive(Default)]
+pub(crate) struct Calculated {
+    pub outputs: Outputs,
+    pub marks: SmallVec<[Tag; 2]>,
+}
+
+impl EffectHost {
+    // ------------------------------------------------------------ execute
+
+    /// Runs an instant or periodic execution: base values change, then
+    /// every meta attribute touched is drained into its target.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn execute<P>(
+        &mut self,
+        cx: &mut EffectCx<P>,
+        def: &EffectDef,
+        mut spec: EffectSpec,
+        magnitudes: &[f64],
+        stacks: u32,
+        captures: &Captures,
+        target_now: bool,
+    ) -> Result<Execution, EffectError> {
+        // The calculations first: a failure changes nothing.
+        let target = cx.entity;
+        let mut calculated = Calculated::default();
+        if !def.executions.is_empty() {
+            let run = Executing {
+                def,
+                spec: &spec,
+                stacks,
+                captures,
+                target_now,
+            };
+            self.run_calculations(Defs::of(cx), cx.rng, target, run, &mut calculated)?;
+        }
+        let mut touched_meta: SmallVec<[AttributeId; 1]> = SmallVec::new();
+        let mut reached_zero: SmallVec<[AttributeId; 1]> = SmallVec::new();
+        let modifiers = def
+            .modifiers
+            .iter()
+            .zip(magnitudes)
+            .map(|(m, &magnitude)| (m.attribute, m.op, magnitude * f64::from(stacks)));
+        let mut writes = modifiers
+            .chain(calculated.outputs.iter().copied())
+            .peekable();
+        // The cue's magnitude: the first value written.
+        let cue_magnitude = writes.peek().map_or(0.0, |&(_, _, value)| value);
+        for (id, op, value) in writes {
+            let attribute = cx.schema.def(id);
+            let base = self.attributes.base(id);
+            let next = match op {
+                ModOp::Flat => base + value,
+                ModOp::Mult => base * value,
+                ModOp::Points => match attribute.mode {
+                    AttributeMode::Direct => base * (1.0 + value),
+                    AttributeMode::Interval => base * (1.0 - value),
+                },
+                ModOp::Override => value,
+            };
+            if let Ok(changes) = self.attributes.set_base(cx.schema, id, next) {
+                self.note_changes(&changes, cx.schema, cx.now, cx.trace, cx.entity);
+                note_zero(cx.defs, &changes, &mut reached_zero);
+            }
+            if attribute.meta && !touched_meta.contains(&id) {
+                touched_meta.push(id);
+            }
+        }
+        for &mark in &calculated.marks {
+            spec.tags.insert(mark);
+        }
+        touched_meta.sort();
+        let mut meta = SmallVec::new();
+        for id in touched_meta {
+            let amount = self.attributes.base(id);
+            // Zeroing the meta attribute always succeeds (0 is finite).
+            let _ = self.attributes.set_base(cx.schema, id, 0.0);
+            let Some(drained) = cx.schema.def(id).drains else {
+                continue;
+            };
+            let before = self.attributes.current(drained);
+            let target_base = self.attributes.base(drained) - amount;
+            if let Ok(changes) = self.attributes.set_base(cx.schema, drained, target_base) {
+                self.note_changes(&changes, cx.schema, cx.now, cx.trace, cx.entity);
+                note_zero(cx.defs, &changes, &mut reached_zero);
+            }
+            meta.push(MetaOutcome {
+                meta: id,
+                drained,
+                amount,
+                before,
+                after: self.attributes.current(drained),
+            });
+        }
+        cx.trace.record(
+            cx.now,
+            TraceKind::EffectExecuted {
+                target: cx.entity,
+                source: spec.source,
+                effect: spec.effect,
+            },
+        );
+        self.fire_cues(cx, def, CueEvent::Execute, &spec, cue_magnitude);
+        Ok(Execution {
+            effect: spec.effect,
+            spec,
+            meta,
+            reached_zero,
+        })
+    }
+
+    /// Runs an effect's execution calculations into `out`: their attribute
+    /// writes and the tags they mark the execution with. On success the RNG
+    /// has moved past their rolls; a non-finite output is an error naming
+    /// its calculation, and then not even the RNG has moved.
+    pub(crate) fn run_calculations(
+        &self,
+        defs: Defs<'_>,
+        rng: &mut ChaCha8Rng,
+        target: Entity,
+        run: Executing<'_>,
+        out: &mut Calculated,
+    ) -> Result<(), EffectError> {
+        let Executing {
+            def,
+            spec,
+            stacks,
+            captures,
+            target_now,
+        } = run;
+        // Rolls are drawn from a copy, kept only if every output is usable.
+        let mut scratch = rng.clone();
+        for &id in &def.executions {
+            let registered = defs.calcs.execution_def(id);
+            let first = out.outputs.len();
+            let mut ecx = ExecutionCx {
+                reads: MagnitudeCx {
+                    spec,
+                    values: CaptureValues {
+                        defs: &registered.captures,
+                        stored: captures,
+                        target: &self.attributes,
+                        target_now,
+                    },
+                },
+                target,
+                stacks,
+                rng: &mut scratch,
+                outputs: &mut out.outputs,
+                marks: &mut out.marks,
+            };
+            registered.calculation.execute(&mut ecx);
+            let bad = out.outputs[first..].iter().find(|(_, _, v)| !v.is_finite());
+            if let Some(&(_, _, value)) = bad {
+                return Err(EffectError::CalculationFailed {
+                    effect: defs.effect(spec.effect),
+                    calculation: defs.calcs.execution_name(id).to_owned(),
+                    value,
+                });
+            }
+        }
+        *rng = scratch;
+        Ok(())
+    }
+
+    /// Adds to `captures` the target attributes `def`'s calculations read
+    /// once, at application (a periodic effect's snapshot).
+    pub(super) fn capture_target(
+        &self,
+        calcs: &Calculations,
+        def: &EffectDef,
+        captures: &mut Captures,
+    ) {
+        for &id in &def.executions {
+            for capture in &calcs.execution_def(id).captures {
+                if capture.from == CaptureFrom::Target && !capture.live {
+                    captures.push((
+                        CaptureFrom::Target,
+                        capture.attribute,
+                        self.attributes.current(capture.attribute),
+                    ));
+                }
+            }
+        }
+    }
+
+    /// Records `def`'s cues for `event`, with the spec they came from and
+    /// their magnitude.
+    #[inline]
+    pub(super) fn fire_cues<P>(
+        &self,
+        cx: &mut EffectCx<P>,
+        def: &EffectDef,
+        event: CueEvent,
+        spec: &EffectSpec,
+        magnitude: f64,
+    ) {
+        if !def.cues.is_empty() && cx.trace.wants(TraceCategory::CUES) {
+            Self::record_cues(cx, def, event, spec, magnitude);
+        }
+    }
+
+    /// [`fire_cues`](Self::fire_cues)' work, out of line: a crowd fight
+    /// records no cues.
+    #[cold]
+    #[inline(never)]
+    fn record_cues<P>(
+        cx: &mut EffectCx<P>,
+        def: &EffectDef,
+        event: CueEvent,
+        spec: &EffectSpec,
+        magnitude: f64,
+    ) {
+        for cue in def.cues_on(event) {
+            cx.trace.record(
+                cx.now,
+                TraceKind::Cue {
+                    target: cx.entity,
+                    source: spec.source,
+                    cue,
+                    event,
+                    effect: Some(spec.effect),
+                    magnitude,
+                    tags: spec.tags.clone(),
+                },
+            );
+        }
+    }
+}
+
+/// Adds to `reached` each attribute in `changes` that went from above zero
+/// to zero or below and has an `on_zero` effect.
+pub(super) fn note_zero(
+    defs: &EffectDefs,
+    changes: &AttributeChanges,
+    reached: &mut SmallVec<[AttributeId; 1]>,
+) {
+    for change in changes {
+        if change.old > 0.0
+            && change.new <= 0.0
+            && defs.zero_effect(change.attribute).is_some()
+            && !reached.contains(&change.attribute)
+        {
+            reached.push(change.attribute);
+        }
+    }
+}

@@ -1,0 +1,299 @@
+//! Long-running ability instances: their waits (a delay, an event, a tag,
+//! an attribute threshold, an effect's end), the wake-ups that end them,
+//! and the one place a behaviour's context is built.
+
+use hecs::{Entity, World};
+use smallvec::SmallVec;
+
+use super::{Gas, Timer};
+use crate::abilities::{
+    AbilityBehaviour, AbilityCx, AbilityId, AbilitySystem, Behaviour, EndReason, GameplayEvent,
+    InstanceKey, Wait, WakeReason,
+};
+use crate::tags::{Tag, TagSet};
+use crate::time::SimDuration;
+
+impl Gas {
+    pub(crate) fn instance_exists(
+        &self,
+        world: &World,
+        owner: Entity,
+        instance: InstanceKey,
+    ) -> bool {
+        world
+            .get::<&AbilitySystem>(owner)
+            .is_ok_and(|s| s.abilities.instances.contains_key(instance))
+    }
+
+    /// Replaces an instance's wait.
+    pub(crate) fn set_wait(
+        &mut self,
+        world: &mut World,
+        owner: Entity,
+        instance: InstanceKey,
+        wait: Wait,
+        delay: Option<SimDuration>,
+    ) {
+        let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(owner) else {
+            return;
+        };
+        let Some(entry) = system.abilities.instances.get_mut(instance) else {
+            return;
+        };
+        if let Some(timer) = entry.wait_timer.take() {
+            self.timers.cancel(timer);
+        }
+        entry.wait = wait;
+        if let Some(delay) = delay {
+            entry.wait_timer = Some(
+                self.timers
+                    .schedule(self.now + delay, Timer::AbilityWake { owner, instance }),
+            );
+        }
+        if wait.on_state() {
+            // Already met: the reconcile ending this call wakes it.
+            self.queue_reconcile(owner, system);
+        }
+    }
+
+    /// Clears the wait of an instance if `matches` it; `true` if cleared.
+    pub(super) fn clear_wait(
+        &mut self,
+        world: &mut World,
+        owner: Entity,
+        instance: InstanceKey,
+        matches: impl Fn(Wait) -> bool,
+    ) -> bool {
+        let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(owner) else {
+            return false;
+        };
+        let Some(entry) = system.abilities.instances.get_mut(instance) else {
+            return false;
+        };
+        if !matches(entry.wait) {
+            return false;
+        }
+        entry.wait = Wait::Nothing;
+        if let Some(timer) = entry.wait_timer.take() {
+            self.timers.cancel(timer);
+        }
+        true
+    }
+
+    /// Runs a behaviour's `wake`, first ending the instance if its target
+    /// has gone.
+    pub(super) fn wake(
+        &mut self,
+        world: &mut World,
+        owner: Entity,
+        instance: InstanceKey,
+        reason: WakeReason,
+    ) {
+        let Some((ability, event, level)) = world.get::<&AbilitySystem>(owner).ok().and_then(|s| {
+            s.abilities
+                .instances
+                .get(instance)
+                .map(|i| (i.ability, i.event, i.level))
+        }) else {
+            return;
+        };
+        if event.target.is_some_and(|t| !world.contains(t)) {
+            self.end_ability(world, owner, instance, EndReason::TargetLost);
+            return;
+        }
+        self.run_behaviour(world, owner, instance, (ability, event, level), |b, cx| {
+            b.wake(cx, reason)
+        });
+    }
+
+    /// Calls the registered behaviour of `ability`, if it has one, with a
+    /// context for `instance` (one of `owner`'s). The one place a context
+    /// is built: activation, wake-ups and teardown all come through here.
+    pub(super) fn run_behaviour(
+        &mut self,
+        world: &mut World,
+        owner: Entity,
+        instance: InstanceKey,
+        what: (AbilityId, GameplayEvent, u32),
+        call: impl FnOnce(&dyn AbilityBehaviour, &mut AbilityCx<'_>),
+    ) {
+        self.run_behaviour_with(world, owner, instance, what, None, call);
+    }
+
+    /// [`run_behaviour`](Self::run_behaviour) for an instance that has
+    /// ended, whose last state the teardown may still read.
+    pub(super) fn run_behaviour_with(
+        &mut self,
+        world: &mut World,
+        owner: Entity,
+        instance: InstanceKey,
+        (ability, event, level): (AbilityId, GameplayEvent, u32),
+        ended_state: Option<String>,
+        call: impl FnOnce(&dyn AbilityBehaviour, &mut AbilityCx<'_>),
+    ) {
+        let Behaviour::Registered(id) = self.catalog.abilities().def(ability).behaviour else {
+            return;
+        };
+        let Some(behaviour) = self.behaviours[id.index()].clone() else {
+            return;
+        };
+        let mut cx = AbilityCx {
+            world,
+            gas: self,
+            owner,
+            ability,
+            instance,
+            event,
+            level,
+            ended_state,
+        };
+        call(&*behaviour, &mut cx);
+    }
+
+    /// A delay elapsed.
+    pub(super) fn on_wake_timer(
+        &mut self,
+        world: &mut World,
+        owner: Entity,
+        instance: InstanceKey,
+    ) {
+        let still_waiting = {
+            let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(owner) else {
+                return;
+            };
+            match system.abilities.instances.get_mut(instance) {
+                Some(entry) if entry.wait == Wait::Delay => {
+                    entry.wait = Wait::Nothing;
+                    entry.wait_timer = None;
+                    true
+                }
+                _ => false,
+            }
+        };
+        if still_waiting {
+            self.wake(world, owner, instance, WakeReason::Delay);
+        }
+    }
+
+    /// Reactions of abilities to the owner's tag changes: cancel-on-tags-added
+    /// (parent-aware), then tag waits.
+    pub(super) fn ability_tag_reactions(
+        &mut self,
+        world: &mut World,
+        owner: Entity,
+        appeared: &TagSet,
+        vanished: &TagSet,
+    ) {
+        let (cancel, wake) = {
+            let Ok(system) = world.get::<&AbilitySystem>(owner) else {
+                return;
+            };
+            let abilities = self.catalog.abilities();
+            let owned = system.tags().tags();
+            let mut cancel: SmallVec<[(InstanceKey, Tag); 2]> = SmallVec::new();
+            let mut wake: SmallVec<[(InstanceKey, WakeReason); 2]> = SmallVec::new();
+            for (key, instance) in system.abilities.instances.iter() {
+                let def = abilities.def(instance.ability);
+                let trigger = def
+                    .cancel_on_tags_added
+                    .iter()
+                    .find(|&t| appeared.has(t) && !def.activation_owned_tags.has(t));
+                if let Some(tag) = trigger {
+                    let leaf = appeared.iter().find(|a| a.matches(tag)).unwrap_or(tag);
+                    cancel.push((key, leaf));
+                    continue;
+                }
+                match instance.wait {
+                    Wait::TagAdded(t) if appeared.has(t) => {
+                        wake.push((key, WakeReason::TagAdded(t)))
+                    }
+                    Wait::TagRemoved(t) if vanished.has(t) && !owned.has(t) => {
+                        wake.push((key, WakeReason::TagRemoved(t)))
+                    }
+                    _ => {}
+                }
+            }
+            (cancel, wake)
+        };
+        for (instance, tag) in cancel {
+            self.end_ability(world, owner, instance, EndReason::CancelledByTag(tag));
+        }
+        self.target_tag_reactions(world, owner, appeared);
+        for (instance, reason) in wake {
+            if self.clear_wait(world, owner, instance, |w| {
+                matches!(w, Wait::TagAdded(_) | Wait::TagRemoved(_))
+            }) {
+                self.wake(world, owner, instance, reason);
+            }
+        }
+    }
+
+    /// Wakes the owner's instances whose attribute or effect wait is met.
+    pub(super) fn ability_state_waits(&mut self, world: &mut World, owner: Entity) {
+        let wake: SmallVec<[(InstanceKey, WakeReason); 2]> = {
+            let Ok(system) = world.get::<&AbilitySystem>(owner) else {
+                return;
+            };
+            let attribute = |attribute, value| WakeReason::Attribute { attribute, value };
+            system
+                .abilities
+                .instances
+                .iter()
+                .filter_map(|(key, instance)| {
+                    let reason = match instance.wait {
+                        Wait::AttributeBelow(a, threshold) => Some(system.current(a))
+                            .filter(|&v| v < threshold)
+                            .map(|v| attribute(a, v)),
+                        Wait::AttributeAbove(a, threshold) => Some(system.current(a))
+                            .filter(|&v| v > threshold)
+                            .map(|v| attribute(a, v)),
+                        Wait::EffectRemoved(effect) => (!system.host.effects.contains_key(effect))
+                            .then_some(WakeReason::EffectRemoved(effect)),
+                        _ => None,
+                    };
+                    Some((key, reason?))
+                })
+                .collect()
+        };
+        for (instance, reason) in wake {
+            if self.clear_wait(world, owner, instance, Wait::on_state) {
+                self.wake(world, owner, instance, reason);
+            }
+        }
+    }
+
+    /// Instances elsewhere that target `target` and end when it gains a tag
+    /// that just appeared on it.
+    fn target_tag_reactions(&mut self, world: &mut World, target: Entity, appeared: &TagSet) {
+        if appeared.is_empty() {
+            return;
+        }
+        let doomed: SmallVec<[(Entity, InstanceKey, Tag); 2]> = {
+            let Ok(system) = world.get::<&AbilitySystem>(target) else {
+                return;
+            };
+            let abilities = self.catalog.abilities();
+            system
+                .abilities
+                .targeted_by
+                .iter()
+                .filter_map(|&(owner, instance)| {
+                    let ability = world
+                        .get::<&AbilitySystem>(owner)
+                        .ok()?
+                        .abilities
+                        .instances
+                        .get(instance)?
+                        .ability;
+                    let cancel = &abilities.def(ability).cancel_on_target_tags_added;
+                    let tag = cancel.iter().find(|&t| appeared.has(t))?;
+                    let leaf = appeared.iter().find(|a| a.matches(tag)).unwrap_or(tag);
+                    Some((owner, instance, leaf))
+                })
+                .collect()
+        };
+        for (owner, instance, tag) in doomed {
+            self.end_ability(world, owner, instance, EndReason::TargetGainedTag(tag));
+        }
+    }
+}
