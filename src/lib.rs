@@ -325,7 +325,9 @@ pub use effects::{
     ModifierData, ModifierDef, Period, PeriodData, PeriodOnReapply, PeriodicWhileDead,
     SetByCallerError, StackBy, StackExpiry, Stacking, StackingData,
 };
-pub use gas::{AbilityError, EffectHook, EventOutcome, Gas, Observe, Threshold};
+pub use gas::{
+    AbilityError, Advance, EffectHook, EventOutcome, Gas, Observe, Threshold, WorkLimits,
+};
 pub use names::Named;
 pub use tags::native;
 pub use tags::{
@@ -336,9 +338,9 @@ pub use time::{
     InvalidDuration, Lane, SimDuration, SimTime, TimerKey, TimerQueue, MICROS_PER_SECOND,
 };
 pub use trace::{
-    entity_name, render_json, render_jsonl, render_line, render_text, BlockReason, EntityNames,
-    GameRecord, Name, Observation, RemovalReason, Trace, TraceCategory, TraceEvent, TraceFilter,
-    TraceKind, TraceRecord,
+    entity_name, render_json, render_jsonl, render_line, render_text, BlockReason, Drained,
+    EntityNames, GameRecord, Name, Observation, RemovalReason, Trace, TraceCategory, TraceEvent,
+    TraceFilter, TraceKind, TraceRecord,
 };
 
 #[doc = include_str!("../README.md")]

@@ -800,7 +800,11 @@ fn invalid_effect_data_is_reported_with_location() {
         ),
         (
             r#"(name: "X", duration: Infinite, period: (seconds: 0))"#,
-            "period must be a positive number",
+            "period must be at least 0.001 s, found 0",
+        ),
+        (
+            r#"(name: "X", duration: Infinite, period: (seconds: 0.0005))"#,
+            "period must be at least 0.001 s, found 0.0005",
         ),
         (
             r#"(name: "X", modifiers: [(attribute: "Helth", op: Flat, magnitude: Constant(1))])"#,

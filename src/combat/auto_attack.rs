@@ -115,6 +115,13 @@ impl AutoAttack {
         if changed {
             record_target_changed(cx.gas, cx.owner, Some(target), Some(stats));
         }
+        if let Some(computed) = stats.clamped_from {
+            cx.gas.record_game(CombatRecord::IntervalClamped {
+                entity: cx.owner,
+                computed,
+                used: stats.interval,
+            });
+        }
         let kind = runtime.defs().kind(kind);
         if !self.sight_ok(cx, target, kind) {
             return;

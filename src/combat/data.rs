@@ -36,6 +36,10 @@ pub struct CombatSettingsData {
     pub fallback_range_cm: Option<f64>,
     /// Swing interval with no weapon (s; default 2.4).
     pub unarmed_swing_interval: Option<f64>,
+    /// The shortest interval between two attacks (s; default 0.1, at least
+    /// 0.001): authored swing and cast intervals below it are load errors,
+    /// and a swing sped up below it by AttackSpeed is held at it.
+    pub min_attack_interval: Option<f64>,
     /// Damage type with no weapon (default `Combat.DamageType.Crush`).
     pub unarmed_damage_type: Option<String>,
     /// Remaining cooldown at or below which an attack is ready (s; default

@@ -159,6 +159,9 @@ pub struct CombatSettings {
     pub fallback_range_cm: f64,
     /// Swing interval with no weapon.
     pub unarmed_swing_interval: SimDuration,
+    /// The shortest interval between two attacks: authored intervals below
+    /// it are load errors, computed ones are raised to it.
+    pub min_attack_interval: SimDuration,
     /// Damage type with no weapon.
     pub unarmed_damage_type: DamageType,
     /// Remaining cooldown that counts as ready.
@@ -487,7 +490,9 @@ impl CombatDefs {
             .items
             .iter()
             .filter(|(_, d)| seen.insert(d.name.as_str()))
-            .map(|(file, data)| compile_item(file, data, tags, errors))
+            .map(|(file, data)| {
+                compile_item(file, data, tags, settings.min_attack_interval, errors)
+            })
             .collect();
         let mut spell_names = NameTable::new("spell");
         let mut spells = Vec::new();
@@ -499,7 +504,8 @@ impl CombatDefs {
                 ));
                 continue;
             }
-            spells.push(compile_spell(file, data, tags, &item_names, errors));
+            let min = settings.min_attack_interval;
+            spells.push(compile_spell(file, data, tags, &item_names, min, errors));
         }
         let mut spellbooks: Vec<SpellbookDef> = Vec::new();
         for (file, data) in &sources.spellbooks {
@@ -596,6 +602,33 @@ fn seconds(
     })
 }
 
+/// The hard floor of every combat interval: a millisecond.
+const MIN_INTERVAL: SimDuration = SimDuration::from_millis(1);
+
+/// Seconds for an interval that paces attacks: at least `min` (the
+/// settings' `min_attack_interval`), so no content can make a loop spin.
+fn attack_interval(
+    (file, anchor): (&SourceFile, &str),
+    what: &str,
+    value: f64,
+    min: SimDuration,
+    errors: &mut LoadErrors,
+) -> SimDuration {
+    let interval = seconds(file, anchor, what, value, errors);
+    if interval < min {
+        errors.push(file.error_after(
+            anchor,
+            what,
+            format!(
+                "`{anchor}`: {what} must be at least {} s (min_attack_interval), found {value}",
+                min.as_secs_f64()
+            ),
+        ));
+        return min;
+    }
+    interval
+}
+
 fn positive(
     file: &SourceFile,
     anchor: &str,
@@ -625,6 +658,7 @@ fn compile_settings(
         magic_range_cm: 2000.0,
         fallback_range_cm: 250.0,
         unarmed_swing_interval: SimDuration::from_millis(2_400),
+        min_attack_interval: SimDuration::from_millis(100),
         unarmed_damage_type: DamageType::Crush,
         ready_epsilon: SimDuration::ZERO,
         in_combat: SimDuration::from_secs(20),
@@ -689,8 +723,26 @@ fn compile_settings(
             &mut s.hitpoints_xp_per_damage,
             errors,
         );
+        if let Some(v) = data.min_attack_interval {
+            let min = seconds(file, anchor, "min_attack_interval", v, errors);
+            if min < MIN_INTERVAL {
+                errors.push(file.error_after(
+                    anchor,
+                    "min_attack_interval",
+                    format!("min_attack_interval must be at least 0.001 s, found {v}"),
+                ));
+            } else {
+                s.min_attack_interval = min;
+            }
+        }
         if let Some(v) = data.unarmed_swing_interval {
-            s.unarmed_swing_interval = seconds(file, anchor, "unarmed_swing_interval", v, errors);
+            s.unarmed_swing_interval = attack_interval(
+                (file, anchor),
+                "unarmed_swing_interval",
+                v,
+                s.min_attack_interval,
+                errors,
+            );
         }
         if let Some(v) = data.ready_epsilon {
             s.ready_epsilon = seconds(file, anchor, "ready_epsilon", v, errors);
@@ -767,11 +819,13 @@ fn compile_kind(file: &SourceFile, data: &CombatKindData, errors: &mut LoadError
     }
     if let Some(v) = data.chase_poll_seconds {
         let poll = seconds(file, name, "chase_poll_seconds", v, errors);
-        if poll.is_zero() {
+        if poll < MIN_INTERVAL {
             errors.push(file.error_after(
                 name,
                 "chase_poll_seconds",
-                format!("combatant kind `{name}`: chase_poll_seconds must be positive"),
+                format!(
+                    "combatant kind `{name}`: chase_poll_seconds must be at least 0.001 s, found {v}"
+                ),
             ));
         } else {
             kind.chase_poll_interval = poll;
@@ -871,6 +925,7 @@ fn compile_item(
     file: &SourceFile,
     data: &ItemData,
     tags: &Tags<'_>,
+    min_interval: SimDuration,
     errors: &mut LoadErrors,
 ) -> ItemDef {
     let name = data.name.as_str();
@@ -918,10 +973,10 @@ fn compile_item(
             }
         })
         .collect();
-    let weapon = data
-        .weapon
-        .as_ref()
-        .and_then(|w| compile_weapon(file, name, w, &attack_bonus, tags, errors));
+    let weapon = data.weapon.as_ref().and_then(|w| {
+        let weapon = (name, w, &attack_bonus);
+        compile_weapon(file, weapon, tags, min_interval, errors)
+    });
     if weapon.is_some() && slot != Some(tags[native::ITEM_SLOT_WEAPON]) {
         errors.push(file.error_at(
             name,
@@ -959,10 +1014,9 @@ fn compile_item(
 
 fn compile_weapon(
     file: &SourceFile,
-    item: &str,
-    data: &WeaponData,
-    attack_bonus: &[i32; 5],
+    (item, data, attack_bonus): (&str, &WeaponData, &[i32; 5]),
     tags: &Tags<'_>,
+    min_interval: SimDuration,
     errors: &mut LoadErrors,
 ) -> Option<WeaponDef> {
     let Some(type_name) = &data.damage_type else {
@@ -974,14 +1028,8 @@ fn compile_weapon(
         return None;
     };
     let weapon_type = damage_type(file, item, type_name, tags, errors)?;
-    let swing_interval = seconds(file, item, "swing_interval", swing, errors);
-    if swing_interval.is_zero() {
-        errors.push(file.error_after(
-            item,
-            "swing_interval",
-            format!("weapon `{item}`: swing_interval must be positive"),
-        ));
-    }
+    let swing_interval =
+        attack_interval((file, item), "swing_interval", swing, min_interval, errors);
     let attack_range_cm = positive(file, item, "attack_range", data.attack_range, errors);
     if attack_range_cm == 0.0 {
         errors.push(file.warning_at(item, format!(
@@ -1033,6 +1081,7 @@ fn compile_spell(
     data: &SpellData,
     tags: &Tags<'_>,
     items: &NameTable,
+    min_interval: SimDuration,
     errors: &mut LoadErrors,
 ) -> SpellDef {
     let name = data.name.as_str();
@@ -1050,14 +1099,13 @@ fn compile_spell(
             },
         )
         .collect();
-    let cast_interval = seconds(file, name, "cast_interval", data.cast_interval, errors);
-    if cast_interval.is_zero() {
-        errors.push(file.error_after(
-            name,
-            "cast_interval",
-            format!("spell `{name}`: cast_interval must be positive"),
-        ));
-    }
+    let cast_interval = attack_interval(
+        (file, name),
+        "cast_interval",
+        data.cast_interval,
+        min_interval,
+        errors,
+    );
     if data.base_damage > data.max_damage {
         errors.push(file.error_after(
             name,

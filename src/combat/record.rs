@@ -112,6 +112,16 @@ pub enum CombatRecord {
         /// For how long.
         duration: SimDuration,
     },
+    /// A computed attack interval (`SwingInterval / AttackSpeed`) fell
+    /// below the settings' `min_attack_interval` and was raised to it.
+    IntervalClamped {
+        /// Whose.
+        entity: Entity,
+        /// What it computed to.
+        computed: SimDuration,
+        /// What it was raised to.
+        used: SimDuration,
+    },
     /// A chase step.
     Chase {
         /// Who chases.
@@ -249,6 +259,7 @@ impl TraceRecord for CombatRecord {
             CombatRecord::Attack { .. } => "attack",
             CombatRecord::AttackFailed { .. } => "attack_failed",
             CombatRecord::CooldownStamped { .. } => "cooldown_stamped",
+            CombatRecord::IntervalClamped { .. } => "interval_clamped",
             CombatRecord::Chase { .. } => "chase",
             CombatRecord::WeaveQueued { .. } => "weave_queued",
             CombatRecord::WeaveDropped { .. } => "weave_dropped",
@@ -277,6 +288,7 @@ impl TraceRecord for CombatRecord {
     fn parties(&self) -> (Entity, Option<Entity>) {
         match *self {
             CombatRecord::CooldownStamped { entity, .. }
+            | CombatRecord::IntervalClamped { entity, .. }
             | CombatRecord::WeaveDropped { entity, .. }
             | CombatRecord::AmmoSpent { entity, .. }
             | CombatRecord::RunesSpent { entity, .. }
@@ -341,6 +353,9 @@ impl TraceRecord for CombatRecord {
             CombatRecord::CooldownStamped {
                 cooldown, duration, ..
             } => format!("cooldown {} {duration}", cx.tag(*cooldown)),
+            CombatRecord::IntervalClamped { computed, used, .. } => {
+                format!("interval clamped {computed} -> {used}")
+            }
             CombatRecord::Chase { target, phase, .. } => match phase {
                 ChasePhase::Begin(to) => format!(
                     "chase begin -> {} to ({:.1}, {:.1})",
@@ -440,6 +455,10 @@ impl TraceRecord for CombatRecord {
             } => {
                 o.str("cooldown", cx.tag(*cooldown));
                 o.num("duration", duration.as_secs_f64());
+            }
+            CombatRecord::IntervalClamped { computed, used, .. } => {
+                o.num("computed", computed.as_secs_f64());
+                o.num("used", used.as_secs_f64());
             }
             CombatRecord::Chase { phase, .. } => match phase {
                 ChasePhase::Begin(to) | ChasePhase::Reissue(to) => {

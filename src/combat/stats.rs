@@ -37,6 +37,9 @@ pub struct SwingStats {
     pub interval: SimDuration,
     /// The weapon fires ammunition.
     pub uses_ammo: bool,
+    /// What `SwingInterval / AttackSpeed` computed to, when it fell below
+    /// the settings' `min_attack_interval` and `interval` was raised to it.
+    pub clamped_from: Option<SimDuration>,
 }
 
 impl SwingStats {
@@ -85,6 +88,7 @@ pub fn snapshot_of(
                 range_cm: resolve_spell_range(settings, spell),
                 interval: spell.cast_interval,
                 uses_ammo: false,
+                clamped_from: None,
             };
         }
     }
@@ -98,8 +102,9 @@ pub fn snapshot_of(
         ),
     };
     let attack_speed = system.current(runtime.attack_speed);
-    let interval = SimDuration::from_secs_f64(base_interval.as_secs_f64() / attack_speed)
+    let computed = SimDuration::from_secs_f64(base_interval.as_secs_f64() / attack_speed)
         .unwrap_or(base_interval);
+    let interval = computed.max(settings.min_attack_interval);
     SwingStats {
         source: AttackSource::Weapon(item),
         damage_type,
@@ -107,5 +112,6 @@ pub fn snapshot_of(
         range_cm: resolve_engagement_range(settings, weapon.map(|(_, w)| w), damage_type),
         interval,
         uses_ammo: weapon.is_some_and(|(_, w)| w.uses_ammo),
+        clamped_from: (interval != computed).then_some(computed),
     }
 }

@@ -90,6 +90,12 @@ pub struct Period {
     pub execute_on_application: bool,
 }
 
+impl Period {
+    /// The shortest period data may author: a millisecond. Shorter ones
+    /// are load errors, so no effect can tick a server to a standstill.
+    pub const MIN: SimDuration = SimDuration::from_millis(1);
+}
+
 /// One compiled modifier.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ModifierDef {
@@ -522,7 +528,7 @@ fn compile(
             return None;
         }
         match SimDuration::from_secs_f64(p.seconds) {
-            Ok(interval) if !interval.is_zero() => Some(Period {
+            Ok(interval) if interval >= Period::MIN => Some(Period {
                 interval,
                 execute_on_application: p.execute_on_application,
             }),
@@ -530,7 +536,8 @@ fn compile(
                 errors.push(err(
                     "period",
                     format!(
-                        "period must be a positive number of seconds, found {}",
+                        "period must be at least {} s, found {}",
+                        Period::MIN.as_secs_f64(),
                         p.seconds
                     ),
                 ));

@@ -65,6 +65,40 @@ impl From<EffectTimer> for Timer {
     }
 }
 
+/// How far an [`advance_to`](Gas::advance_to) got.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Advance {
+    /// The clock reached the time asked for.
+    Reached,
+    /// The call's work limit stopped it at this instant: call again.
+    Stopped {
+        /// Where the clock stands.
+        at: SimTime,
+    },
+}
+
+/// Bounds on the work of one [`Gas::advance_to`], so that no content (a
+/// zero-length loop, an endless chain at one instant, a request to advance
+/// to the end of time) can hang the caller. The defaults are far above
+/// what any real frame does.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct WorkLimits {
+    /// Timers handled at one instant before what is still due is handed to
+    /// the next microsecond.
+    pub per_instant: u64,
+    /// Timers handled by one call before it stops early.
+    pub per_call: u64,
+}
+
+impl Default for WorkLimits {
+    fn default() -> Self {
+        WorkLimits {
+            per_instant: 16_000_000,
+            per_call: 100_000_000,
+        }
+    }
+}
+
 /// The gaskit context: catalog, clock, timers, RNG, trace and hooks.
 ///
 /// ```
@@ -119,6 +153,12 @@ pub struct Gas {
     /// Every tag some rule reacts to (cancel-on-tags-added, ongoing
     /// requirements): a change to any other tag needs no reconcile.
     reactive_tags: TagSet,
+    /// Bounds on one `advance_to`'s work.
+    limits: WorkLimits,
+    /// Timers handled at the current instant (which instant, how many).
+    instant_work: (SimTime, u64),
+    /// Timers an overloaded instant handed to the next microsecond.
+    deferred_timers: u64,
 }
 
 impl Gas {
@@ -162,6 +202,9 @@ impl Gas {
             reconcile_depth: 0,
             live_holders: Vec::new(),
             attributes_moved: false,
+            limits: WorkLimits::default(),
+            instant_work: (SimTime::ZERO, 0),
+            deferred_timers: 0,
         }
     }
 
@@ -315,20 +358,70 @@ impl Gas {
 
     /// Advances the clock to `to`, firing every timer due on the way at its
     /// own instant, in `(time, sequence)` order. Going backwards does nothing.
-    pub fn advance_to(&mut self, world: &mut World, to: SimTime) {
+    ///
+    /// The work is bounded ([`WorkLimits`]): a call that has handled
+    /// `per_call` timers stops at the instant it reached and says so
+    /// ([`Advance::Stopped`]; the next call carries on, and the result is
+    /// the same as one long call); an instant that has handled
+    /// `per_instant` timers hands what is still due to the next
+    /// microsecond ([`deferred_timers`](Self::deferred_timers)). No content
+    /// can hang the caller.
+    pub fn advance_to(&mut self, world: &mut World, to: SimTime) -> Advance {
         self.reconcile(world);
-        while let Some((at, timer)) = self.timers.pop_due(to) {
+        let mut handled = 0u64;
+        while handled < self.limits.per_call {
+            let Some((at, timer)) = self.timers.pop_due(to) else {
+                self.now = self.now.max(to);
+                return Advance::Reached;
+            };
             self.now = self.now.max(at);
             self.dispatch(world, timer);
             self.reconcile(world);
+            handled += 1;
+            self.count_instant_work();
         }
-        self.now = self.now.max(to);
+        Advance::Stopped { at: self.now }
+    }
+
+    /// Counts one timer handled at the current instant, and moves what is
+    /// still due at it to the next microsecond once the instant's budget
+    /// is spent.
+    fn count_instant_work(&mut self) {
+        if self.instant_work.0 != self.now {
+            self.instant_work = (self.now, 0);
+        }
+        self.instant_work.1 += 1;
+        if self.instant_work.1 >= self.limits.per_instant {
+            let next = self.now + SimDuration::from_micros(1);
+            self.deferred_timers += self.timers.defer_due(self.now, next) as u64;
+            self.instant_work.1 = 0;
+        }
     }
 
     /// Advances the clock by `step`.
-    pub fn advance_by(&mut self, world: &mut World, step: SimDuration) {
+    pub fn advance_by(&mut self, world: &mut World, step: SimDuration) -> Advance {
         let to = self.now + step;
-        self.advance_to(world, to);
+        self.advance_to(world, to)
+    }
+
+    /// The bounds on one [`advance_to`](Self::advance_to)'s work.
+    pub fn work_limits(&self) -> WorkLimits {
+        self.limits
+    }
+
+    /// Sets the bounds on one [`advance_to`](Self::advance_to)'s work (each
+    /// at least 1).
+    pub fn set_work_limits(&mut self, limits: WorkLimits) {
+        self.limits = WorkLimits {
+            per_instant: limits.per_instant.max(1),
+            per_call: limits.per_call.max(1),
+        };
+    }
+
+    /// How many timers an overloaded instant has handed to the next
+    /// microsecond so far (zero unless some content schedules without end).
+    pub fn deferred_timers(&self) -> u64 {
+        self.deferred_timers
     }
 
     fn dispatch(&mut self, world: &mut World, timer: Timer) {

@@ -23,16 +23,16 @@ pub(crate) struct GasState {
     dirty: VecDeque<Entity>,
     live_holders: Vec<Entity>,
     attributes_moved: bool,
-    /// Where the trace stood. Not serialized: the trace is an output, so it
-    /// is not part of a checksum or a file; a restore from a file leaves the
-    /// context's trace alone.
+    /// Where the trace stood (the next event's number). Not serialized:
+    /// the trace is an output, so it is not part of a checksum or a file;
+    /// a restore from a file leaves the context's trace alone.
     #[serde(skip, default = "no_trace_position")]
-    trace_len: usize,
+    trace_seq: u64,
 }
 
-/// A deserialized state truncates nothing.
-fn no_trace_position() -> usize {
-    usize::MAX
+/// A deserialized state rewinds nothing.
+fn no_trace_position() -> u64 {
+    u64::MAX
 }
 
 impl GasState {
@@ -58,13 +58,13 @@ impl Gas {
             dirty: self.dirty.clone(),
             live_holders: self.live_holders.clone(),
             attributes_moved: self.attributes_moved,
-            trace_len: self.trace.events().len(),
+            trace_seq: self.trace.next_seq(),
         }
     }
 
-    /// Puts `state` back. The trace is cut back to where it stood when the
-    /// state was saved (a rollback within one context); a shorter trace
-    /// (a fresh context) is left as it is.
+    /// Puts `state` back. The trace is rewound to where it stood when the
+    /// state was saved (a rollback within one context); a trace that has
+    /// not got that far (a fresh context) is left as it is.
     pub(crate) fn load_state(&mut self, state: &GasState) {
         self.now = state.now;
         self.timers.load(&state.timers);
@@ -72,6 +72,6 @@ impl Gas {
         self.dirty = state.dirty.clone();
         self.live_holders = state.live_holders.clone();
         self.attributes_moved = state.attributes_moved;
-        self.trace.truncate(state.trace_len);
+        self.trace.rewind_to(state.trace_seq);
     }
 }

@@ -47,6 +47,8 @@ const RING: u64 = 1 << RING_SHIFT;
 const RING_MASK: u64 = RING - 1;
 /// End of a bucket list.
 const NIL: u32 = u32::MAX;
+/// Below this many far entries, cancelled ones are left to surface.
+const FAR_SWEEP_FLOOR: usize = 1024;
 
 /// One scheduled timer: its order key and its slot.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -101,9 +103,10 @@ struct Node {
 /// of events never depends on anything but the order of inputs.
 ///
 /// Scheduling is O(1) (O(log n) past the 67 s horizon); popping is O(1)
-/// amortised plus one sort per occupied bucket. Cancelling is O(1): the
-/// payload leaves a slot map, and the entry is skipped by a generation check
-/// when it surfaces. Nothing is ever searched for.
+/// amortised plus one sort per occupied bucket. Cancelling is O(1)
+/// amortised: the payload leaves a slot map, and the entry is skipped by a
+/// generation check when it surfaces (past the horizon, swept out once
+/// cancelled entries are the majority). Nothing is ever searched for.
 ///
 /// Serialized as the pending timers alone (their keys, order and payloads),
 /// so a saved queue is small and restores to the same pop order with the
@@ -215,9 +218,52 @@ impl<P> TimerQueue<P> {
     }
 
     /// Cancels a pending timer; returns its payload, or `None` if it already
-    /// fired or was cancelled. O(1).
+    /// fired or was cancelled. O(1) amortised: a cancelled timer's entry is
+    /// skipped when it surfaces, except beyond the ring's horizon, where
+    /// entries are swept out as soon as the dead ones are the majority, so
+    /// cancelling far timers never hoards memory until their due time.
     pub fn cancel(&mut self, key: TimerKey) -> Option<P> {
-        self.live.remove(key)
+        let payload = self.live.remove(key)?;
+        if self.far.len() > FAR_SWEEP_FLOOR && self.far.len() > 2 * self.live.len() {
+            self.sweep_far();
+        }
+        Some(payload)
+    }
+
+    /// Drops the far heap's cancelled entries (at least half of it).
+    fn sweep_far(&mut self) {
+        let live = &self.live;
+        self.far.retain(|Reverse(e)| live.contains_key(e.key));
+    }
+
+    /// Moves every pending timer due at or before `now` to `to` (later),
+    /// keeping its key, lane and sequence: the context's way out of an
+    /// instant that schedules without end. Returns how many moved.
+    pub fn defer_due(&mut self, now: SimTime, to: SimTime) -> usize {
+        let mut moved = Vec::new();
+        while let Some(entry) = self.draining.last().copied() {
+            if entry.at > now {
+                break;
+            }
+            self.draining.pop();
+            moved.push(entry);
+        }
+        while let Some(&Reverse(entry)) = self.late.peek() {
+            if entry.at > now {
+                break;
+            }
+            self.late.pop();
+            moved.push(entry);
+        }
+        let mut count = 0;
+        for mut entry in moved {
+            if self.live.contains_key(entry.key) {
+                entry.at = to;
+                self.place(entry);
+                count += 1;
+            }
+        }
+        count
     }
 
     /// True while `key` is pending.

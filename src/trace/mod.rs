@@ -72,14 +72,58 @@ use crate::time::SimTime;
 
 /// The record of a simulation, and the queue of what observers are
 /// waiting to be told (see [`Gas::observe`](crate::Gas::observe)).
+///
+/// # Bounded by default
+///
+/// A server runs for weeks, so the default trace keeps only the newest
+/// events: at most [`Trace::DEFAULT_CAPACITY`]; when full, the oldest half
+/// is dropped (counted in [`dropped`](Self::dropped)). Tests and tools
+/// that want everything ask for it ([`Trace::unbounded`],
+/// [`set_capacity(None)`](Self::set_capacity)); large simulations record
+/// nothing ([`Trace::disabled`]).
+///
+/// # Draining, and rollback
+///
+/// Every event recorded is numbered in order, from zero: the retained
+/// events are numbered [`first_seq`](Self::first_seq) on. A consumer that
+/// ships the trace elsewhere drains it with [`take`](Self::take) (or
+/// [`take_until`](Self::take_until), for rollback games that only ship
+/// confirmed frames). A snapshot restore rewinds the trace with the state:
+/// events recorded after the save are forgotten, and the next events take
+/// their numbers again. If the restore took back events already drained,
+/// the next drain says so ([`Drained::retract_from`]): the consumer
+/// forgets what it received from that number on, and receives the
+/// re-simulated events under the same numbers, so it sees each event
+/// exactly once.
 #[derive(Clone, Debug)]
 pub struct Trace {
     filter: TraceFilter,
     events: Vec<TraceEvent>,
+    /// The sequence number of `events[0]`.
+    first_seq: u64,
+    /// The most events kept (`None`: all).
+    capacity: Option<usize>,
+    /// Events dropped for the capacity.
+    dropped: u64,
+    /// The lowest sequence number a restore took back after it had been
+    /// drained, until the next drain reports it.
+    retracted: Option<u64>,
     /// The categories some observer selects.
     observed: TraceFilter,
     /// Observations not yet delivered, in the order they happened.
     queue: VecDeque<Observation>,
+}
+
+/// What [`Trace::take`] hands over.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Drained {
+    /// The sequence number of `events[0]`.
+    pub first_seq: u64,
+    /// The events, oldest first.
+    pub events: Vec<TraceEvent>,
+    /// A restore took back events from this number on after they had been
+    /// drained: forget them (the re-simulated ones follow, numbered again).
+    pub retract_from: Option<u64>,
 }
 
 impl Default for Trace {
@@ -89,15 +133,30 @@ impl Default for Trace {
 }
 
 impl Trace {
-    /// A trace recording every category.
+    /// The events a default trace keeps: the last few minutes of a busy
+    /// duel, a few megabytes at most.
+    pub const DEFAULT_CAPACITY: usize = 16_384;
+
+    /// A trace recording every category, keeping the newest
+    /// [`DEFAULT_CAPACITY`](Self::DEFAULT_CAPACITY) events.
     pub fn new() -> Self {
-        Self::with_filter(TraceFilter::ALL)
+        Self::with_filter(TraceFilter::ALL, Some(Self::DEFAULT_CAPACITY))
     }
 
-    fn with_filter(filter: TraceFilter) -> Self {
+    /// A trace recording every category and keeping every event (tests,
+    /// tools, replays; memory grows with the simulation).
+    pub fn unbounded() -> Self {
+        Self::with_filter(TraceFilter::ALL, None)
+    }
+
+    fn with_filter(filter: TraceFilter, capacity: Option<usize>) -> Self {
         Self {
             filter,
             events: Vec::new(),
+            first_seq: 0,
+            capacity,
+            dropped: 0,
+            retracted: None,
             observed: TraceFilter::NONE,
             queue: VecDeque::new(),
         }
@@ -105,7 +164,44 @@ impl Trace {
 
     /// A trace recording nothing (large simulations).
     pub fn disabled() -> Self {
-        Self::with_filter(TraceFilter::NONE)
+        Self::with_filter(TraceFilter::NONE, Some(Self::DEFAULT_CAPACITY))
+    }
+
+    /// Keeps at most `capacity` events (`None`: all). A smaller capacity
+    /// drops the oldest events now. A capacity of one or two keeps one.
+    pub fn set_capacity(&mut self, capacity: Option<usize>) {
+        self.capacity = capacity.map(|c| c.max(1));
+        if let Some(capacity) = self.capacity {
+            if self.events.len() > capacity {
+                self.drop_oldest(self.events.len() - capacity);
+            }
+        }
+    }
+
+    /// The most events kept (`None`: all).
+    pub fn capacity(&self) -> Option<usize> {
+        self.capacity
+    }
+
+    /// How many events were dropped for the capacity.
+    pub fn dropped(&self) -> u64 {
+        self.dropped
+    }
+
+    /// The sequence number of the oldest retained event.
+    pub fn first_seq(&self) -> u64 {
+        self.first_seq
+    }
+
+    /// The sequence number the next event will take.
+    pub fn next_seq(&self) -> u64 {
+        self.first_seq + self.events.len() as u64
+    }
+
+    fn drop_oldest(&mut self, count: usize) {
+        self.events.drain(..count);
+        self.first_seq += count as u64;
+        self.dropped += count as u64;
     }
 
     /// Records only the categories in `filter` (later events only).
@@ -142,6 +238,11 @@ impl Trace {
     #[inline(never)]
     fn keep(&mut self, time: SimTime, kind: TraceKind, category: TraceCategory) {
         let kept = self.filter.contains(category);
+        if kept && self.capacity.is_some_and(|c| self.events.len() >= c) {
+            // Half at a time: dropping is amortised, the vector stays one slice.
+            let capacity = self.capacity.unwrap_or(1);
+            self.drop_oldest(capacity.div_ceil(2).min(self.events.len()));
+        }
         if self.observed.contains(category) {
             let event = TraceEvent { time, kind };
             if kept {
@@ -173,25 +274,58 @@ impl Trace {
         self.queue.pop_front()
     }
 
-    /// Every recorded event, oldest first.
+    /// Every retained event, oldest first.
     pub fn events(&self) -> &[TraceEvent] {
         &self.events
     }
 
-    /// Removes and returns every recorded event.
-    pub fn take(&mut self) -> Vec<TraceEvent> {
-        std::mem::take(&mut self.events)
+    /// Drains every retained event.
+    pub fn take(&mut self) -> Drained {
+        let first_seq = self.first_seq;
+        let events = std::mem::take(&mut self.events);
+        self.first_seq += events.len() as u64;
+        Drained {
+            first_seq,
+            events,
+            retract_from: self.retracted.take(),
+        }
     }
 
-    /// Forgets every recorded event.
+    /// Drains the retained events that happened before `time`: the frames
+    /// a rollback game has confirmed, which no restore will take back.
+    pub fn take_until(&mut self, time: SimTime) -> Drained {
+        let count = self.events.partition_point(|e| e.time < time);
+        let first_seq = self.first_seq;
+        let events: Vec<TraceEvent> = self.events.drain(..count).collect();
+        self.first_seq += count as u64;
+        Drained {
+            first_seq,
+            events,
+            retract_from: self.retracted.take(),
+        }
+    }
+
+    /// Forgets every retained event (they count as drained).
     pub fn clear(&mut self) {
+        self.first_seq = self.next_seq();
         self.events.clear();
     }
 
-    /// Forgets the events after the first `len` (a rollback rewinding the
-    /// record with the state). Does nothing if there are not that many.
-    pub fn truncate(&mut self, len: usize) {
-        self.events.truncate(len);
+    /// Forgets the events numbered `seq` and after (a restore rewinding
+    /// the record with the state). Events already drained from there on
+    /// are reported by the next drain.
+    pub(crate) fn rewind_to(&mut self, seq: u64) {
+        if seq >= self.next_seq() {
+            return;
+        }
+        if seq >= self.first_seq {
+            self.events.truncate((seq - self.first_seq) as usize);
+        } else {
+            // Drained (or dropped) events are taken back too.
+            self.events.clear();
+            self.first_seq = seq;
+            self.retracted = Some(self.retracted.map_or(seq, |r| r.min(seq)));
+        }
     }
 }
 
