@@ -304,9 +304,10 @@ pub use hecs;
 
 pub use abilities::{
     AbilityBehaviour, AbilityCx, AbilityData, AbilityDef, AbilityDefs, AbilityId, AbilitySystem,
-    Activation, ActivationFailure, Behaviour, BehaviourData, BehaviourId, ClientId, Cooldown,
-    CooldownData, EffectApplication, EffectApplicationData, EndReason, GameplayEvent, InstanceKey,
-    InstanceState, NetOwner, NetPolicy, Origin, Recipient, Wait, WakeReason,
+    Activation, ActivationFailure, Behaviour, BehaviourData, BehaviourId, ClientEvent, ClientField,
+    ClientId, Cooldown, CooldownData, EffectApplication, EffectApplicationData, EndReason,
+    GameplayEvent, InstanceKey, InstanceState, NetOwner, NetPolicy, Origin, Recipient, Wait,
+    WakeReason,
 };
 pub use attributes::{
     AttributeChange, AttributeChanges, AttributeData, AttributeDef, AttributeError, AttributeId,

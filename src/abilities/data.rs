@@ -76,6 +76,12 @@ pub struct AbilityData {
     /// Where activation may come from.
     #[serde(default)]
     pub net: NetPolicy,
+    /// The range `(min, max)` a client's event magnitude may take (an
+    /// amount to drink, a charge level). Without it, an event from a client
+    /// that carries a magnitude is refused: clients do not choose numbers
+    /// the ability has not bounded.
+    #[serde(default)]
+    pub client_magnitude: Option<(f64, f64)>,
     /// Activating again while active ends the running instance and starts
     /// a new one (otherwise it fails with `AlreadyActive`).
     #[serde(default)]

@@ -107,6 +107,9 @@ pub struct AbilityDef {
     pub cooldown: Option<Cooldown>,
     /// Net policy.
     pub net: NetPolicy,
+    /// The range a client's event magnitude may take (`None`: clients send
+    /// none).
+    pub client_magnitude: Option<(f64, f64)>,
     /// Restart when triggered while active.
     pub retrigger: bool,
     /// What it does.
@@ -347,9 +350,31 @@ fn compile(
         cost: cost_of(data, effects),
         cooldown,
         net: data.net,
+        client_magnitude: client_magnitude(file, data, errors),
         retrigger: data.retrigger,
         behaviour,
     }
+}
+
+/// The client magnitude bounds: finite, and in order.
+fn client_magnitude(
+    file: &SourceFile,
+    data: &AbilityData,
+    errors: &mut LoadErrors,
+) -> Option<(f64, f64)> {
+    let (min, max) = data.client_magnitude?;
+    if !(min.is_finite() && max.is_finite() && min <= max) {
+        errors.push(file.error_after(
+            &data.name,
+            "client_magnitude",
+            format!(
+                "ability `{}`: client_magnitude must be two finite numbers, the smaller first, found ({min}, {max})",
+                data.name
+            ),
+        ));
+        return None;
+    }
+    Some((min, max))
 }
 
 /// The cost effect, when it resolves (an unknown one is reported once, by

@@ -26,6 +26,14 @@ pub enum Origin {
 
 /// A gameplay event sent to an entity: player input, AI decisions, UI
 /// buttons and cheats all use this one channel.
+///
+/// It is serializable because snapshots hold the events instances were
+/// activated by and the events still queued, origin included. **Never
+/// deserialize one from a client's message**: a client would choose its
+/// own origin (`Server`) and instigator. Read client messages into a
+/// [`ClientEvent`], which holds only what a client may set, and turn it
+/// into an event with [`ClientEvent::into_event`] on the server's receive
+/// path.
 #[derive(Copy, Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GameplayEvent {
     /// What happened (`Action.Trigger.Combat.Engage`).
@@ -92,5 +100,48 @@ impl GameplayEvent {
     pub fn from_client(mut self, client: ClientId) -> Self {
         self.origin = Origin::Client(client);
         self
+    }
+}
+
+/// What a client may send: the fields of a [`GameplayEvent`] a client
+/// chooses. Deserialize client messages into this, never into a
+/// `GameplayEvent`; the server's receive path then sets what only it
+/// knows ([`into_event`](Self::into_event)). The context still checks
+/// what the client chose: the entity must be the client's, the ability
+/// must accept client input (`LocalPredicted`), and a magnitude must lie
+/// in the ability's `client_magnitude`.
+#[derive(Copy, Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClientEvent {
+    /// What the client asks for (`Action.Trigger.Combat.Engage`).
+    pub tag: Tag,
+    /// Whom it is aimed at.
+    #[serde(default)]
+    pub target: Option<Entity>,
+    /// A number, within the ability's `client_magnitude`.
+    #[serde(default)]
+    pub magnitude: Option<f64>,
+    /// An id whose meaning the ability decides (a spell, an item), which
+    /// the ability validates.
+    #[serde(default)]
+    pub object: Option<u32>,
+    /// A tag the ability validates (a style).
+    #[serde(default)]
+    pub payload: Option<Tag>,
+}
+
+impl ClientEvent {
+    /// The event the server handles: from `client`, instigated by `sender`
+    /// (the entity the client acts as, which the event is sent to).
+    pub fn into_event(self, client: ClientId, sender: Entity) -> GameplayEvent {
+        GameplayEvent {
+            tag: self.tag,
+            instigator: Some(sender),
+            target: self.target,
+            magnitude: self.magnitude,
+            object: self.object,
+            payload: self.payload,
+            origin: Origin::Client(client),
+        }
     }
 }

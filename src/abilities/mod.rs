@@ -39,8 +39,8 @@ pub use data::{
 pub use def::{
     AbilityDef, AbilityDefs, AbilityId, Behaviour, BehaviourId, Cooldown, EffectApplication,
 };
-pub use event::{ClientId, GameplayEvent, NetOwner, Origin};
-pub use outcome::{ActivationFailure, EndReason, WakeReason};
+pub use event::{ClientEvent, ClientId, GameplayEvent, NetOwner, Origin};
+pub use outcome::{ActivationFailure, ClientField, EndReason, WakeReason};
 pub use state::{InstanceKey, Wait};
 pub use system::AbilitySystem;
 

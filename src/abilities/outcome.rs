@@ -18,6 +18,9 @@ use crate::time::SimDuration;
 pub enum ActivationFailure {
     /// The event's origin may not activate this ability on this entity.
     Authority,
+    /// A client's event sets what a client may not: another entity as its
+    /// instigator, or a magnitude outside the ability's `client_magnitude`.
+    ClientInput(ClientField),
     /// The ability is already running and does not retrigger.
     AlreadyActive,
     /// The owner matches the ability's `activation_blocked` query; `tag`
@@ -65,6 +68,7 @@ impl ActivationFailure {
     pub fn tag(&self, tags: &TagRegistry) -> Tag {
         match *self {
             ActivationFailure::Authority => tags[native::FAIL_AUTHORITY],
+            ActivationFailure::ClientInput(_) => tags[native::FAIL_INVALID_PAYLOAD],
             ActivationFailure::AlreadyActive => tags[native::FAIL_ALREADY_ACTIVE],
             ActivationFailure::BlockedByTags { .. } | ActivationFailure::BlockedByAbility(_) => {
                 tags[native::FAIL_BLOCKED_BY_TAGS]
@@ -111,6 +115,12 @@ impl ActivationFailure {
             ActivationFailure::Cost { attribute } => {
                 Some(catalog.attributes().name(attribute).to_owned())
             }
+            ActivationFailure::ClientInput(ClientField::Instigator) => {
+                Some("a client's event names another entity as instigator".to_owned())
+            }
+            ActivationFailure::ClientInput(ClientField::Magnitude) => {
+                Some("a client's magnitude outside the ability's client_magnitude".to_owned())
+            }
             ActivationFailure::CannotApply(effect) => Some(
                 catalog
                     .effects()
@@ -121,6 +131,16 @@ impl ActivationFailure {
             _ => None,
         }
     }
+}
+
+/// A field of a gameplay event a client may not set as it did.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ClientField {
+    /// The instigator: a client's event is instigated by the entity it is
+    /// sent to (or by no one).
+    Instigator,
+    /// The magnitude: within the ability's `client_magnitude`, or none.
+    Magnitude,
 }
 
 /// Why an active ability ended. Every end path runs the ability's teardown

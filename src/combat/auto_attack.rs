@@ -17,6 +17,7 @@ use std::sync::Arc;
 
 use hecs::{Entity, World};
 
+use super::cast::cast_gates;
 use super::combatant::Combatant;
 use super::native;
 use super::record::{ChasePhase, CombatRecord};
@@ -166,19 +167,32 @@ impl AutoAttack {
             .ok()
             .and_then(|c| c.targeting.pending_weave.take());
         if let Some(spell) = weave {
+            // Every gate of the manual cast, again: the spellbook, the
+            // level or the range may have changed since it was queued.
+            let now = cx.gas.now();
+            let gates = cast_gates(
+                runtime,
+                cx.world,
+                now,
+                (cx.owner, target),
+                Some(spell.index() as u32),
+            );
             let attack = Attack::Cast {
                 spell,
                 weaved: true,
             };
-            match resolve(
-                runtime,
-                cx.world,
-                cx.gas,
-                cx.owner,
-                target,
-                attack,
-                stats.style,
-            ) {
+            let resolved = gates.and_then(|_| {
+                resolve(
+                    runtime,
+                    cx.world,
+                    cx.gas,
+                    cx.owner,
+                    target,
+                    attack,
+                    stats.style,
+                )
+            });
+            match resolved {
                 Ok(_) => return defs.spell(spell).map(|s| s.cast_interval),
                 Err(reason) => record_failure(cx.gas, cx.owner, target, reason),
             }

@@ -24,6 +24,7 @@ use super::stats::active_style;
 use crate::abilities::{AbilityBehaviour, AbilityCx, AbilitySystem, Activation, EndReason};
 use crate::gas::Gas;
 use crate::tags::Tag;
+use crate::time::SimTime;
 
 /// The spell an event names (its object id), validated against the caster.
 pub(crate) fn validate_spell(
@@ -52,6 +53,35 @@ pub(crate) fn validate_spell(
     Ok(spell_id)
 }
 
+/// Every read-only gate of a cast of spell `raw` by `caster` at `target`:
+/// target alive, spell learned, level, in range ("Out of range.", no
+/// walk-up), runes. The manual cast checks them before commit; a queued
+/// weave checks them again when it resolves (the spellbook may have
+/// changed since it was queued).
+pub(crate) fn cast_gates(
+    runtime: &CombatRuntime,
+    world: &World,
+    now: SimTime,
+    (caster, target): (Entity, Entity),
+    raw: Option<u32>,
+) -> Result<SpellId, Tag> {
+    let tags = runtime.tags();
+    if !runtime.is_alive(world, target) {
+        return Err(tags[native::FAIL_TARGET_DEAD]);
+    }
+    let spell_id = validate_spell(runtime, world, caster, raw)?;
+    let spell = runtime
+        .defs()
+        .spell(spell_id)
+        .ok_or(tags[native::FAIL_INVALID_PAYLOAD])?;
+    let range = resolve_spell_range(&runtime.defs().settings, spell);
+    if !runtime.in_range(world, caster, target, range, now) {
+        return Err(tags[native::FAIL_OUT_OF_RANGE]);
+    }
+    super::consume::check_runes(runtime, world, caster, spell)?;
+    Ok(spell_id)
+}
+
 /// The standalone manual cast (`behaviour: Registered("CastSpell")`).
 pub struct CastSpell(pub Arc<CombatRuntime>);
 
@@ -65,21 +95,9 @@ impl AbilityBehaviour for CastSpell {
         activation: &Activation<'_>,
     ) -> Result<(), Tag> {
         let runtime = &self.0;
-        let tags = runtime.tags();
         let target = runtime.attack_target(world, activation)?;
-        if !runtime.is_alive(world, target) {
-            return Err(tags[native::FAIL_TARGET_DEAD]);
-        }
-        let spell_id = validate_spell(runtime, world, activation.owner, activation.event.object)?;
-        let spell = runtime
-            .defs()
-            .spell(spell_id)
-            .ok_or(tags[native::FAIL_INVALID_PAYLOAD])?;
-        let range = resolve_spell_range(&runtime.defs().settings, spell);
-        if !runtime.in_range(world, activation.owner, target, range, gas.now()) {
-            return Err(tags[native::FAIL_OUT_OF_RANGE]);
-        }
-        super::consume::check_runes(runtime, world, activation.owner, spell)
+        let spell = activation.event.object;
+        cast_gates(runtime, world, gas.now(), (activation.owner, target), spell).map(|_| ())
     }
 
     fn activate(&self, cx: &mut AbilityCx<'_>) {

@@ -10,8 +10,8 @@ use smallvec::SmallVec;
 use super::{Gas, Timer};
 use crate::abilities::{
     AbilityBehaviour, AbilityDef, AbilityId, AbilitySystem, Activation, ActivationFailure,
-    Behaviour, EndReason, GameplayEvent, Granted, Instance, InstanceKey, NetOwner, NetPolicy,
-    Origin, Recipient, Wait, WakeReason,
+    Behaviour, ClientField, EndReason, GameplayEvent, Granted, Instance, InstanceKey, NetOwner,
+    NetPolicy, Origin, Recipient, Wait, WakeReason,
 };
 use crate::attributes::ModOp;
 use crate::diagnostics::nearest;
@@ -71,6 +71,9 @@ pub struct EventOutcome {
     pub activations: SmallVec<[(AbilityId, Result<InstanceKey, ActivationFailure>); 2]>,
     /// How many waiting instances the event woke.
     pub woken: usize,
+    /// How many waiting instances it could not wake: a client's event
+    /// reaching an instance the client may not drive.
+    pub refused_wakes: usize,
 }
 
 impl EventOutcome {
@@ -221,12 +224,12 @@ impl Gas {
             let Ok(system) = world.get::<&AbilitySystem>(to) else {
                 return outcome;
             };
-            let waiting: SmallVec<[InstanceKey; 2]> = system
+            let waiting: SmallVec<[(InstanceKey, AbilityId); 2]> = system
                 .abilities
                 .instances
                 .iter()
                 .filter(|(_, i)| matches!(i.wait, Wait::Event(t) if event.tag.matches(t)))
-                .map(|(k, _)| k)
+                .map(|(k, i)| (k, i.ability))
                 .collect();
             let abilities = self.catalog.abilities();
             let owned = system.tags().tags();
@@ -242,7 +245,18 @@ impl Gas {
                 .collect();
             (waiting, triggered)
         };
-        for instance in waiting {
+        for (instance, ability) in waiting {
+            // A client's event wakes only what it could have activated.
+            let def = self.catalog.abilities().def(ability);
+            if let Err(reason) = client_may(world, to, def, &event) {
+                self.record(TraceKind::AbilityFailed {
+                    owner: to,
+                    ability,
+                    reason,
+                });
+                outcome.refused_wakes += 1;
+                continue;
+            }
             if self.clear_wait(world, to, instance, |w| matches!(w, Wait::Event(_))) {
                 outcome.woken += 1;
                 self.wake(world, to, instance, WakeReason::Event(event));
@@ -365,12 +379,7 @@ impl Gas {
             .granted(ability)
             .ok_or(ActivationFailure::NoBehaviour)?;
         // 1. Authority.
-        if let Origin::Client(client) = event.origin {
-            let owned = world.get::<&NetOwner>(owner).is_ok_and(|o| o.0 == client);
-            if !owned || def.net != NetPolicy::LocalPredicted {
-                return Err(ActivationFailure::Authority);
-            }
-        }
+        client_may(world, owner, def, event)?;
         // 2. Already active.
         let running = system.abilities.instance_of(ability);
         if running.is_some() && !def.retrigger {
@@ -979,4 +988,36 @@ fn first_missing(query: &crate::tags::TagQuery, owned: &TagSet) -> Option<Tag> {
     query.collect_tags(&mut named);
     let missing = named.iter().find(|&t| !owned.has(t));
     missing
+}
+
+/// The one authority rule, on every path a client's event takes
+/// (activation, wake-up; the weave queue is an activation): the entity
+/// must be the client's and the ability `LocalPredicted`; the event's
+/// instigator, if any, is that entity; a magnitude lies in the ability's
+/// `client_magnitude`. Server events pass.
+fn client_may(
+    world: &World,
+    owner: Entity,
+    def: &AbilityDef,
+    event: &GameplayEvent,
+) -> Result<(), ActivationFailure> {
+    let Origin::Client(client) = event.origin else {
+        return Ok(());
+    };
+    let owned = world.get::<&NetOwner>(owner).is_ok_and(|o| o.0 == client);
+    if !owned || def.net != NetPolicy::LocalPredicted {
+        return Err(ActivationFailure::Authority);
+    }
+    if event.instigator.is_some_and(|i| i != owner) {
+        return Err(ActivationFailure::ClientInput(ClientField::Instigator));
+    }
+    if let Some(magnitude) = event.magnitude {
+        let within = def
+            .client_magnitude
+            .is_some_and(|(min, max)| (min..=max).contains(&magnitude));
+        if !within {
+            return Err(ActivationFailure::ClientInput(ClientField::Magnitude));
+        }
+    }
+    Ok(())
 }

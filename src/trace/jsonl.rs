@@ -231,6 +231,13 @@ pub fn render_json(
                     o.str("attribute", cx.attribute(attribute))
                 }
                 ActivationFailure::CannotApply(effect) => o.str("effect", cx.effect(effect)),
+                ActivationFailure::ClientInput(field) => o.str(
+                    "client_field",
+                    match field {
+                        crate::abilities::ClientField::Instigator => "instigator",
+                        crate::abilities::ClientField::Magnitude => "magnitude",
+                    },
+                ),
                 _ => {}
             }
         }
