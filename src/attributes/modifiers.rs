@@ -78,6 +78,14 @@ pub(crate) struct Modifiers {
 }
 
 impl Modifiers {
+    /// True when every modifier names an attribute below `count` and has a
+    /// finite value.
+    pub(crate) fn is_valid(&self, count: usize) -> bool {
+        self.entries
+            .iter()
+            .all(|e| e.attribute.index() < count && e.value.is_finite())
+    }
+
     pub fn insert(&mut self, attribute: AttributeId, op: ModOp, value: f64, source: SourceId) {
         let entry = ModEntry {
             attribute,

@@ -259,6 +259,11 @@ impl AttributeSchema {
         self.profile_names.iter().nth(id.index()).unwrap_or("?")
     }
 
+    /// Number of derived profiles, the rule-less one included.
+    pub fn profile_count(&self) -> usize {
+        self.profiles.len()
+    }
+
     /// The derived profile called `name`.
     pub fn profile(&self, name: &str) -> Option<ProfileId> {
         self.profile_names.get(name).map(ProfileId::new)

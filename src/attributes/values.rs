@@ -100,6 +100,37 @@ pub struct Attributes {
 }
 
 impl Attributes {
+    /// What values read from outside (a snapshot) must satisfy to be used
+    /// with `schema`: one value per attribute, a known profile, modifiers
+    /// on known attributes, every number finite.
+    pub(crate) fn check(&self, schema: &AttributeSchema) -> Result<(), String> {
+        let count = schema.len();
+        if self.base.len() != count || self.current.len() != count {
+            return Err(format!(
+                "{} attribute values where the catalog has {count}",
+                self.base.len()
+            ));
+        }
+        if self.profile.index() >= schema.profile_count() {
+            return Err(format!(
+                "derived profile #{} is not in this catalog",
+                self.profile.index()
+            ));
+        }
+        if !self.modifiers.is_valid(count) {
+            return Err("a modifier names an unknown attribute or is not finite".into());
+        }
+        if self
+            .base
+            .iter()
+            .chain(&self.current)
+            .any(|v| !v.is_finite())
+        {
+            return Err("an attribute value is not finite".into());
+        }
+        Ok(())
+    }
+
     /// Default base values, no modifiers, no derived profile.
     pub fn new(schema: &AttributeSchema) -> Self {
         Self::with_profile(schema, ProfileId::NONE)

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use super::content::ContentFile;
 use super::section::TopLevelKeys;
 use super::section::{BuiltSection, ContentSection, Fingerprint, SectionBuilder, SectionCx};
-use crate::abilities::AbilityDefs;
-use crate::attributes::AttributeSchema;
+use crate::abilities::{AbilityDefs, BehaviourId};
+use crate::attributes::{AttributeSchema, ProfileId};
 use crate::diagnostics::{nearest, Diagnostic, LoadErrors, SourceFile};
 use crate::effects::{
     Calculations, EffectDefs, ExecutionCalculation, MagnitudeCalculation, PendingCalculations,
@@ -86,8 +86,8 @@ impl Catalog {
     }
 
     /// A hash of everything ids depend on: every name the catalog numbers
-    /// (tags, attributes, effects, abilities, each module's definitions),
-    /// in id order. Two catalogs with the same fingerprint give every id the
+    /// (tags, attributes, derived profiles, effects, abilities, behaviours,
+    /// calculations, each module's definitions), in id order. Two catalogs with the same fingerprint give every id the
     /// same meaning, so state saved under one (a rollback snapshot) may be
     /// restored under the other.
     pub fn fingerprint(&self) -> u64 {
@@ -107,6 +107,23 @@ impl Catalog {
         }
         for id in self.abilities.ids() {
             hash.write_name(&self.abilities.def(id).name);
+        }
+        // What else ids index: derived profiles, behaviours, calculations.
+        let schema = &self.attributes;
+        for index in 0..schema.profile_count() {
+            hash.write_name(schema.profile_name(ProfileId::new(index)));
+        }
+        for index in 0..self.abilities.behaviour_count() {
+            hash.write_name(
+                self.abilities
+                    .behaviour_name(BehaviourId::from_index(index)),
+            );
+        }
+        for name in self.calculations.execution_names().iter() {
+            hash.write_name(name);
+        }
+        for name in self.calculations.magnitude_names().iter() {
+            hash.write_name(name);
         }
         for section in &self.sections {
             hash.write_u64(section.fingerprint);

@@ -45,7 +45,7 @@ pub use execution::{Execution, MetaOutcome};
 pub use host::{ApplyOutcome, EffectHost, EffectTimer};
 pub use spec::{EffectSpec, SetByCallerError};
 
-pub(crate) use active::Captures;
+pub(crate) use active::{ActiveEffect, Captures};
 pub(crate) use calculation::PendingCalculations;
 pub(crate) use cx::{Defs, EffectCx, FollowUp, TagLog};
 pub(crate) use execution::{Calculated, Executing};

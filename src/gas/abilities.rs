@@ -117,6 +117,11 @@ impl Gas {
         Ok(())
     }
 
+    /// True when the behaviour `id` is registered.
+    pub(crate) fn has_behaviour(&self, id: crate::abilities::BehaviourId) -> bool {
+        self.behaviours.get(id.index()).is_some_and(Option::is_some)
+    }
+
     /// Behaviour names the catalog uses that no one has registered.
     pub fn missing_behaviours(&self) -> Vec<&str> {
         let abilities = self.catalog.abilities();

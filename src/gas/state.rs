@@ -41,6 +41,11 @@ impl GasState {
         self.now
     }
 
+    /// The payloads of the saved pending timers.
+    pub(crate) fn timer_payloads(&self) -> impl Iterator<Item = &super::Timer> + '_ {
+        self.timers.payloads()
+    }
+
     /// Entities waiting for a reconcile, whose components carry the
     /// matching `queued` flag.
     pub(crate) fn dirty(&self) -> &VecDeque<Entity> {

@@ -42,6 +42,14 @@ impl fmt::Display for NotHeld {
 impl std::error::Error for NotHeld {}
 
 impl TagCounts {
+    /// True when every tag is one of `registry`'s, every count positive, and
+    /// the present set matches the counted tags.
+    pub(crate) fn is_valid_in(&self, registry: &crate::tags::TagRegistry) -> bool {
+        self.present.is_valid_in(registry)
+            && self.counts.iter().all(|&(t, n)| n > 0 && registry.knows(t))
+            && self.counts.iter().map(|&(t, _)| t).collect::<TagSet>() == self.present
+    }
+
     /// No tags.
     pub fn new() -> Self {
         Self::default()

@@ -79,6 +79,12 @@ impl TagRegistry {
         self.tags.get(index).copied()
     }
 
+    /// True when `tag` is one of this registry's (ids from elsewhere, a
+    /// damaged save, are not).
+    pub fn knows(&self, tag: Tag) -> bool {
+        self.by_index(tag.index()) == Some(tag)
+    }
+
     /// The tag called `name`, if it exists. A hash lookup: load time only.
     pub fn get(&self, name: &str) -> Option<Tag> {
         self.by_name.get(name).copied()

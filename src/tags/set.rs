@@ -33,6 +33,12 @@ pub struct TagSet {
 }
 
 impl TagSet {
+    /// True when every member is one of `registry`'s and the set is in its
+    /// canonical form (what a set read from outside must satisfy).
+    pub(crate) fn is_valid_in(&self, registry: &crate::tags::TagRegistry) -> bool {
+        self.iter().all(|t| registry.knows(t)) && self.iter().collect::<TagSet>() == *self
+    }
+
     /// An empty set.
     pub fn new() -> Self {
         Self::default()

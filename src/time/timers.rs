@@ -473,6 +473,11 @@ pub(crate) struct SavedTimers<P> {
 }
 
 impl<P> SavedTimers<P> {
+    /// The payloads of the pending timers.
+    pub(crate) fn payloads(&self) -> impl Iterator<Item = &P> + '_ {
+        self.payloads.values()
+    }
+
     /// Checks what a saved queue from outside must satisfy: every payload
     /// has exactly one timer, sequence numbers are unique and from the past.
     fn validate(&self) -> Result<(), &'static str> {

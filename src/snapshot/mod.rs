@@ -67,6 +67,8 @@ use crate::checksum::checksum_of;
 use crate::gas::{Gas, GasState};
 use crate::trace::Name;
 
+mod validate;
+
 /// Version of the snapshot layout; bumped whenever a saved type changes.
 const FORMAT: u32 = 2;
 
@@ -227,6 +229,9 @@ pub enum SnapshotError {
     /// A saved entity's handle slot is held by an entity without gaskit
     /// components (one of the game's), which a restore will not destroy.
     HandleInUse(Entity),
+    /// The snapshot holds an id this context's catalog does not have, or a
+    /// running instance whose behaviour is not registered here.
+    Invalid(String),
 }
 
 impl fmt::Display for SnapshotError {
@@ -246,6 +251,7 @@ impl fmt::Display for SnapshotError {
                 f,
                 "the handle slot of saved entity {entity:?} is held by a game entity without gaskit components"
             ),
+            SnapshotError::Invalid(why) => write!(f, "snapshot does not fit this context: {why}"),
         }
     }
 }
@@ -309,6 +315,7 @@ impl<C: SnapshotComponents> Snapshot<C> {
                 current,
             });
         }
+        self.check_against(gas)?;
         let saved = |entity: Entity| {
             self.entities
                 .binary_search_by_key(&entity.id(), |e| e.entity.id())

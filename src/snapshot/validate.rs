@@ -1,0 +1,148 @@
+//! Checking a snapshot against the context it is restored into, before
+//! anything changes: every id it holds must mean something in this
+//! catalog, and every running instance's behaviour must be registered.
+//! A snapshot is trusted state, but a damaged file or a catalog that
+//! changed under the same fingerprint must be refused, never half-loaded
+//! into a panic on the next step.
+
+use super::{Snapshot, SnapshotComponents, SnapshotError};
+use crate::abilities::{AbilitySystem, Behaviour, GameplayEvent, Wait};
+use crate::catalog::Catalog;
+use crate::effects::{ActiveEffect, EffectSpec};
+use crate::gas::{Gas, Timer};
+use crate::tags::TagRegistry;
+
+impl<C: SnapshotComponents> Snapshot<C> {
+    /// Every id the snapshot holds is one of `gas`'s catalog's, and every
+    /// instance's behaviour is registered with `gas`.
+    pub(super) fn check_against(&self, gas: &Gas) -> Result<(), SnapshotError> {
+        let catalog = gas.catalog();
+        for state in &self.entities {
+            if let Some(system) = &state.system {
+                check_system(catalog, gas, system)
+                    .map_err(|why| invalid(format!("entity {:?}: {why}", state.entity)))?;
+            }
+        }
+        for timer in self.gas.timer_payloads() {
+            if let Timer::Event { event, .. } = timer {
+                check_event(catalog.tags(), event)
+                    .map_err(|why| invalid(format!("a queued event: {why}")))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn invalid(why: String) -> SnapshotError {
+    SnapshotError::Invalid(why)
+}
+
+fn check_system(catalog: &Catalog, gas: &Gas, system: &AbilitySystem) -> Result<(), String> {
+    let tags = catalog.tags();
+    let host = &system.host;
+    host.attributes.check(catalog.attributes())?;
+    let tags_ok = host.tags.is_valid_in(tags)
+        && host.appeared.is_valid_in(tags)
+        && host.vanished.is_valid_in(tags)
+        && system.abilities.loose.is_valid_in(tags)
+        && system.abilities.saved_loose.is_valid_in(tags)
+        && system.abilities.blocked.is_valid_in(tags);
+    if !tags_ok {
+        return Err("a tag is not in this catalog".into());
+    }
+    for effect in host.effects.values() {
+        check_effect(catalog, effect)?;
+    }
+    let abilities = catalog.abilities();
+    for granted in &system.abilities.granted {
+        if abilities.try_def(granted.ability).is_none() {
+            return Err(format!(
+                "ability #{} is not in this catalog",
+                granted.ability.index()
+            ));
+        }
+    }
+    for instance in system.abilities.instances.values() {
+        let def = abilities.try_def(instance.ability).ok_or_else(|| {
+            format!(
+                "ability #{} is not in this catalog",
+                instance.ability.index()
+            )
+        })?;
+        check_event(tags, &instance.event)?;
+        let wait_ok = match instance.wait {
+            Wait::Event(t) | Wait::TagAdded(t) | Wait::TagRemoved(t) => tags.knows(t),
+            Wait::AttributeBelow(a, v) | Wait::AttributeAbove(a, v) => {
+                a.index() < catalog.attributes().len() && v.is_finite()
+            }
+            Wait::Nothing | Wait::Delay | Wait::EffectRemoved(_) => true,
+        };
+        if !wait_ok {
+            return Err(format!(
+                "`{}` waits on something not in this catalog",
+                def.name
+            ));
+        }
+        if let Behaviour::Registered(id) = def.behaviour {
+            if !gas.has_behaviour(id) {
+                return Err(format!(
+                    "`{}` is running, and its behaviour `{}` is not registered with this context",
+                    def.name,
+                    abilities.behaviour_name(id)
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_effect(catalog: &Catalog, effect: &ActiveEffect) -> Result<(), String> {
+    let def = catalog
+        .effects()
+        .try_def(effect.def)
+        .ok_or_else(|| format!("effect #{} is not in this catalog", effect.def.index()))?;
+    check_spec(catalog, &effect.spec)?;
+    if effect.spec.effect != effect.def
+        || effect.magnitudes.len() != def.modifiers.len()
+        || effect.stacks == 0
+        || effect.magnitudes.iter().any(|m| !m.is_finite())
+    {
+        return Err(format!(
+            "active effect `{}` does not fit its definition",
+            def.name
+        ));
+    }
+    let attributes = catalog.attributes().len();
+    if effect
+        .captures
+        .iter()
+        .any(|&(_, a, v)| a.index() >= attributes || !v.is_finite())
+    {
+        return Err(format!(
+            "active effect `{}` captured an unknown attribute",
+            def.name
+        ));
+    }
+    Ok(())
+}
+
+fn check_spec(catalog: &Catalog, spec: &EffectSpec) -> Result<(), String> {
+    let tags = catalog.tags();
+    let keys_ok = spec
+        .set_by_caller_entries()
+        .iter()
+        .all(|&(key, value)| tags.knows(key) && value.is_finite());
+    if catalog.effects().try_def(spec.effect).is_none() || !spec.tags.is_valid_in(tags) || !keys_ok
+    {
+        return Err("an effect spec names something not in this catalog".into());
+    }
+    Ok(())
+}
+
+fn check_event(tags: &TagRegistry, event: &GameplayEvent) -> Result<(), String> {
+    let magnitude_ok = event.magnitude.is_none_or(f64::is_finite);
+    if !tags.knows(event.tag) || event.payload.is_some_and(|p| !tags.knows(p)) || !magnitude_ok {
+        return Err("an event names a tag not in this catalog".into());
+    }
+    Ok(())
+}
