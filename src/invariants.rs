@@ -40,7 +40,8 @@ use crate::time::TimerKey;
 ///   ability has ended);
 /// - every pending timer belongs to a live effect or a waiting ability
 ///   instance that still holds that very timer (so none can fire for
-///   something that ended);
+///   something that ended), or to an entity game code despawned outside the
+///   context (it fires into nothing);
 ///
 /// then every check a game module registered with
 /// [`Gas::add_invariant`](crate::Gas::add_invariant) (the combat layer's
@@ -177,6 +178,14 @@ fn timer_problem(world: &World, key: TimerKey, timer: &Timer) -> Option<String> 
         })
     };
     match *timer {
+        // Game code may despawn an entity behind the context's back (a raw
+        // `world.despawn`): its timers fire into nothing.
+        Timer::Effect(EffectTimer::Expire { entity, .. } | EffectTimer::Period { entity, .. })
+            if !world.contains(entity) =>
+        {
+            None
+        }
+        Timer::AbilityWake { owner, .. } if !world.contains(owner) => None,
         Timer::Effect(EffectTimer::Expire {
             entity,
             key: effect,

@@ -327,7 +327,7 @@ pub use effects::{
     SetByCallerError, StackBy, StackExpiry, Stacking, StackingData,
 };
 pub use gas::{
-    AbilityError, Advance, EffectHook, EventOutcome, Gas, Observe, Threshold, WorkLimits,
+    AbilityError, Advance, EffectHook, EventOutcome, Gas, Observe, Reserved, Threshold, WorkLimits,
 };
 pub use names::Named;
 pub use tags::native;

@@ -33,7 +33,14 @@ pub(super) fn check(runtime: &CombatRuntime, world: &World, gas: &Gas, broken: &
                 combatant.attackers.current.len()
             )));
         }
-        for &attacker in &combatant.attackers.current {
+        // An attacker despawned behind the context's back is swept out at
+        // the next engagement; until then it is dead weight, not a break.
+        for &attacker in combatant
+            .attackers
+            .current
+            .iter()
+            .filter(|&&a| world.contains(a))
+        {
             if !attacking(attacker, entity) {
                 broken.push(at(&format!("attacker {attacker:?} is not attacking it")));
             }

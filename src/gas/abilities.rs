@@ -624,9 +624,7 @@ impl Gas {
             (instance, to_cancel)
         };
         if let Some(target) = event.target.filter(|&t| t != owner) {
-            if let Ok(target_system) = world.query_one_mut::<&mut AbilitySystem>(target) {
-                target_system.abilities.targeted_by.push((owner, instance));
-            }
+            note_targeting(world, target, (owner, instance));
         }
         self.trace.record(
             self.now,
@@ -822,8 +820,9 @@ impl Gas {
 
     /// Despawns `entity` after ending its instances (`OwnerDespawned`) and
     /// the instances of others that target it (`TargetLost`), so every
-    /// teardown runs, and cancelling its effects' timers. Returns `false`
-    /// if the entity did not exist.
+    /// teardown runs, and cancelling its effects' timers. With a rollback
+    /// window its handle is kept ([`Reserved`](crate::Reserved)) until the
+    /// window has passed. Returns `false` if the entity did not exist.
     pub fn despawn(&mut self, world: &mut World, entity: Entity) -> bool {
         let (own, targeting) = match world.get::<&AbilitySystem>(entity) {
             Ok(system) => (
@@ -854,7 +853,7 @@ impl Gas {
             }
         }
         self.live_holders.retain(|&holder| holder != entity);
-        let despawned = world.despawn(entity).is_ok();
+        let despawned = self.retire(world, entity);
         self.reconcile(world);
         despawned
     }
@@ -1025,4 +1024,30 @@ fn client_may(
         }
     }
     Ok(())
+}
+
+/// Records on `target` that an instance targets it. Entries whose owner
+/// was despawned behind the context's back (a raw `world.despawn`) are
+/// swept out each time the list doubles, so it never holds more than
+/// twice the live entries.
+fn note_targeting(world: &mut World, target: Entity, entry: (Entity, InstanceKey)) {
+    let live = |&(owner, instance): &(Entity, InstanceKey)| {
+        world
+            .get::<&AbilitySystem>(owner)
+            .is_ok_and(|s| s.abilities.instances.contains_key(instance))
+    };
+    let swept: Option<SmallVec<[(Entity, InstanceKey); 2]>> = {
+        let Ok(system) = world.get::<&AbilitySystem>(target) else {
+            return;
+        };
+        let list = &system.abilities.targeted_by;
+        (list.len() >= 8 && list.len().is_power_of_two())
+            .then(|| list.iter().copied().filter(live).collect())
+    };
+    if let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(target) {
+        if let Some(swept) = swept {
+            system.abilities.targeted_by = swept;
+        }
+        system.abilities.targeted_by.push(entry);
+    }
 }

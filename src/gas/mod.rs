@@ -11,6 +11,7 @@ mod follow_ups;
 mod hooks;
 mod observers;
 mod reconcile;
+mod reserved;
 mod state;
 mod waits;
 
@@ -25,6 +26,7 @@ use serde::{Deserialize, Serialize};
 pub use abilities::{AbilityError, EventOutcome};
 pub use hooks::EffectHook;
 pub use observers::{Observe, Threshold};
+pub use reserved::Reserved;
 pub(crate) use state::GasState;
 
 use crate::abilities::{AbilityBehaviour, AbilitySystem, GameplayEvent, InstanceKey};
@@ -159,6 +161,10 @@ pub struct Gas {
     instant_work: (SimTime, u64),
     /// Timers an overloaded instant handed to the next microsecond.
     deferred_timers: u64,
+    /// How long despawned entities' handles are kept for rollbacks.
+    rollback_window: Option<SimDuration>,
+    /// The handles being kept.
+    reserved: reserved::ReservedHandles,
 }
 
 impl Gas {
@@ -205,6 +211,8 @@ impl Gas {
             limits: WorkLimits::default(),
             instant_work: (SimTime::ZERO, 0),
             deferred_timers: 0,
+            rollback_window: None,
+            reserved: reserved::ReservedHandles::new(),
         }
     }
 
@@ -367,6 +375,7 @@ impl Gas {
     /// microsecond ([`deferred_timers`](Self::deferred_timers)). No content
     /// can hang the caller.
     pub fn advance_to(&mut self, world: &mut World, to: SimTime) -> Advance {
+        self.release_reserved(world);
         self.reconcile(world);
         let mut handled = 0u64;
         while handled < self.limits.per_call {

@@ -1,15 +1,28 @@
 //! [`Snapshot`]: the whole gaskit state of a world, saved and restored for
 //! rollback netcode, replays and tests.
 //!
-//! A snapshot holds the core's components of every entity that has one
-//! ([`AbilitySystem`]: attributes, active effects with their remaining
-//! times, tags and counts, granted abilities and long-running instances with
-//! their pending waits; [`Name`]; [`NetOwner`]), the components of the game
-//! modules named by its type parameter, and the context's state (clock,
-//! timers, RNG position, reconcile queue). Restoring it into a world and
-//! context built over the same catalog gives a state from which every later
-//! step is identical to the original run (entities spawned afterwards
-//! aside: hecs hands out their handles).
+//! A snapshot holds what a rollback owns: every entity with an
+//! [`AbilitySystem`] (attributes, active effects with their remaining
+//! times, tags and counts, granted abilities and long-running instances
+//! with their pending waits and state), with its [`Name`], [`NetOwner`] and
+//! the components of the game modules named by its type parameter; and the
+//! context's state (clock, timers, RNG position, reconcile queue). Entities
+//! without an `AbilitySystem` are the game's: never saved, never touched
+//! by a restore. Restoring into a world and context built over the same
+//! catalog gives a state from which every later step is identical to the
+//! original run (entities spawned afterwards aside: hecs hands out their
+//! handles).
+//!
+//! # Handles across despawns
+//!
+//! A restore puts each entity back under its own handle. hecs reuses a
+//! despawned entity's slot for the next spawn, so a game that rolls back
+//! sets a rollback window ([`Gas::set_rollback_window`]): entities
+//! despawned through [`Gas::despawn`] keep their handle, emptied and marked
+//! [`Reserved`](crate::Reserved), until the window has passed, and a
+//! rollback across a despawn and a respawn finds the slot free. Without it
+//! (or after a raw `world.despawn`), a restore that needs a slot one of the
+//! game's entities took is refused with [`SnapshotError::HandleInUse`].
 //!
 //! # The game's components
 //!
@@ -44,11 +57,12 @@
 //! Content and code are not state: the catalog, registered behaviours and
 //! hooks come from the context restored into, and a snapshot records the
 //! catalog's [fingerprint](crate::Catalog::fingerprint) so it is refused by
-//! a context whose ids mean other things. The trace is an output: restoring
-//! cuts the context's trace back to its length at the save (rolling back
-//! within one context) and leaves a shorter one alone. Entities keep their
-//! handles; entities holding saved component types that the snapshot does
-//! not list are despawned.
+//! a context whose ids mean other things; every id it holds is checked
+//! against the catalog, and a running instance whose behaviour is not
+//! registered is refused. The trace is an output: restoring rewinds the
+//! context's trace to where it stood at the save (rolling back within one
+//! context; see [`Trace`](crate::Trace) for draining) and leaves a trace
+//! that has not got that far alone.
 //!
 //! Snapshots are trusted local state (a rollback buffer, a replay file the
 //! server wrote). The serialized form carries a checksum, so a damaged file
@@ -64,7 +78,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::abilities::{AbilitySystem, NetOwner};
 use crate::checksum::checksum_of;
-use crate::gas::{Gas, GasState};
+use crate::gas::{Gas, GasState, Reserved};
 use crate::trace::Name;
 
 mod validate;
@@ -102,12 +116,6 @@ pub trait SnapshotComponents: 'static {
     /// Copies `entity`'s components of the set.
     fn save(world: &World, entity: Entity) -> Self::Saved;
 
-    /// True when `saved` holds at least one component.
-    fn holds_any(saved: &Self::Saved) -> bool;
-
-    /// True when `entity` has at least one component of the set.
-    fn on(world: &World, entity: Entity) -> bool;
-
     /// Puts `saved` back on `entity`, removing the set's components it
     /// does not hold.
     fn restore(world: &mut World, entity: Entity, saved: &Self::Saved);
@@ -118,14 +126,6 @@ impl SnapshotComponents for () {
 
     fn save(_: &World, _: Entity) {}
 
-    fn holds_any(_: &()) -> bool {
-        false
-    }
-
-    fn on(_: &World, _: Entity) -> bool {
-        false
-    }
-
     fn restore(_: &mut World, _: Entity, _: &()) {}
 }
 
@@ -134,14 +134,6 @@ impl<T: RollbackComponent> SnapshotComponents for T {
 
     fn save(world: &World, entity: Entity) -> Option<T> {
         world.get::<&T>(entity).ok().map(|c| (*c).clone())
-    }
-
-    fn holds_any(saved: &Option<T>) -> bool {
-        saved.is_some()
-    }
-
-    fn on(world: &World, entity: Entity) -> bool {
-        world.satisfies::<&T>(entity)
     }
 
     fn restore(world: &mut World, entity: Entity, saved: &Option<T>) {
@@ -156,14 +148,6 @@ macro_rules! tuple_components {
 
             fn save(world: &World, entity: Entity) -> Self::Saved {
                 ($($name::save(world, entity),)+)
-            }
-
-            fn holds_any(saved: &Self::Saved) -> bool {
-                false $(|| $name::holds_any(&saved.$index))+
-            }
-
-            fn on(world: &World, entity: Entity) -> bool {
-                false $(|| $name::on(world, entity))+
             }
 
             fn restore(world: &mut World, entity: Entity, saved: &Self::Saved) {
@@ -266,13 +250,14 @@ struct Sealed<S> {
 }
 
 impl<C: SnapshotComponents> Snapshot<C> {
-    /// Copies the gaskit state of `world` and `gas`: every entity holding a
-    /// core component or one of `C`, in id order.
+    /// Copies the state the rollback owns: every entity holding an
+    /// [`AbilitySystem`] (with its `Name`, `NetOwner` and `C` components),
+    /// in id order, and the context's state.
     pub fn save(world: &World, gas: &Gas) -> Snapshot<C> {
         let mut entities: Vec<EntityState<C>> = world
             .iter()
             .map(|e| e.entity())
-            .filter(|&entity| is_saved::<C>(world, entity))
+            .filter(|&entity| world.satisfies::<&AbilitySystem>(entity))
             .map(|entity| EntityState {
                 entity,
                 system: world
@@ -295,12 +280,14 @@ impl<C: SnapshotComponents> Snapshot<C> {
 
     /// Puts the saved state back into `world` and `gas`: every saved entity
     /// gets its handle and components back (components the snapshot does
-    /// not hold are removed), entities holding gaskit components that the
-    /// snapshot does not list are despawned, and the context's clock,
-    /// timers, RNG and queues are replaced. Entities without gaskit
-    /// components are the game's and are left alone. Refused, with nothing
-    /// changed, under another layout or catalog, or when a saved handle's
-    /// slot is taken by one of the game's entities.
+    /// not hold are removed; a [`Reserved`] handle is filled again),
+    /// entities with an `AbilitySystem` that the snapshot does not list
+    /// are despawned (kept as `Reserved` under a rollback window), and the
+    /// context's clock, timers, RNG and queues are replaced. Entities
+    /// without an `AbilitySystem` are the game's and are left alone.
+    /// Refused, with nothing changed, under another layout or catalog,
+    /// when an id does not fit this context, or when a saved handle's slot
+    /// is taken by one of the game's entities.
     pub fn restore(&self, world: &mut World, gas: &mut Gas) -> Result<(), SnapshotError> {
         if self.format != FORMAT {
             return Err(SnapshotError::Format {
@@ -332,20 +319,27 @@ impl<C: SnapshotComponents> Snapshot<C> {
                 "an entity id beyond any world gaskit runs".into(),
             ));
         }
-        let mut stale = Vec::new();
+        // Entities to despawn because a saved one needs their slot, and
+        // rollback entities the snapshot does not hold.
+        let mut evict = Vec::new();
+        let mut retire = Vec::new();
         for entity in world.iter().map(|e| e.entity()) {
-            let ours = is_saved::<C>(world, entity);
+            let owned = world.satisfies::<&AbilitySystem>(entity);
+            let reserved = world.satisfies::<&Reserved>(entity);
             match saved(entity) {
                 Some(handle) if handle == entity => {}
-                // A gaskit entity the snapshot does not hold: despawned.
-                _ if ours => stale.push(entity),
+                Some(_) if owned || reserved => evict.push(entity),
                 // The game's entity sits where a saved one must go.
                 Some(handle) => return Err(SnapshotError::HandleInUse(handle)),
+                None if owned => retire.push(entity),
                 None => {}
             }
         }
-        for entity in stale {
+        for entity in evict {
             let _ = world.despawn(entity);
+        }
+        for entity in retire {
+            gas.retire(world, entity);
         }
         let dirty = self.gas.dirty();
         for state in &self.entities {
@@ -359,6 +353,7 @@ impl<C: SnapshotComponents> Snapshot<C> {
             put(world, state.entity, system);
             put(world, state.entity, state.name.clone());
             put(world, state.entity, state.net_owner);
+            put::<Reserved>(world, state.entity, None);
             C::restore(world, state.entity, &state.game);
         }
         gas.load_state(&self.gas);
@@ -418,12 +413,4 @@ fn put<T: hecs::Component>(world: &mut World, entity: Entity, component: Option<
 /// [`Snapshot::checksum`] gives.
 pub fn checksum<C: SnapshotComponents>(world: &World, gas: &Gas) -> u64 {
     Snapshot::<C>::save(world, gas).checksum()
-}
-
-/// True when `entity` holds a component a `Snapshot<C>` saves.
-fn is_saved<C: SnapshotComponents>(world: &World, entity: Entity) -> bool {
-    world.satisfies::<&AbilitySystem>(entity)
-        || world.satisfies::<&Name>(entity)
-        || world.satisfies::<&NetOwner>(entity)
-        || C::on(world, entity)
 }

@@ -1,0 +1,87 @@
+//! Reserved handles: what a rollback owns, and how a despawned entity's
+//! handle is kept while a rollback may still bring the entity back.
+//!
+//! A rollback ([`Snapshot`](crate::snapshot::Snapshot)) owns the entities
+//! that hold an [`AbilitySystem`]: their gaskit components and the game
+//! components the snapshot names. Every other entity is the game's, and a
+//! restore never touches it. A restore puts each saved entity back under
+//! its own handle, so the handle must still be free, or held by the same
+//! entity, or by something the rollback owns. hecs reuses a despawned
+//! entity's slot for the next spawn, so with a rollback window set
+//! ([`Gas::set_rollback_window`]) [`Gas::despawn`] keeps the handle: the
+//! entity stays, emptied, holding only [`Reserved`], until the window has
+//! passed. A game that despawns rollback entities with a raw
+//! `world.despawn` gives their slots away, and a restore that needs one
+//! held by a game entity is refused (`SnapshotError::HandleInUse`).
+
+use std::collections::VecDeque;
+
+use hecs::{Entity, World};
+
+use super::Gas;
+use crate::abilities::AbilitySystem;
+use crate::time::{SimDuration, SimTime};
+
+/// Component: the handle of an entity despawned through the context,
+/// kept while a rollback may still restore it. It holds nothing else.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Reserved {
+    /// When the entity was despawned.
+    pub since: SimTime,
+}
+
+/// The handles being kept, oldest first (roughly: a restore may step the
+/// clock back, so a later handle can be older; release waits for it).
+pub(super) type ReservedHandles = VecDeque<(SimTime, Entity)>;
+
+impl Gas {
+    /// Keeps the handles of entities despawned through
+    /// [`despawn`](Self::despawn) for `window` of simulated time (rollback
+    /// netcode: the longest rollback), or not at all (`None`, the default:
+    /// a server without rollback frees them at once).
+    pub fn set_rollback_window(&mut self, window: Option<SimDuration>) {
+        self.rollback_window = window;
+    }
+
+    /// How long despawned entities' handles are kept.
+    pub fn rollback_window(&self) -> Option<SimDuration> {
+        self.rollback_window
+    }
+
+    /// How many despawned entities' handles are being kept.
+    pub fn reserved_handles(&self) -> usize {
+        self.reserved.len()
+    }
+
+    /// Takes `entity` out of the world: despawned, or, with a rollback
+    /// window, emptied and kept as [`Reserved`]. `false` if it was gone.
+    pub(crate) fn retire(&mut self, world: &mut World, entity: Entity) -> bool {
+        if world.despawn(entity).is_err() {
+            return false;
+        }
+        if self.rollback_window.is_some() {
+            world.spawn_at(entity, (Reserved { since: self.now },));
+            self.reserved.push_back((self.now, entity));
+        }
+        true
+    }
+
+    /// Frees the handles kept longer than the rollback window (those still
+    /// reserved: a restore may have brought some back).
+    pub(super) fn release_reserved(&mut self, world: &mut World) {
+        let Some(window) = self.rollback_window.filter(|_| !self.reserved.is_empty()) else {
+            return;
+        };
+        while let Some(&(since, entity)) = self.reserved.front() {
+            if since + window > self.now {
+                break;
+            }
+            self.reserved.pop_front();
+            let kept =
+                world.satisfies::<&Reserved>(entity) && !world.satisfies::<&AbilitySystem>(entity);
+            if kept {
+                let _ = world.despawn(entity);
+            }
+        }
+    }
+}
