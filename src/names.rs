@@ -6,6 +6,20 @@ use std::fmt;
 
 use crate::diagnostics::{nearest, Diagnostic};
 
+/// The most definitions of one kind a catalog holds: their ids are 16 bits.
+pub const MAX_DEFINITIONS: usize = u16::MAX as usize + 1;
+
+/// An error when `count` definitions of `kind` exceed [`MAX_DEFINITIONS`]
+/// (their ids would alias).
+pub(crate) fn check_count(kind: &str, count: usize, errors: &mut crate::LoadErrors) {
+    if count > MAX_DEFINITIONS {
+        errors.push(Diagnostic::error(
+            "catalog",
+            format!("{count} {kind} definitions; a catalog holds at most {MAX_DEFINITIONS}"),
+        ));
+    }
+}
+
 /// Names of one kind of definition (attributes, effects, abilities, ...) and
 /// their dense indices. Lookups happen at load time only; the runtime keeps
 /// the indices.
@@ -36,6 +50,11 @@ impl NameTable {
         self.names.push(Box::from(name));
         self.by_name.insert(Box::from(name), index);
         Ok(index)
+    }
+
+    /// Number of names.
+    pub fn len(&self) -> usize {
+        self.names.len()
     }
 
     /// The index of `name`, if known.

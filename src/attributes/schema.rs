@@ -156,6 +156,22 @@ impl AttributeSchema {
         for &(file, data) in &kept {
             defs.push(compile_attribute(file, data, &names, errors));
         }
+        // A meta attribute is zeroed after each execution: one draining into
+        // another would pass the amount along to nothing.
+        for (index, &(file, data)) in kept.iter().enumerate() {
+            if let Some(target) = defs[index].drains.filter(|t| defs[t.index()].meta) {
+                errors.push(file.error_after(
+                    &data.name,
+                    "drains",
+                    format!(
+                        "attribute `{}` drains into `{}`, another meta attribute; drain into a real one",
+                        data.name,
+                        defs[target.index()].name
+                    ),
+                ));
+                defs[index].drains = None;
+            }
+        }
         let schema_bounds_ok = derived::check_bound_cycles(&defs, &kept, errors);
         if !schema_bounds_ok {
             // A bound cycle would make evaluation order meaningless; drop the

@@ -14,6 +14,7 @@ use crate::effects::{
     Calculations, EffectDefs, ExecutionCalculation, MagnitudeCalculation, PendingCalculations,
 };
 use crate::fs_util::SourceLoader;
+use crate::names::check_count;
 use crate::tags::{TagRegistry, TagRegistryBuilder, CORE_TAG_FILES};
 
 /// Every definition a simulation uses, compiled and immutable.
@@ -309,6 +310,22 @@ impl CatalogBuilder {
         );
         let abilities = section(&files, |c| &c.abilities);
         let abilities = AbilityDefs::build(&abilities, &tags, &effects, &mut errors);
+        for (kind, count) in [
+            ("effect", effects.len()),
+            ("ability", abilities.len()),
+            ("behaviour", abilities.behaviour_count()),
+            (
+                "execution calculation",
+                calculations.execution_names().len(),
+            ),
+            (
+                "magnitude calculation",
+                calculations.magnitude_names().len(),
+            ),
+            ("derived profile", attributes.profile_count()),
+        ] {
+            check_count(kind, count, &mut errors);
+        }
         effects.link_abilities(&effect_data, &abilities, &mut errors);
         let sources: Vec<SourceFile> = files.into_iter().map(|f| f.source).collect();
         let cx = SectionCx {

@@ -507,6 +507,13 @@ impl CombatDefs {
             let min = settings.min_attack_interval;
             spells.push(compile_spell(file, data, tags, &item_names, min, errors));
         }
+        for (kind, count) in [
+            ("combatant kind", kinds.len()),
+            ("item", item_names.len()),
+            ("spell", spell_names.len()),
+        ] {
+            crate::names::check_count(kind, count, errors);
+        }
         let mut spellbooks: Vec<SpellbookDef> = Vec::new();
         for (file, data) in &sources.spellbooks {
             let Some(tag) = book_tag(file, &data.tag, tags, errors) else {

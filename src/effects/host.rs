@@ -997,7 +997,10 @@ fn arm_period<P: From<EffectTimer>>(
     key: EffectKey,
 ) {
     let periodic = cx.defs.def(effect.def).period.is_some();
-    if periodic && effect.period_timer.is_none() && effect.next_period <= effect.expires_at() {
+    // A tick that would land at the end of time (the clock saturated) never
+    // comes: at `SimTime::MAX` it would re-arm itself at the same instant.
+    let due = effect.next_period <= effect.expires_at() && effect.next_period < SimTime::MAX;
+    if periodic && effect.period_timer.is_none() && due {
         let entity = cx.entity;
         effect.period_timer = Some(cx.timers.schedule(
             effect.next_period,

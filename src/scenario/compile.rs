@@ -1,6 +1,8 @@
 //! Checking a scenario against a catalog: every name resolved once, every
 //! problem located in the scenario file.
 
+use std::collections::HashMap;
+
 use smallvec::SmallVec;
 
 use super::data::{ActionData, CombatantData, ScenarioData};
@@ -151,14 +153,13 @@ impl Scenario {
                 cx.category(name).map_or(filter, |c| filter | c)
             }),
         };
-        let mut names: Vec<&str> = Vec::new();
+        let mut names = Roster::default();
         for c in &data.combatants {
-            if names.contains(&c.name.as_str()) {
+            if !names.add(&c.name) {
                 cx.errors.push(
                     source.error_at(&c.name, format!("combatant `{}` is listed twice", c.name)),
                 );
             }
-            names.push(&c.name);
         }
         let combatants = data.combatants.iter().map(|c| cx.combatant(c)).collect();
         let mut timeline: Vec<(SimTime, Action)> = Vec::new();
@@ -183,6 +184,30 @@ impl Scenario {
             combatants,
             timeline,
         })
+    }
+}
+
+/// The combatants' names in file order, with an index by name (a scenario
+/// may list tens of thousands).
+#[derive(Default)]
+struct Roster<'a> {
+    names: Vec<&'a str>,
+    index: HashMap<&'a str, usize>,
+}
+
+impl<'a> Roster<'a> {
+    /// Adds a name; `false` when it is listed already (the first keeps its
+    /// index).
+    fn add(&mut self, name: &'a str) -> bool {
+        let index = self.names.len();
+        self.names.push(name);
+        match self.index.entry(name) {
+            std::collections::hash_map::Entry::Occupied(_) => false,
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(index);
+                true
+            }
+        }
     }
 }
 
@@ -357,19 +382,19 @@ impl Resolver<'_> {
         }
     }
 
-    fn who(&mut self, name: &str, names: &[&str]) -> Option<usize> {
-        let found = names.iter().position(|n| *n == name);
+    fn who(&mut self, name: &str, names: &Roster<'_>) -> Option<usize> {
+        let found = names.index.get(name).copied();
         if found.is_none() {
             self.unknown(
                 "combatant",
                 name,
-                names.iter().map(|n| n.to_string()).collect(),
+                names.names.iter().map(|n| n.to_string()).collect(),
             );
         }
         found
     }
 
-    fn action(&mut self, action: &ActionData, names: &[&str]) -> Option<Action> {
+    fn action(&mut self, action: &ActionData, names: &Roster<'_>) -> Option<Action> {
         Some(match action {
             ActionData::Engage(a, b) => Action::Engage(self.who(a, names)?, self.who(b, names)?),
             ActionData::Cast(a, b, s) => {
