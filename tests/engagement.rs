@@ -403,6 +403,54 @@ fn the_last_click_wins_and_a_different_target_is_rejected() {
 }
 
 #[test]
+fn a_queued_weave_passes_every_manual_cast_gate_again_when_it_resolves() {
+    let mut a = Arena::new();
+    let alice = a.spawn("alice", 0.0, 0.0, Some("Test Sword"));
+    let bob = a.spawn("bob", 100.0, 0.0, None);
+    a.engage(alice, bob);
+    a.at(1.0);
+    a.cast(alice, bob, "Even Bolt");
+    // Before the weave resolves at 2.4 s, alice turns to another book: the
+    // spell is no longer learned, so the weave is refused and she swings.
+    let ancient = a.tag("Spellbook.Ancient");
+    a.world
+        .get::<&mut Combatant>(alice)
+        .unwrap()
+        .spellbook
+        .current = ancient;
+    a.at(5.0);
+    assert_eq!(
+        a.what_when(),
+        [
+            (0.0, "swing".to_owned()),
+            (2.4, "swing".to_owned()),
+            (4.8, "swing".to_owned())
+        ]
+    );
+    let refused: Vec<String> = a
+        .gas
+        .trace()
+        .events()
+        .iter()
+        .filter_map(|e| match e.record() {
+            Some(CombatRecord::AttackFailed { reason, .. }) => {
+                Some(a.catalog().tags().name(*reason).to_owned())
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(refused, ["Activation.Fail.NotLearned"]);
+    assert_eq!(
+        a.world
+            .get::<&Combatant>(alice)
+            .unwrap()
+            .targeting
+            .pending_weave,
+        None
+    );
+}
+
+#[test]
 fn a_standalone_cast_stamps_the_attack_cooldown_so_engaging_after_does_not_swing_early() {
     let mut a = Arena::new();
     let alice = a.spawn("alice", 0.0, 0.0, Some("Test Sword"));

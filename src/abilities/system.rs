@@ -1,6 +1,7 @@
 //! [`AbilitySystem`]: the per-entity component (the role of Unreal's
 //! `UAbilitySystemComponent`).
 
+use hecs::Entity;
 use serde::{Deserialize, Serialize};
 
 use super::def::AbilityId;
@@ -91,6 +92,14 @@ impl AbilitySystem {
     /// Every active instance with its ability, in a deterministic order.
     pub fn active_abilities(&self) -> impl Iterator<Item = (InstanceKey, AbilityId)> + '_ {
         self.abilities.instances.iter().map(|(k, i)| (k, i.ability))
+    }
+
+    /// The running instances elsewhere that target this entity (their
+    /// owner and instance): who is channelling at it, who attacks it.
+    /// Entries of owners despawned outside the context may linger until
+    /// swept.
+    pub fn targeted_by(&self) -> impl Iterator<Item = (Entity, InstanceKey)> + '_ {
+        self.abilities.targeted_by.iter().copied()
     }
 
     /// The event that activated an active instance.

@@ -375,12 +375,12 @@ impl Gas {
     /// microsecond ([`deferred_timers`](Self::deferred_timers)). No content
     /// can hang the caller.
     pub fn advance_to(&mut self, world: &mut World, to: SimTime) -> Advance {
-        self.release_reserved(world);
         self.reconcile(world);
         let mut handled = 0u64;
         while handled < self.limits.per_call {
             let Some((at, timer)) = self.timers.pop_due(to) else {
                 self.now = self.now.max(to);
+                self.release_reserved(world);
                 return Advance::Reached;
             };
             self.now = self.now.max(at);
@@ -389,6 +389,7 @@ impl Gas {
             handled += 1;
             self.count_instant_work();
         }
+        self.release_reserved(world);
         Advance::Stopped { at: self.now }
     }
 

@@ -240,28 +240,12 @@ impl<P> TimerQueue<P> {
     /// keeping its key, lane and sequence: the context's way out of an
     /// instant that schedules without end. Returns how many moved.
     pub fn defer_due(&mut self, now: SimTime, to: SimTime) -> usize {
-        let mut moved = Vec::new();
-        while let Some(entry) = self.draining.last().copied() {
-            if entry.at > now {
-                break;
-            }
-            self.draining.pop();
-            moved.push(entry);
-        }
-        while let Some(&Reverse(entry)) = self.late.peek() {
-            if entry.at > now {
-                break;
-            }
-            self.late.pop();
-            moved.push(entry);
-        }
+        debug_assert!(to > now, "deferring must move timers later");
         let mut count = 0;
-        for mut entry in moved {
-            if self.live.contains_key(entry.key) {
-                entry.at = to;
-                self.place(entry);
-                count += 1;
-            }
+        while let Some(mut entry) = self.pop_due_entry(now) {
+            entry.at = to;
+            self.place(entry);
+            count += 1;
         }
         count
     }
@@ -360,13 +344,22 @@ impl<P> TimerQueue<P> {
 
     /// Pops the earliest pending timer due at or before `until`.
     pub fn pop_due(&mut self, until: SimTime) -> Option<(SimTime, P)> {
+        let entry = self.pop_due_entry(until)?;
+        let payload = self.live.remove(entry.key).expect("a live entry");
+        Some((entry.at, payload))
+    }
+
+    /// Takes the earliest live entry due at or before `until` out of the
+    /// wheel, leaving its payload in place; cancelled entries met on the way
+    /// are dropped.
+    fn pop_due_entry(&mut self, until: SimTime) -> Option<Entry> {
         loop {
             if self.is_draining() {
                 let entry = self.take_draining(until)?;
-                match self.live.remove(entry.key) {
-                    Some(payload) => return Some((entry.at, payload)),
-                    None => continue,
+                if self.live.contains_key(entry.key) {
+                    return Some(entry);
                 }
+                continue;
             }
             self.pull_far();
             // Nothing is pending before `until`'s bucket unless found below,
@@ -447,6 +440,12 @@ impl<P> TimerQueue<P> {
     /// Every pending timer's key and payload, in no particular order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = (TimerKey, &P)> + '_ {
         self.live.iter()
+    }
+
+    /// Entries the queue holds, pending or cancelled and not yet
+    /// reclaimed: what its memory grows with.
+    pub fn stored_entries(&self) -> usize {
+        self.in_ring + self.draining.len() + self.late.len() + self.far.len()
     }
 
     /// Number of pending timers.

@@ -1,0 +1,919 @@
+//! What a live server meets: weeks of running, hostile clients, rollbacks.
+//! One test per finding of the adversarial review (issue #12), on a small
+//! core-only game (a watchtower with guards and channelled spells), plus a
+//! server-shaped soak over the combat layer.
+//!
+//! `GASKIT_SOAK=H` runs the soak for H simulated hours (default a quarter
+//! of an hour), e.g.
+//! `GASKIT_SOAK=24 cargo test --release --test server soak -- --nocapture`.
+
+use std::sync::Arc;
+
+use gaskit::prelude::*;
+use gaskit::snapshot::{self, Snapshot, SnapshotError};
+use gaskit::{Advance, ClientEvent, ClientField, Drained, Reserved, TimerQueue, WorkLimits};
+use hecs::{Entity, World};
+
+const TAGS: &str = "
+Ability.Trigger.Ward
+Ability.Trigger.Drink
+Ability.Trigger.Glare
+Ability.Event.Pulse
+Status.Warded
+Status.Stunned
+Status.Glared
+SetByCaller.Amount
+";
+
+const CONTENT: &str = r#"(
+    attributes: [
+        (name: "Vigor", base: 100, min: 0, max: 1000),
+        (name: "Thirst", base: 50, min: 0),
+    ],
+    derived: [(name: "Guard", rules: [(target: "Vigor", base: 120, terms: [])])],
+    effects: [
+        (name: "GE_Ward", duration: Duration(Constant(2)), granted_tags: ["Status.Warded"]),
+        (name: "GE_Stun", duration: Duration(SetByCaller("SetByCaller.Amount")),
+         granted_tags: ["Status.Stunned"]),
+        (name: "GE_Drink", modifiers: [(attribute: "Thirst", op: Flat,
+         magnitude: SetByCaller("SetByCaller.Amount"))]),
+        (name: "GE_Vigil", duration: Infinite, period: (seconds: 1.0),
+         modifiers: [(attribute: "Vigor", op: Flat, magnitude: Constant(1))]),
+        (name: "GE_Far", duration: Duration(Constant(1000000))),
+    ],
+    abilities: [
+        // A server-only channel: waits for pulses, stuns the event's target.
+        (name: "GA_Ward", trigger: "Ability.Trigger.Ward", net: ServerOnly,
+         behaviour: Registered("Channel")),
+        // A client may drink, between 0 and 10 at a time.
+        (name: "GA_Drink", trigger: "Ability.Trigger.Drink", net: LocalPredicted,
+         client_magnitude: (0, 10),
+         behaviour: ApplyEffects([(effect: "GE_Drink", to: Owner, event_magnitude: "SetByCaller.Amount")])),
+        // A client may glare: no magnitude accepted.
+        (name: "GA_Glare", trigger: "Ability.Trigger.Glare", net: LocalPredicted,
+         behaviour: Registered("Channel")),
+    ],
+)"#;
+
+/// Waits for `Ability.Event.Pulse`; each pulse stuns the activating
+/// event's target for a second.
+struct Channel {
+    pulse: Tag,
+    stun: EffectId,
+    amount: Tag,
+}
+
+impl AbilityBehaviour for Channel {
+    fn activate(&self, cx: &mut AbilityCx<'_>) {
+        cx.wait_event(self.pulse);
+    }
+
+    fn wake(&self, cx: &mut AbilityCx<'_>, _reason: WakeReason) {
+        if let Some(target) = cx.event.target {
+            let stun = EffectSpec::new(self.stun).with_set_by_caller(self.amount, 1.0);
+            let _ = cx.apply_effect(target, stun);
+        }
+        cx.wait_event(self.pulse);
+    }
+}
+
+fn catalog() -> Arc<Catalog> {
+    let mut builder = CatalogBuilder::new();
+    builder.tags().add_source("tower.tags", TAGS);
+    builder.add_source("tower.ron", CONTENT);
+    Arc::new(builder.build().unwrap_or_else(|e| panic!("{e}")))
+}
+
+fn context(catalog: &Arc<Catalog>) -> Gas {
+    let mut gas = Gas::new(catalog.clone());
+    let tag = |name: &str| catalog.tags().get(name).unwrap();
+    let channel = Channel {
+        pulse: tag("Ability.Event.Pulse"),
+        stun: catalog.effects().get("GE_Stun").unwrap(),
+        amount: tag("SetByCaller.Amount"),
+    };
+    gas.register_behaviour("Channel", channel).unwrap();
+    gas
+}
+
+struct Tower {
+    world: World,
+    gas: Gas,
+    catalog: Arc<Catalog>,
+}
+
+impl Tower {
+    fn new() -> Self {
+        let catalog = catalog();
+        Tower {
+            world: World::new(),
+            gas: context(&catalog),
+            catalog,
+        }
+    }
+
+    /// A guard owned by `client` (or the server), granted every ability.
+    fn guard(&mut self, name: &str, client: Option<u32>) -> Entity {
+        let system = self.gas.new_ability_system();
+        let entity = self.world.spawn((Name(name.into()), system));
+        if let Some(client) = client {
+            let _ = self.world.insert_one(entity, NetOwner(ClientId(client)));
+        }
+        for ability in ["GA_Ward", "GA_Drink", "GA_Glare"] {
+            let id = self.catalog.abilities().get(ability).unwrap();
+            self.gas
+                .grant_ability(&mut self.world, entity, id, 1)
+                .unwrap();
+        }
+        entity
+    }
+
+    fn tag(&self, name: &str) -> Tag {
+        self.catalog.tags().get(name).unwrap()
+    }
+
+    fn effect(&self, name: &str) -> EffectId {
+        self.catalog.effects().get(name).unwrap()
+    }
+
+    fn has(&self, entity: Entity, tag: &str) -> bool {
+        let tag = self.tag(tag);
+        self.world
+            .get::<&AbilitySystem>(entity)
+            .is_ok_and(|s| s.has_tag(tag))
+    }
+
+    fn value(&self, entity: Entity, attribute: &str) -> f64 {
+        let id = self.catalog.attributes().get(attribute).unwrap();
+        self.world
+            .get::<&AbilitySystem>(entity)
+            .unwrap()
+            .current(id)
+    }
+
+    fn handle(&mut self, to: Entity, event: GameplayEvent) -> gaskit::EventOutcome {
+        self.gas.handle_event(&mut self.world, to, event)
+    }
+
+    fn checksum(&self) -> u64 {
+        snapshot::checksum::<()>(&self.world, &self.gas)
+    }
+}
+
+// ------------------------------------------------------- 1. the trace
+
+#[test]
+fn the_default_trace_is_bounded_and_full_recording_is_one_call_away() {
+    let mut tower = Tower::new();
+    let guard = tower.guard("guard", None);
+    let vigil = tower.effect("GE_Vigil");
+    tower
+        .gas
+        .apply_effect(&mut tower.world, guard, EffectSpec::new(vigil))
+        .unwrap();
+    // Two events a second (the tick and its attribute change) for 6 hours.
+    tower
+        .gas
+        .advance_to(&mut tower.world, SimTime::from_secs(6 * 3600));
+    let trace = tower.gas.trace();
+    assert_eq!(trace.capacity(), Some(gaskit::Trace::DEFAULT_CAPACITY));
+    assert!(trace.events().len() <= gaskit::Trace::DEFAULT_CAPACITY);
+    assert!(trace.dropped() > 0);
+    assert!(trace.next_seq() > 20_000, "{} recorded", trace.next_seq());
+    assert_eq!(trace.first_seq(), trace.dropped(), "numbers continue");
+    let last = trace.events().last().unwrap();
+    assert_eq!(last.time, SimTime::from_secs(6 * 3600));
+
+    tower.gas.trace_mut().set_capacity(None);
+    tower
+        .gas
+        .advance_to(&mut tower.world, SimTime::from_secs(7 * 3600));
+    assert!(tower.gas.trace().events().len() > gaskit::Trace::DEFAULT_CAPACITY);
+}
+
+#[test]
+fn draining_and_rolling_back_deliver_each_event_exactly_once() {
+    // The reference: one run, drained once at the end.
+    let run = |rollback: bool| {
+        let mut tower = Tower::new();
+        let guard = tower.guard("guard", None);
+        let vigil = tower.effect("GE_Vigil");
+        tower
+            .gas
+            .apply_effect(&mut tower.world, guard, EffectSpec::new(vigil))
+            .unwrap();
+        let mut shipped: Vec<(u64, TraceEvent)> = Vec::new();
+        let mut ship = |drained: Drained| {
+            if let Some(from) = drained.retract_from {
+                shipped.retain(|(seq, _)| *seq < from);
+            }
+            let first = drained.first_seq;
+            shipped.extend(
+                drained
+                    .events
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, e)| (first + i as u64, e)),
+            );
+        };
+        for second in 1..=10u64 {
+            if rollback && second == 4 {
+                // Save, run on, ship, roll back: the shipped future is taken back.
+                let saved = Snapshot::<()>::save(&tower.world, &tower.gas);
+                tower
+                    .gas
+                    .advance_to(&mut tower.world, SimTime::from_millis(4_500));
+                ship(tower.gas.trace_mut().take());
+                saved.restore(&mut tower.world, &mut tower.gas).unwrap();
+            }
+            tower
+                .gas
+                .advance_to(&mut tower.world, SimTime::from_secs(second));
+            ship(tower.gas.trace_mut().take());
+        }
+        shipped
+    };
+    let reference = run(false);
+    assert!(reference.len() > 15);
+    assert_eq!(run(true), reference);
+}
+
+#[test]
+fn take_until_ships_only_what_no_rollback_can_touch() {
+    let mut tower = Tower::new();
+    let guard = tower.guard("guard", None);
+    let vigil = tower.effect("GE_Vigil");
+    tower
+        .gas
+        .apply_effect(&mut tower.world, guard, EffectSpec::new(vigil))
+        .unwrap();
+    tower
+        .gas
+        .advance_to(&mut tower.world, SimTime::from_secs(5));
+    let confirmed = tower.gas.trace_mut().take_until(SimTime::from_secs(3));
+    assert!(confirmed
+        .events
+        .iter()
+        .all(|e| e.time < SimTime::from_secs(3)));
+    assert!(tower
+        .gas
+        .trace()
+        .events()
+        .iter()
+        .all(|e| e.time >= SimTime::from_secs(3)));
+    assert_eq!(
+        tower.gas.trace().first_seq(),
+        confirmed.first_seq + confirmed.events.len() as u64
+    );
+}
+
+// ------------------------------------------------------- 2. stalls
+
+/// Waits zero time, forever: content that would hang a naive loop.
+struct Spin;
+
+impl AbilityBehaviour for Spin {
+    fn activate(&self, cx: &mut AbilityCx<'_>) {
+        cx.wait_delay(SimDuration::ZERO);
+    }
+
+    fn wake(&self, cx: &mut AbilityCx<'_>, _reason: WakeReason) {
+        cx.wait_delay(SimDuration::ZERO);
+    }
+}
+
+#[test]
+fn no_content_can_hang_advance_to() {
+    let mut builder = CatalogBuilder::new();
+    builder.tags().add_source("spin.tags", "Ability.Spin\n");
+    builder.add_source(
+        "spin.ron",
+        r#"(abilities: [(name: "GA_Spin", trigger: "Ability.Spin", behaviour: Registered("Spin"))])"#,
+    );
+    let mut gas = Gas::new(builder.build().unwrap());
+    gas.register_behaviour("Spin", Spin).unwrap();
+    gas.trace_mut().set_filter(TraceFilter::NONE);
+    gas.set_work_limits(WorkLimits {
+        per_instant: 1_000,
+        per_call: 50_000,
+    });
+    let mut world = World::new();
+    let spinner = world.spawn((gas.new_ability_system(),));
+    let spin = gas.catalog().abilities().get("GA_Spin").unwrap();
+    gas.grant_ability(&mut world, spinner, spin, 1).unwrap();
+    let trigger = gas.catalog().tags().get("Ability.Spin").unwrap();
+    gas.handle_event(&mut world, spinner, GameplayEvent::new(trigger));
+
+    // Each instant's budget spent, what is left moves a microsecond on:
+    // the clock advances instead of spinning in place, and the call ends.
+    let outcome = gas.advance_to(&mut world, SimTime::from_secs(1));
+    assert_eq!(outcome, Advance::Stopped { at: gas.now() });
+    assert!(gas.now() > SimTime::ZERO);
+    assert!(gas.deferred_timers() > 0);
+    let reached = gas.now();
+    gas.advance_to(&mut world, SimTime::from_secs(1));
+    assert!(gas.now() > reached, "the next call carries on");
+}
+
+#[test]
+fn advancing_to_the_end_of_time_returns() {
+    let mut tower = Tower::new();
+    let guard = tower.guard("guard", None);
+    let vigil = tower.effect("GE_Vigil");
+    tower
+        .gas
+        .apply_effect(&mut tower.world, guard, EffectSpec::new(vigil))
+        .unwrap();
+    tower.gas.set_work_limits(WorkLimits {
+        per_call: 10_000,
+        ..WorkLimits::default()
+    });
+    let outcome = tower.gas.advance_to(&mut tower.world, SimTime::MAX);
+    assert!(matches!(outcome, Advance::Stopped { .. }));
+    assert_eq!(tower.value(guard, "Vigor"), 1000.0, "10 000 ticks, capped");
+    // Nothing armed at the end of time either.
+    assert_eq!(SimDuration::from_secs(u64::MAX), SimDuration::MAX);
+    assert_eq!(SimDuration::from_millis(u64::MAX), SimDuration::MAX);
+    assert_eq!(SimTime::from_secs(u64::MAX), SimTime::MAX);
+}
+
+#[test]
+fn authored_intervals_have_a_floor() {
+    let mut builder = CatalogBuilder::new();
+    builder.add_source(
+        "fast.ron",
+        r#"(attributes: [(name: "X")], effects: [(name: "GE_Blur", duration: Infinite,
+            period: (seconds: 0.0000005), modifiers: [(attribute: "X", op: Flat, magnitude: Constant(1))])])"#,
+    );
+    let errors = builder.build().unwrap_err().to_string();
+    assert!(
+        errors.contains("period must be at least 0.001 s, found 0.0000005"),
+        "{errors}"
+    );
+
+    let mut builder = gaskit::combat::default_catalog_builder();
+    builder.add_source("fast.ron", "(combat: (unarmed_swing_interval: 0))");
+    let errors = builder.build().unwrap_err().to_string();
+    assert!(
+        errors.contains(
+            "unarmed_swing_interval must be at least 0.1 s (min_attack_interval), found 0"
+        ),
+        "{errors}"
+    );
+}
+
+// ------------------------------------------------------- 3. and 4. authority
+
+#[test]
+fn a_client_event_wakes_only_what_the_client_may_drive() {
+    let mut tower = Tower::new();
+    let (alice, bob, carol) = (
+        tower.guard("alice", Some(1)),
+        tower.guard("bob", Some(2)),
+        tower.guard("carol", Some(3)),
+    );
+    // The server starts bob's server-only ward channel, aimed at carol.
+    let ward = GameplayEvent::new(tower.tag("Ability.Trigger.Ward")).target(carol);
+    assert!(tower.handle(bob, ward).activated());
+    let pulse = GameplayEvent::new(tower.tag("Ability.Event.Pulse"));
+
+    // Alice's client, and even bob's own, cannot pulse a server-only channel.
+    for client in [1, 2] {
+        let before = tower.checksum();
+        let outcome = tower.handle(bob, pulse.from_client(ClientId(client)));
+        assert_eq!((outcome.woken, outcome.refused_wakes), (0, 1));
+        assert!(!tower.has(carol, "Status.Stunned"));
+        assert_eq!(tower.checksum(), before);
+    }
+    // The server can.
+    assert_eq!(tower.handle(bob, pulse).woken, 1);
+    assert!(tower.has(carol, "Status.Stunned"));
+
+    // A client-driven channel wakes for its own client only.
+    let glare = GameplayEvent::new(tower.tag("Ability.Trigger.Glare"))
+        .target(carol)
+        .from_client(ClientId(1));
+    assert!(tower.handle(alice, glare).activated());
+    assert_eq!(tower.handle(alice, pulse.from_client(ClientId(2))).woken, 0);
+    assert_eq!(tower.handle(alice, pulse.from_client(ClientId(1))).woken, 1);
+}
+
+#[test]
+fn a_client_sets_only_what_a_client_may() {
+    let mut tower = Tower::new();
+    let (alice, bob) = (tower.guard("alice", Some(1)), tower.guard("bob", Some(2)));
+    let drink = GameplayEvent::new(tower.tag("Ability.Trigger.Drink"));
+    let refusal = |tower: &mut Tower, event: GameplayEvent| {
+        let before = tower.checksum();
+        let outcome = tower.handle(alice, event);
+        assert_eq!(tower.checksum(), before, "{event:?} changed the world");
+        outcome.first_failure()
+    };
+    // Another entity as instigator.
+    let spoofed = drink
+        .magnitude(5.0)
+        .instigator(bob)
+        .from_client(ClientId(1));
+    assert_eq!(
+        refusal(&mut tower, spoofed),
+        Some(ActivationFailure::ClientInput(ClientField::Instigator))
+    );
+    // A magnitude beyond the ability's bounds: a 31 700-year drink.
+    let greedy = drink.magnitude(1e12).from_client(ClientId(1));
+    assert_eq!(
+        refusal(&mut tower, greedy),
+        Some(ActivationFailure::ClientInput(ClientField::Magnitude))
+    );
+    // An ability that takes no client magnitude refuses any.
+    let glare = GameplayEvent::new(tower.tag("Ability.Trigger.Glare"))
+        .magnitude(1.0)
+        .from_client(ClientId(1));
+    assert_eq!(
+        refusal(&mut tower, glare),
+        Some(ActivationFailure::ClientInput(ClientField::Magnitude))
+    );
+    // Within the bounds, as the client's own entity: fine.
+    let fair = ClientEvent {
+        tag: tower.tag("Ability.Trigger.Drink"),
+        target: None,
+        magnitude: Some(7.0),
+        object: None,
+        payload: None,
+    };
+    assert!(tower
+        .handle(alice, fair.into_event(ClientId(1), alice))
+        .activated());
+    assert_eq!(tower.value(alice, "Thirst"), 57.0);
+    // The server is not bounded by client rules.
+    assert!(tower.handle(alice, drink.magnitude(100.0)).activated());
+}
+
+#[test]
+fn a_client_message_cannot_claim_an_origin() {
+    let tower = Tower::new();
+    let fair = ClientEvent {
+        tag: tower.tag("Ability.Trigger.Drink"),
+        target: None,
+        magnitude: Some(1.0),
+        object: None,
+        payload: None,
+    };
+    let text = ron::to_string(&fair).unwrap();
+    let back: ClientEvent = ron::from_str(&text).unwrap();
+    assert_eq!(back, fair);
+    // A client adding an origin (or an instigator) is refused at parse.
+    for field in ["origin: Server", "instigator: Some(0)"] {
+        let forged = text.replacen('(', &format!("({field}, "), 1);
+        let parsed = ron::from_str::<ClientEvent>(&forged);
+        assert!(parsed.is_err(), "{forged} parsed");
+    }
+}
+
+// ------------------------------------------------------- 5. foreign snapshots
+
+#[test]
+fn a_snapshot_fits_only_a_context_that_knows_everything_it_names() {
+    let mut tower = Tower::new();
+    let guard = tower.guard("guard", Some(1));
+    let ward = GameplayEvent::new(tower.tag("Ability.Trigger.Ward")).target(guard);
+    assert!(tower.handle(guard, ward).activated());
+    let saved = Snapshot::<()>::save(&tower.world, &tower.gas);
+
+    // A catalog without the derived profile: another fingerprint.
+    let mut builder = CatalogBuilder::new();
+    builder.tags().add_source("tower.tags", TAGS);
+    builder.add_source(
+        "tower.ron",
+        &CONTENT.replace("(name: \"Guard\"", "(name: \"Watch\""),
+    );
+    let other = Arc::new(builder.build().unwrap());
+    assert_ne!(other.fingerprint(), tower.catalog.fingerprint());
+    let mut gas = context(&other);
+    let mut world = World::new();
+    assert!(matches!(
+        saved.restore(&mut world, &mut gas),
+        Err(SnapshotError::ForeignCatalog { .. })
+    ));
+
+    // The same catalog, but the running ward's behaviour is not registered.
+    let mut bare = Gas::new(tower.catalog.clone());
+    let error = saved.restore(&mut world, &mut bare).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "snapshot does not fit this context: entity {guard:?}: `GA_Ward` is running, and its \
+             behaviour `Channel` is not registered with this context"
+        )
+    );
+    assert_eq!(world.len(), 0, "nothing restored");
+
+    // A saved id out of range (a damaged file that kept its checksum).
+    #[derive(serde::Deserialize)]
+    struct Sealed {
+        #[allow(dead_code)]
+        checksum: u64,
+        snapshot: Snapshot<()>,
+    }
+    let text = saved.to_ron().unwrap();
+    let granted = format!(
+        "ability:({})",
+        tower.catalog.abilities().get("GA_Glare").unwrap().index()
+    );
+    assert!(text.contains(&granted), "{text}");
+    let damaged = text.replace(&granted, "ability:(999)");
+    let sealed: Sealed = ron::from_str(&damaged).unwrap();
+    let mut gas = context(&tower.catalog);
+    let error = sealed.snapshot.restore(&mut world, &mut gas).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .ends_with("ability #999 is not in this catalog"),
+        "{error}"
+    );
+    assert_eq!(world.len(), 0);
+}
+
+// ------------------------------------------------------- 6. rollback ownership
+
+#[test]
+fn a_rollback_survives_a_despawn_and_a_respawn_of_the_same_slot() {
+    let mut tower = Tower::new();
+    tower
+        .gas
+        .set_rollback_window(Some(SimDuration::from_secs(2)));
+    let guard = tower.guard("guard", None);
+    let saved = Snapshot::<()>::save(&tower.world, &tower.gas);
+    let before = tower.checksum();
+
+    // The guard leaves through the context: its handle stays reserved, so
+    // the game's next entity gets another slot.
+    assert!(tower.gas.despawn(&mut tower.world, guard));
+    assert!(tower.world.satisfies::<&Reserved>(guard));
+    let banner = tower.world.spawn((Name("banner".into()),));
+    assert_ne!(banner.id(), guard.id());
+
+    saved.restore(&mut tower.world, &mut tower.gas).unwrap();
+    assert_eq!(tower.checksum(), before);
+    assert!(!tower.world.satisfies::<&Reserved>(guard));
+    assert_eq!(
+        *tower.world.get::<&Name>(banner).unwrap(),
+        Name("banner".into()),
+        "the game's entity, spawned after the save, is left alone"
+    );
+
+    // Past the window the handle is freed.
+    assert!(tower.gas.despawn(&mut tower.world, guard));
+    assert_eq!(
+        tower.gas.reserved_handles(),
+        2,
+        "one from before the rollback"
+    );
+    tower
+        .gas
+        .advance_to(&mut tower.world, SimTime::from_secs(3));
+    assert!(!tower.world.contains(guard));
+    assert_eq!(tower.gas.reserved_handles(), 0);
+}
+
+#[test]
+fn without_reserved_handles_a_taken_slot_refuses_the_restore_and_changes_nothing() {
+    let mut tower = Tower::new();
+    let guard = tower.guard("guard", None);
+    let saved = Snapshot::<()>::save(&tower.world, &tower.gas);
+    tower.gas.despawn(&mut tower.world, guard);
+    let banner = tower.world.spawn((Name("banner".into()),));
+    assert_eq!(banner.id(), guard.id(), "hecs reused the slot");
+    let before = tower.world.len();
+    assert_eq!(
+        saved.restore(&mut tower.world, &mut tower.gas),
+        Err(SnapshotError::HandleInUse(guard))
+    );
+    assert_eq!(tower.world.len(), before);
+    assert!(tower.world.contains(banner));
+}
+
+// ------------------------------------------------------- 7. raw despawns
+
+#[test]
+fn entities_despawned_behind_the_contexts_back_leave_nothing_that_grows() {
+    let mut tower = Tower::new();
+    let boss = tower.guard("boss", None);
+    let ward = GameplayEvent::new(tower.tag("Ability.Trigger.Ward")).target(boss);
+    let mut most = 0;
+    for wave in 0..40 {
+        let mobs: Vec<Entity> = (0..50)
+            .map(|i| tower.guard(&format!("mob-{wave}-{i}"), None))
+            .collect();
+        for &mob in &mobs {
+            assert!(tower.handle(mob, ward).activated());
+        }
+        for mob in mobs {
+            tower.world.despawn(mob).unwrap();
+        }
+        let broken = gaskit::invariants::check(&tower.world, &tower.gas);
+        assert!(broken.is_empty(), "{broken:#?}");
+        let targeting = tower
+            .world
+            .get::<&AbilitySystem>(boss)
+            .unwrap()
+            .targeted_by()
+            .count();
+        most = most.max(targeting);
+    }
+    // 2 000 engaged and vanished; at most twice the live ones plus a wave.
+    assert!(most <= 128, "{most} entries");
+    // Tag changes on the boss still work and end nothing that is gone.
+    let stun = EffectSpec::new(tower.effect("GE_Stun"))
+        .with_set_by_caller(tower.tag("SetByCaller.Amount"), 1.0);
+    tower
+        .gas
+        .apply_effect(&mut tower.world, boss, stun)
+        .unwrap();
+    assert!(gaskit::invariants::check(&tower.world, &tower.gas).is_empty());
+}
+
+// ------------------------------------------------------- 8. far timers
+
+#[test]
+fn cancelled_far_timers_give_their_memory_back() {
+    let mut queue: TimerQueue<u32> = TimerQueue::new();
+    let far = SimTime::from_secs(1_000_000);
+    for i in 0..200_000 {
+        let key = queue.schedule(far, i);
+        queue.cancel(key);
+    }
+    assert_eq!(queue.len(), 0);
+    assert!(
+        queue.stored_entries() <= 2_048,
+        "{}",
+        queue.stored_entries()
+    );
+
+    // Through the context: apply and remove a million-second effect.
+    let mut tower = Tower::new();
+    let guard = tower.guard("guard", None);
+    let effect = tower.effect("GE_Far");
+    for _ in 0..20_000 {
+        let spec = EffectSpec::new(effect);
+        tower
+            .gas
+            .apply_effect(&mut tower.world, guard, spec)
+            .unwrap();
+        tower.gas.remove_effects_of(&mut tower.world, guard, effect);
+    }
+    assert_eq!(tower.gas.pending_timers(), 0);
+    let size = Snapshot::<()>::save(&tower.world, &tower.gas)
+        .to_ron()
+        .unwrap()
+        .len();
+    assert!(size < 20_000, "{size} bytes");
+}
+
+// ------------------------------------------------------- 10. edges
+
+#[test]
+fn a_catalog_holds_at_most_65_536_definitions_of_a_kind() {
+    let effects: String = (0..65_537).map(|i| format!("(name: \"E{i}\"),")).collect();
+    let mut builder = CatalogBuilder::new();
+    builder.add_source("many.ron", &format!("(effects: [{effects}])"));
+    let errors = builder.build().unwrap_err().to_string();
+    assert!(
+        errors.contains("65537 effect definitions; a catalog holds at most 65536"),
+        "{}",
+        &errors[..errors.len().min(500)]
+    );
+}
+
+#[test]
+fn a_meta_attribute_may_not_drain_into_another() {
+    let mut builder = CatalogBuilder::new();
+    builder.add_source(
+        "meta.ron",
+        r#"(attributes: [
+            (name: "Health", base: 10),
+            (name: "Shield", meta: true, drains: "Damage"),
+            (name: "Damage", meta: true, drains: "Health"),
+        ])"#,
+    );
+    let errors = builder.build().unwrap_err().to_string();
+    assert!(
+        errors.contains("attribute `Shield` drains into `Damage`, another meta attribute"),
+        "{errors}"
+    );
+}
+
+#[test]
+fn a_scenario_with_forty_thousand_combatants_parses() {
+    let catalog = gaskit::combat::default_catalog();
+    let combatants: String = (0..40_000)
+        .map(|i| format!("(name: \"c{i}\", position: ({i}, 0)),"))
+        .collect();
+    let timeline: String = (0..40_000)
+        .map(|i| {
+            format!(
+                "(at: 0.0, do: Engage(\"c{i}\", \"c{}\")),",
+                (i + 1) % 40_000
+            )
+        })
+        .collect();
+    let text =
+        format!("(seed: 1, duration: 1.0, combatants: [{combatants}], timeline: [{timeline}])");
+    let started = std::time::Instant::now();
+    let scenario = gaskit::scenario::Scenario::parse(&text, "big.ron", &catalog).unwrap();
+    eprintln!("40 000 combatants parsed in {:?}", started.elapsed());
+    assert_eq!(scenario.combatants.len(), 40_000);
+    assert_eq!(scenario.timeline.len(), 40_000);
+}
+
+// ------------------------------------------------------- the soak
+
+/// Simulated hours for the soak: `GASKIT_SOAK` (default a quarter hour).
+fn soak_hours() -> f64 {
+    std::env::var("GASKIT_SOAK")
+        .ok()
+        .and_then(|v| v.parse::<f64>().ok())
+        .unwrap_or(0.25)
+}
+
+/// A server's world: pairs of fighters who duel, die, respawn, and leave
+/// (half through the context, half behind its back) while new pairs join.
+struct Server {
+    world: World,
+    gas: Gas,
+    runtime: Arc<gaskit::combat::CombatRuntime>,
+    pairs: Vec<(Entity, Entity)>,
+    joined: u32,
+}
+
+impl Server {
+    const PAIRS: u32 = 16;
+
+    fn new() -> Self {
+        // The defaults a server runs with (a bounded trace), plus a
+        // rollback window for its netcode.
+        let mut gas = Gas::with_seed(gaskit::combat::default_catalog(), 11);
+        let runtime = gaskit::combat::install(&mut gas).unwrap();
+        gas.set_rollback_window(Some(SimDuration::from_secs(2)));
+        let mut server = Server {
+            world: World::new(),
+            gas,
+            runtime,
+            pairs: Vec::new(),
+            joined: 0,
+        };
+        for _ in 0..Self::PAIRS {
+            server.join();
+        }
+        server
+    }
+
+    fn fighter(&mut self, at: gaskit::combat::Vec2, level: u32) -> Entity {
+        use gaskit::combat::{self, native, CombatDefs, Kinematic, Skills};
+        let catalog = self.gas.catalog_arc().clone();
+        let defs = catalog.section::<CombatDefs>().unwrap();
+        let mut fighter = combat::new_combatant(defs, defs.default_kind());
+        fighter.skills = Skills::all_at(level);
+        let scimitar = defs.item_named("Bronze Scimitar").unwrap();
+        fighter
+            .equipment
+            .put(defs.tags[native::ITEM_SLOT_WEAPON], scimitar, 1);
+        let entity = self.world.spawn((
+            self.gas.new_ability_system(),
+            fighter,
+            Kinematic::at(at, 200.0),
+        ));
+        for ability in ["GA_AutoAttack", "GA_Disengage", "GA_Death"] {
+            let id = catalog.abilities().get(ability).unwrap();
+            self.gas
+                .grant_ability(&mut self.world, entity, id, 1)
+                .unwrap();
+        }
+        combat::prepare(&self.runtime, &mut self.world, &mut self.gas, entity);
+        entity
+    }
+
+    fn join(&mut self) {
+        use gaskit::combat::Vec2;
+        let slot = f64::from(self.joined % Self::PAIRS) * 1_000.0;
+        self.joined += 1;
+        let a = self.fighter(Vec2::new(slot, 0.0), 20);
+        let b = self.fighter(Vec2::new(slot, 150.0), 5);
+        self.pairs.push((a, b));
+    }
+
+    /// The oldest pair leaves, a new one joins.
+    fn churn(&mut self) {
+        let (a, b) = self.pairs.remove(0);
+        self.gas.despawn(&mut self.world, a);
+        let _ = self.world.despawn(b);
+        self.join();
+    }
+
+    /// Idle fighters (fresh, or respawned) engage their partner.
+    fn engage_idle(&mut self) {
+        use gaskit::combat::{native, Combatant};
+        let engage = self.runtime.tags()[native::TRIGGER_ENGAGE];
+        for &(a, b) in &self.pairs {
+            for (me, them) in [(a, b), (b, a)] {
+                let idle = self
+                    .world
+                    .get::<&Combatant>(me)
+                    .is_ok_and(|c| c.targeting.target.is_none());
+                if idle {
+                    self.gas
+                        .send_event(me, GameplayEvent::new(engage).target(them));
+                }
+            }
+        }
+    }
+
+    fn most_attackers(&self) -> usize {
+        self.world
+            .query::<&gaskit::combat::Combatant>()
+            .iter()
+            .map(|c| c.attackers.current.len())
+            .max()
+            .unwrap_or(0)
+    }
+
+    fn most_targeted(&self) -> usize {
+        self.world
+            .query::<&AbilitySystem>()
+            .iter()
+            .map(|s| s.targeted_by().count())
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+#[test]
+fn soak_a_server_shaped_loop_keeps_memory_bounded() {
+    use gaskit::combat::CombatComponents;
+
+    let hours = soak_hours();
+    let mut server = Server::new();
+    let frame = SimDuration::from_millis(100);
+    let end = SimTime::from_secs_f64(hours * 3600.0).unwrap();
+    let mut frames = 0u64;
+    let mut rollbacks = 0u64;
+    // (trace events, timers, attackers, targeting entries, reserved, snapshot bytes)
+    let mut worst = [0usize; 6];
+    let mut saved: Option<Snapshot<CombatComponents>> = None;
+    while server.gas.now() < end {
+        frames += 1;
+        // Joining and leaving happen outside any rollback window.
+        if frames % 7 == 0 {
+            if frames % 301 < 7 {
+                server.churn();
+            }
+            if frames % 49 == 0 {
+                server.engage_idle();
+            }
+            saved = Some(Snapshot::save(&server.world, &server.gas));
+        }
+        let to = server.gas.now() + frame;
+        server.gas.advance_to(&mut server.world, to);
+        // A rollback three frames back, then the same frames again.
+        if frames % 7 == 3 {
+            if let Some(saved) = saved.take() {
+                let now = server.gas.now();
+                saved.restore(&mut server.world, &mut server.gas).unwrap();
+                server.gas.advance_to(&mut server.world, now);
+                rollbacks += 1;
+            }
+        }
+        if frames % 3_000 == 0 || server.gas.now() >= end {
+            let snapshot = Snapshot::<CombatComponents>::save(&server.world, &server.gas)
+                .to_ron()
+                .unwrap()
+                .len();
+            let now = [
+                server.gas.trace().events().len(),
+                server.gas.pending_timers(),
+                server.most_attackers(),
+                server.most_targeted(),
+                server.gas.reserved_handles(),
+                snapshot,
+            ];
+            for (w, n) in worst.iter_mut().zip(now) {
+                *w = (*w).max(n);
+            }
+            let broken = gaskit::invariants::check(&server.world, &server.gas);
+            assert!(broken.is_empty(), "{broken:#?}");
+        }
+    }
+    let died = server.gas.trace().dropped() + server.gas.trace().events().len() as u64;
+    eprintln!(
+        "soak: {hours} h simulated, {frames} frames, {rollbacks} rollbacks, {} pairs joined, \
+         {died} events traced; worst: trace {} events, {} timers, {} attackers, {} targeting \
+         entries, {} reserved handles, snapshot {} bytes",
+        server.joined, worst[0], worst[1], worst[2], worst[3], worst[4], worst[5]
+    );
+    assert!(server.joined > Server::PAIRS, "pairs came and went");
+    assert!(worst[0] <= gaskit::Trace::DEFAULT_CAPACITY);
+    assert!(worst[1] <= 32 * 8, "{} timers", worst[1]);
+    assert!(worst[2] <= 3, "{} attackers", worst[2]);
+    assert!(worst[3] <= 16, "{} targeting entries", worst[3]);
+    assert!(worst[4] <= 64, "{} reserved", worst[4]);
+    assert!(worst[5] <= 200_000, "{} bytes", worst[5]);
+}
