@@ -329,7 +329,7 @@ pub use effects::{
 pub use gas::{
     AbilityError, Advance, EffectHook, EventOutcome, Gas, Observe, Reserved, Threshold, WorkLimits,
 };
-pub use names::Named;
+pub use names::{Named, MAX_DEFINITIONS};
 pub use tags::native;
 pub use tags::{
     NativeSet, NativeTag, NativeTags, NotHeld, Tag, TagCounts, TagOrigin, TagQuery, TagQueryDef,

@@ -18,6 +18,9 @@ const CONTENT: &str = r#"(
         (name: "GE_Test_Heal", modifiers: [(attribute: "Damage", op: Flat, magnitude: Constant(-1000000))]),
         (name: "GE_Quick", duration: Duration(Constant(100)),
          modifiers: [(attribute: "AttackSpeed", op: Mult, magnitude: Constant(1.25))]),
+        // A haste no content should stack to: 2.4 s / 5e6 rounds to nothing.
+        (name: "GE_Frenzy", duration: Infinite,
+         modifiers: [(attribute: "AttackSpeed", op: Mult, magnitude: Constant(5000000))]),
     ],
     items: [
         (name: "Test Sword", slot: "Item.Slot.Weapon", attack_bonus: {"Combat.DamageType.Slash": 10}, strength: 10,
@@ -400,6 +403,38 @@ fn the_last_click_wins_and_a_different_target_is_rejected() {
         })
         .count();
     assert_eq!(queued, 1, "the second click replaced the first");
+}
+
+#[test]
+fn a_swing_sped_up_below_the_minimum_interval_is_held_at_it() {
+    let mut a = Arena::new();
+    let alice = a.spawn("alice", 0.0, 0.0, Some("Test Sword"));
+    let bob = a.spawn("bob", 100.0, 0.0, None);
+    let frenzy = a.catalog().effects().get("GE_Frenzy").unwrap();
+    a.gas
+        .apply_effect(&mut a.world, alice, EffectSpec::new(frenzy))
+        .unwrap();
+    a.engage(alice, bob);
+    a.at(1.0);
+    // One swing every 0.1 s (the default min_attack_interval), not
+    // millions at one instant.
+    let times = round3(a.attack_times("alice"));
+    assert_eq!(times.len(), 11, "{times:?}");
+    assert_eq!(times[..3], [0.0, 0.1, 0.2]);
+    let clamped = a
+        .gas
+        .trace()
+        .events()
+        .iter()
+        .find_map(|e| match e.record() {
+            Some(CombatRecord::IntervalClamped { computed, used, .. }) => Some((*computed, *used)),
+            _ => None,
+        });
+    assert_eq!(
+        clamped,
+        Some((SimDuration::ZERO, SimDuration::from_millis(100))),
+        "2.4 s / 5e6 computes to under a microsecond"
+    );
 }
 
 #[test]

@@ -8,6 +8,7 @@
 //! | `attack` | Combat | `outcome` (`hit`, `miss`), `amount`, `damage_type`, `weaved` (bool), `spell` (or null) |
 //! | `attack_failed` | Combat | `reason` (tag), `message` (no ammunition, no runes) |
 //! | `cooldown_stamped` | Combat | `cooldown` (tag), `duration` (s) |
+//! | `interval_clamped` | Combat | `computed`, `used` (s): a swing sped up below `min_attack_interval` |
 //! | `weave_queued` | Combat | `spell`, `replaced` (or null) |
 //! | `weave_dropped` | Combat | `spell` |
 //! | `ammo_spent` | Combat | `left` |

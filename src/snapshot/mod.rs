@@ -19,7 +19,7 @@
 //! despawned entity's slot for the next spawn, so a game that rolls back
 //! sets a rollback window ([`Gas::set_rollback_window`]): entities
 //! despawned through [`Gas::despawn`] keep their handle, emptied and marked
-//! [`Reserved`](crate::Reserved), until the window has passed, and a
+//! [`Reserved`], until the window has passed, and a
 //! rollback across a despawn and a respawn finds the slot free. Without it
 //! (or after a raw `world.despawn`), a restore that needs a slot one of the
 //! game's entities took is refused with [`SnapshotError::HandleInUse`].
