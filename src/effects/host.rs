@@ -242,9 +242,10 @@ impl EffectHost {
         captures: Captures,
     ) -> Result<ApplyOutcome, EffectError> {
         let defs = cx.defs;
-        let def = defs
-            .try_def(spec.effect)
-            .ok_or(EffectError::UnknownEffect(spec.effect))?;
+        // `let else`, not `ok_or`: the error is built only when it happens.
+        let Some(def) = defs.try_def(spec.effect) else {
+            return Err(EffectError::UnknownEffect(spec.effect));
+        };
         if !def.application_requirements.matches(self.tags.tags()) {
             return Ok(self.blocked(cx, &spec, BlockReason::Requirements));
         }

@@ -1031,23 +1031,23 @@ fn client_may(
 /// swept out each time the list doubles, so it never holds more than
 /// twice the live entries.
 fn note_targeting(world: &mut World, target: Entity, entry: (Entity, InstanceKey)) {
+    let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(target) else {
+        return;
+    };
+    let list = &mut system.abilities.targeted_by;
+    if !(list.len() >= 8 && list.len().is_power_of_two()) {
+        list.push(entry);
+        return;
+    }
+    let listed = list.clone();
     let live = |&(owner, instance): &(Entity, InstanceKey)| {
         world
             .get::<&AbilitySystem>(owner)
             .is_ok_and(|s| s.abilities.instances.contains_key(instance))
     };
-    let swept: Option<SmallVec<[(Entity, InstanceKey); 2]>> = {
-        let Ok(system) = world.get::<&AbilitySystem>(target) else {
-            return;
-        };
-        let list = &system.abilities.targeted_by;
-        (list.len() >= 8 && list.len().is_power_of_two())
-            .then(|| list.iter().copied().filter(live).collect())
-    };
+    let mut swept: SmallVec<[(Entity, InstanceKey); 2]> = listed.into_iter().filter(live).collect();
+    swept.push(entry);
     if let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(target) {
-        if let Some(swept) = swept {
-            system.abilities.targeted_by = swept;
-        }
-        system.abilities.targeted_by.push(entry);
+        system.abilities.targeted_by = swept;
     }
 }

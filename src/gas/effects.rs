@@ -49,11 +49,9 @@ impl Gas {
         spec: EffectSpec,
     ) -> Result<ApplyOutcome, EffectError> {
         let (captures, live_capture) = {
-            let def = self
-                .catalog
-                .effects()
-                .try_def(spec.effect)
-                .ok_or(EffectError::UnknownEffect(spec.effect))?;
+            let Some(def) = self.catalog.effects().try_def(spec.effect) else {
+                return Err(EffectError::UnknownEffect(spec.effect));
+            };
             (
                 source_captures(world, self.defs(), def, &spec)?,
                 def.has_live_capture,
@@ -61,9 +59,11 @@ impl Gas {
         };
         // A failed application changes nothing, so the reconcile note that
         // follows it is a no-op.
-        let outcome = self
-            .with_host(world, target, |host, cx| host.apply(cx, spec, captures))
-            .ok_or(EffectError::NoSuchTarget(target))??;
+        let applied = self.with_host(world, target, |host, cx| host.apply(cx, spec, captures));
+        let Some(result) = applied else {
+            return Err(EffectError::NoSuchTarget(target));
+        };
+        let outcome = result?;
         if live_capture
             && matches!(outcome, ApplyOutcome::Added(_))
             && !self.live_holders.contains(&target)

@@ -242,10 +242,13 @@ impl<P> TimerQueue<P> {
     pub fn defer_due(&mut self, now: SimTime, to: SimTime) -> usize {
         debug_assert!(to > now, "deferring must move timers later");
         let mut count = 0;
-        while let Some(mut entry) = self.pop_due_entry(now) {
-            entry.at = to;
-            self.place(entry);
-            count += 1;
+        while let Some(mut entry) = self.next_entry(now) {
+            // Cancelled entries are dropped on the way.
+            if self.live.contains_key(entry.key) {
+                entry.at = to;
+                self.place(entry);
+                count += 1;
+            }
         }
         count
     }
@@ -343,23 +346,23 @@ impl<P> TimerQueue<P> {
     }
 
     /// Pops the earliest pending timer due at or before `until`.
+    #[inline]
     pub fn pop_due(&mut self, until: SimTime) -> Option<(SimTime, P)> {
-        let entry = self.pop_due_entry(until)?;
-        let payload = self.live.remove(entry.key).expect("a live entry");
-        Some((entry.at, payload))
+        while let Some(entry) = self.next_entry(until) {
+            if let Some(payload) = self.live.remove(entry.key) {
+                return Some((entry.at, payload));
+            }
+        }
+        None
     }
 
-    /// Takes the earliest live entry due at or before `until` out of the
-    /// wheel, leaving its payload in place; cancelled entries met on the way
-    /// are dropped.
-    fn pop_due_entry(&mut self, until: SimTime) -> Option<Entry> {
+    /// Takes the earliest entry due at or before `until` out of the wheel,
+    /// live or cancelled (the caller tells them apart).
+    #[inline]
+    fn next_entry(&mut self, until: SimTime) -> Option<Entry> {
         loop {
             if self.is_draining() {
-                let entry = self.take_draining(until)?;
-                if self.live.contains_key(entry.key) {
-                    return Some(entry);
-                }
-                continue;
+                return self.take_draining(until);
             }
             self.pull_far();
             // Nothing is pending before `until`'s bucket unless found below,
