@@ -20,7 +20,8 @@ use hecs::{Entity, World};
 use super::cast::cast_gates;
 use super::combatant::Combatant;
 use super::native;
-use super::record::{ChasePhase, CombatRecord};
+use super::pursuit::{chase_step, end_chase};
+use super::record::CombatRecord;
 use super::resolve::{resolve, Attack};
 use super::runtime::CombatRuntime;
 use super::stats::{snapshot_of, AttackSource, SwingStats};
@@ -128,13 +129,11 @@ impl AutoAttack {
             return;
         }
         if !runtime.in_range(cx.world, cx.owner, target, stats.range_cm, now) {
-            self.chase(cx, target);
+            chase_step(runtime, cx.world, cx.gas, cx.owner, target);
             cx.wait_delay(kind.chase_poll_interval);
             return;
         }
-        if runtime.pawn.end_chase(cx.world, cx.owner, now) {
-            record_chase(cx.gas, cx.owner, target, ChasePhase::End);
-        }
+        end_chase(runtime, cx.world, cx.gas, cx.owner, Some(target));
         let remaining = cx
             .gas
             .time_remaining(cx.world, cx.owner, runtime.attack_cooldown);
@@ -227,18 +226,6 @@ impl AutoAttack {
         }
     }
 
-    fn chase(&self, cx: &mut AbilityCx<'_>, target: Entity) {
-        let runtime = &self.0;
-        let now = cx.gas.now();
-        if runtime.pawn.is_chase_active(cx.world, cx.owner) {
-            if let Some(to) = runtime.pawn.update_chase(cx.world, cx.owner, now) {
-                record_chase(cx.gas, cx.owner, target, ChasePhase::Reissue(to));
-            }
-        } else if let Some(to) = runtime.pawn.begin_chase(cx.world, cx.owner, target, now) {
-            record_chase(cx.gas, cx.owner, target, ChasePhase::Begin(to));
-        }
-    }
-
     /// Tracks line of sight; ends the engagement once it has been lost
     /// longer than the kind's tolerance. `false` when this poll must stop.
     fn sight_ok(
@@ -280,14 +267,6 @@ fn record_failure(gas: &mut Gas, attacker: Entity, target: Entity, reason: Tag) 
     });
 }
 
-fn record_chase(gas: &mut Gas, chaser: Entity, target: Entity, phase: ChasePhase) {
-    gas.record_game(CombatRecord::Chase {
-        chaser,
-        target,
-        phase,
-    });
-}
-
 /// Sets the active target and attack channel together, recording a change.
 pub(crate) fn set_target(
     runtime: &CombatRuntime,
@@ -323,16 +302,11 @@ fn record_target_changed(
 /// The one teardown every end path runs: end the chase, drop the weave,
 /// leave the target's attacker set, clear the target.
 pub(crate) fn teardown(runtime: &CombatRuntime, world: &mut World, gas: &mut Gas, owner: Entity) {
-    let now = gas.now();
     let target = world
         .get::<&Combatant>(owner)
         .ok()
         .and_then(|c| c.targeting.target);
-    if runtime.pawn.end_chase(world, owner, now) {
-        if let Some(target) = target {
-            record_chase(gas, owner, target, ChasePhase::End);
-        }
-    }
+    end_chase(runtime, world, gas, owner, target);
     let dropped = world
         .query_one_mut::<&mut Combatant>(owner)
         .ok()

@@ -32,8 +32,6 @@ pub struct CombatSettingsData {
     pub ranged_range_cm: Option<f64>,
     /// Fallback engagement range for Magic and autocast (cm; default 2000).
     pub magic_range_cm: Option<f64>,
-    /// Range for an unrecognised damage type (cm; default 250).
-    pub fallback_range_cm: Option<f64>,
     /// Swing interval with no weapon (s; default 2.4).
     pub unarmed_swing_interval: Option<f64>,
     /// The shortest interval between two attacks (s; default 0.1, at least

@@ -69,12 +69,18 @@ fn choose_kept(defs: &CombatDefs, combatant: &Combatant, keep: u32) -> Vec<(Plac
 /// Runs the whole death flow on `entity` at once. Also used by saving while
 /// in combat (a disconnect counts as death).
 pub fn run_death_flow(runtime: &CombatRuntime, world: &mut World, gas: &mut Gas, entity: Entity) {
-    // Status.Dead first: everything that listens for it reacts now.
-    gas.apply_effect_recorded(
-        world,
-        entity,
-        EffectSpec::new(runtime.dead_effect).with_source(entity),
-    );
+    // Status.Dead first (a death at zero health has it already: Health's
+    // `on_zero`), so everything that listens for it reacts now.
+    let dead = world
+        .get::<&crate::abilities::AbilitySystem>(entity)
+        .is_ok_and(|s| s.has_tag(runtime.dead));
+    if !dead {
+        gas.apply_effect_recorded(
+            world,
+            entity,
+            EffectSpec::new(runtime.dead_effect).with_source(entity),
+        );
+    }
     let settings = &runtime.defs().settings;
     let (kept, stored) = {
         let Ok(combatant) = world.query_one_mut::<&mut Combatant>(entity) else {

@@ -155,8 +155,6 @@ pub struct CombatSettings {
     pub ranged_range_cm: f64,
     /// Magic fallback range (cm).
     pub magic_range_cm: f64,
-    /// Range for unrecognised types (cm).
-    pub fallback_range_cm: f64,
     /// Swing interval with no weapon.
     pub unarmed_swing_interval: SimDuration,
     /// The shortest interval between two attacks: authored intervals below
@@ -663,7 +661,6 @@ fn compile_settings(
         melee_range_cm: 250.0,
         ranged_range_cm: 2000.0,
         magic_range_cm: 2000.0,
-        fallback_range_cm: 250.0,
         unarmed_swing_interval: SimDuration::from_millis(2_400),
         min_attack_interval: SimDuration::from_millis(100),
         unarmed_damage_type: DamageType::Crush,
@@ -704,12 +701,6 @@ fn compile_settings(
             data.magic_range_cm,
             "magic_range_cm",
             &mut s.magic_range_cm,
-            errors,
-        );
-        range(
-            data.fallback_range_cm,
-            "fallback_range_cm",
-            &mut s.fallback_range_cm,
             errors,
         );
         range(
@@ -756,8 +747,16 @@ fn compile_settings(
         }
         if let Some(v) = data.in_combat_seconds {
             // The contract's floor: combat never lasts less than a second.
-            s.in_combat = seconds(file, anchor, "in_combat_seconds", v, errors)
-                .max(SimDuration::from_secs(1));
+            let in_combat = seconds(file, anchor, "in_combat_seconds", v, errors);
+            if in_combat < SimDuration::from_secs(1) {
+                errors.push(file.error_after(
+                    anchor,
+                    "in_combat_seconds",
+                    format!("in_combat_seconds must be at least 1, found {v}"),
+                ));
+            } else {
+                s.in_combat = in_combat;
+            }
         }
         if let Some(curve) = &data.max_health_curve {
             s.max_health_curve = curve

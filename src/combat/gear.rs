@@ -10,8 +10,7 @@ use super::defs::ItemId;
 use super::native;
 use super::record::CombatRecord;
 use super::runtime::CombatRuntime;
-use super::style::apply_style;
-use crate::abilities::{AbilityBehaviour, AbilityCx, Activation};
+use crate::abilities::{AbilityBehaviour, AbilityCx, Activation, GameplayEvent};
 use crate::effects::EffectSpec;
 use crate::gas::Gas;
 use crate::tags::Tag;
@@ -55,8 +54,11 @@ pub fn equip(
         }
         def.weapon.as_ref().and_then(|w| w.default_style)
     };
+    // The style changes through its one channel, the set-style ability.
     if let Some(style) = default_style {
-        apply_style(runtime, world, gas, entity, style);
+        let set_style =
+            GameplayEvent::new(tags[native::TRIGGER_SET_STYLE]).payload(style.tag(tags));
+        gas.handle_event(world, entity, set_style);
     }
     Ok(())
 }
@@ -107,11 +109,16 @@ impl AbilityBehaviour for Eat {
             .item(item)
             .and_then(|d| d.heals)
             .unwrap_or(0.0);
+        // Commit first: a refused commit keeps the food.
+        if cx.commit().is_err() {
+            cx.end();
+            return;
+        }
         let eaten = cx
             .world
             .query_one_mut::<&mut Combatant>(cx.owner)
             .is_ok_and(|c| c.inventory.remove(item, 1));
-        if eaten && cx.commit().is_ok() {
+        if eaten {
             cx.gas.record_game(CombatRecord::Ate {
                 entity: cx.owner,
                 item,

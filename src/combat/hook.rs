@@ -16,10 +16,10 @@ use crate::gas::{EffectHook, Gas};
 
 /// After an execution drains `Damage` into `Health`:
 ///
-/// - a hit that lowered health gives the source style-routed XP and
-///   Hitpoints XP (never a miss, a hit for zero or a heal), and refreshes
-///   `Status.InCombat` on both sides; entering combat after a clean expiry
-///   sends `Combat.Event.EnterCombat` once;
+/// - a combat hit (`GE_Damage`) that lowered health gives the source
+///   style-routed XP and Hitpoints XP (never a miss, a hit for zero or a
+///   heal), and refreshes `Status.InCombat` on both sides; entering combat
+///   after a clean expiry sends `Combat.Event.EnterCombat` once;
 /// - a target brought to zero receives `Combat.Event.Death` from the server,
 ///   handled at once.
 pub struct CombatHook(pub Arc<CombatRuntime>);
@@ -38,7 +38,8 @@ impl EffectHook for CombatHook {
         };
         let tags = runtime.tags();
         let lowered = outcome.applied();
-        if outcome.is_hit() && lowered > 0.0 {
+        let combat = execution.effect == runtime.damage_effect;
+        if combat && outcome.is_hit() && lowered > 0.0 {
             let spec_tags = &execution.spec.tags;
             let damage_type = DamageType::ALL
                 .iter()

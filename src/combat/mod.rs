@@ -41,6 +41,7 @@ mod movement;
 pub mod native;
 mod profile;
 mod progress;
+mod pursuit;
 pub mod range;
 mod record;
 mod resolve;
@@ -196,16 +197,32 @@ pub fn install_runtime(gas: &mut Gas, runtime: Arc<CombatRuntime>) {
 }
 
 /// Makes a freshly spawned combatant ready: `MaxHealth` from its Hitpoints
-/// level, health full.
+/// level, health full. Returns what is wrong with it, worded for a log:
+/// without an ability answering `Combat.Event.Death` it still dies at zero
+/// health (`Status.Dead`) but never runs the death flow or respawns.
 pub fn prepare(
     runtime: &CombatRuntime,
     world: &mut hecs::World,
     gas: &mut Gas,
     entity: hecs::Entity,
-) {
+) -> Vec<String> {
     sync_max_health(runtime, world, gas, entity);
     let spec = crate::effects::EffectSpec::new(runtime.restore_health_effect);
     gas.apply_effect_recorded(world, entity, spec);
+    let death = runtime.tags()[native::COMBAT_EVENT_DEATH];
+    let abilities = gas.catalog().abilities();
+    let answers_death = world.get::<&crate::AbilitySystem>(entity).is_ok_and(|s| {
+        s.granted_abilities()
+            .any(|(id, _)| death.matches(abilities.def(id).trigger))
+    });
+    if answers_death {
+        Vec::new()
+    } else {
+        vec![format!(
+            "combatant {entity:?} has no ability triggered by Combat.Event.Death: at zero health \
+             it is dead for good (grant GA_Death)"
+        )]
+    }
 }
 
 /// A fresh combatant of `kind`, on the default spellbook.

@@ -77,6 +77,8 @@ crate::native_tags! {
     STATUS_IN_COMBAT => "Status.InCombat",
     /// `State.Moving`: deliberately never a combat cancel tag.
     STATE_MOVING => "State.Moving",
+    /// `State.Chasing`: held while a chase runs.
+    STATE_CHASING => "State.Chasing",
     /// `Item.Slot.Weapon`.
     ITEM_SLOT_WEAPON => "Item.Slot.Weapon",
     /// `Item.Slot.Ammo`.

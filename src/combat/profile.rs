@@ -10,13 +10,13 @@ use hecs::{Entity, World};
 use serde::{Deserialize, Serialize};
 
 use super::combatant::Combatant;
-use super::death::run_death_flow;
 use super::defs::{ItemId, Skill, Style};
 use super::native;
 use super::progress::sync_max_health;
 use super::runtime::CombatRuntime;
 use super::style::apply_style;
-use crate::abilities::AbilitySystem;
+use crate::abilities::{AbilitySystem, GameplayEvent};
+use crate::effects::EffectSpec;
 use crate::gas::Gas;
 
 /// Everything saved about one combatant.
@@ -73,7 +73,9 @@ pub fn save_profile(
         .ok()?
         .has_tag(tags[native::STATUS_IN_COMBAT]);
     if in_combat {
-        run_death_flow(runtime, world, gas, entity);
+        // Through the one death channel: the server-only death ability.
+        let death = GameplayEvent::new(tags[native::COMBAT_EVENT_DEATH]).target(entity);
+        gas.handle_event(world, entity, death);
     }
     gas.record_game(super::record::CombatRecord::Saved { entity });
     let defs = runtime.defs();
@@ -262,10 +264,18 @@ pub fn load_profile(
         ));
         1.0
     };
-    // Loading restores a saved source; it is not gameplay, so health is
-    // written as a base value rather than healed or damaged (no cues, no
-    // XP, no combat refresh).
-    // Health is no derived target in any combat profile: this cannot be refused.
-    let _ = gas.set_base_attribute(world, entity, runtime.health, health);
+    // Health only ever changes through the damage channel: the difference
+    // between the fresh body and the save, as a profile effect (not
+    // combat: no cue, no XP, no in-combat refresh).
+    let current = world
+        .get::<&AbilitySystem>(entity)
+        .map_or(health, |s| s.current(runtime.health));
+    if current != health {
+        let key = runtime.tags()[native::SET_BY_CALLER_HEAL];
+        let spec = EffectSpec::new(runtime.profile_health_effect)
+            .with_source(entity)
+            .with_set_by_caller(key, current - health);
+        gas.apply_effect_recorded(world, entity, spec);
+    }
     Ok(report)
 }
