@@ -419,10 +419,7 @@ fn print_summary(
             .count();
         let damage: u32 = attacks
             .iter()
-            .map(|o| match o {
-                AttackOutcome::Hit(n) => *n,
-                AttackOutcome::Miss => 0,
-            })
+            .map(|o| o.dealt())
             .sum();
         let seconds = fight_end.as_secs_f64();
         let dps = if seconds > 0.0 {

@@ -352,10 +352,7 @@ fn xp_follows_damage_dealt_hitpoints_too_never_on_misses_or_heals() {
     let dealt: u32 = d
         .attacks(alice)
         .iter()
-        .map(|(_, o, _)| match o {
-            AttackOutcome::Hit(n) => *n,
-            AttackOutcome::Miss => 0,
-        })
+        .map(|(_, o, _)| o.dealt())
         .sum();
     let start = Skills::all_at(40);
     let gained = |skill: Skill| d.xp(alice, skill) - start.centi_xp(skill);
@@ -375,10 +372,7 @@ fn xp_follows_damage_dealt_hitpoints_too_never_on_misses_or_heals() {
     let hp_expected: u64 = d
         .attacks(alice)
         .iter()
-        .map(|(_, o, _)| match o {
-            AttackOutcome::Hit(n) => (f64::from(*n) * 400.0 / 3.0).round() as u64,
-            AttackOutcome::Miss => 0,
-        })
+        .map(|(_, o, _)| (f64::from(o.dealt()) * 400.0 / 3.0).round() as u64)
         .sum();
     assert_eq!(
         gained(Skill::Hitpoints),

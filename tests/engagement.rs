@@ -249,6 +249,26 @@ impl Arena {
         assert!(!self.engaged(attacker));
     }
 
+    fn grant(&mut self, entity: Entity, ability: &str) {
+        let id = self.catalog().abilities().get(ability).unwrap();
+        self.gas
+            .grant_ability(&mut self.world, entity, id, 1)
+            .unwrap();
+    }
+
+    /// Sends `entity` an event with no payload (a button press).
+    fn press(&mut self, entity: Entity, trigger: &str) {
+        let event = GameplayEvent::new(self.tag(trigger));
+        self.send(entity, event);
+    }
+
+    fn has(&self, entity: Entity, tag: &str) -> bool {
+        self.world
+            .get::<&AbilitySystem>(entity)
+            .unwrap()
+            .has_tag(self.tag(tag))
+    }
+
     fn buff_attack_speed(&mut self, entity: Entity) {
         let id = self.catalog().effects().get("GE_Quick").unwrap();
         self.gas
@@ -324,6 +344,59 @@ fn no_tick_is_lost_over_a_thousand_swings_whatever_the_step() {
         let steps = vec![1.0 / hz; (2.4 * 999.0 * hz) as usize];
         assert_eq!(thousand_swings(&steps), expected, "{hz} Hz");
     }
+}
+
+// ------------------------------------------------------------- free actions
+
+#[test]
+fn free_actions_never_move_a_swing_and_are_gated_only_by_the_cast_cooldown() {
+    let run = |free_actions: bool| {
+        let mut a = Arena::new();
+        let alice = a.spawn("alice", 0.0, 0.0, Some("Test Sword"));
+        let bob = a.spawn("bob", 100.0, 0.0, None);
+        for ability in [
+            "GA_Ward",
+            "GA_Prayer_ProtectMagic_On",
+            "GA_Prayer_ProtectMagic_Off",
+        ] {
+            a.grant(alice, ability);
+        }
+        a.engage(alice, bob);
+        let mut held = Vec::new();
+        if free_actions {
+            // Mid-window self-cast, and a second inside its 1.8 s anti-spam
+            // window.
+            a.at(1.0);
+            a.press(alice, "Action.Trigger.Combat.SelfCast.Ward");
+            held.push(a.has(alice, "Status.Buff.Ward"));
+            a.at(2.0);
+            a.press(alice, "Action.Trigger.Combat.SelfCast.Ward");
+            // A prayer on at 3.5 (the gate cleared at 2.8), off refused at
+            // 3.8 (inside the 0.6 s gate), off at 4.2.
+            a.at(3.5);
+            a.press(alice, "Action.Trigger.Combat.Prayer.ProtectMagic");
+            a.at(3.8);
+            a.press(alice, "Action.Trigger.Combat.Prayer.ProtectMagic");
+            held.push(a.has(alice, "Status.Prayer.ProtectMagic"));
+            a.at(4.2);
+            a.press(alice, "Action.Trigger.Combat.Prayer.ProtectMagic");
+            held.push(a.has(alice, "Status.Prayer.ProtectMagic"));
+        }
+        a.at(12.0);
+        (a.attack_times("alice"), a.failures(), held)
+    };
+    let (plain, _, _) = run(false);
+    let (with_free_actions, failures, held) = run(true);
+    assert_eq!(round3(plain.clone()), [0.0, 2.4, 4.8, 7.2, 9.6, 12.0]);
+    assert_eq!(with_free_actions, plain, "every swing instant unchanged");
+    assert_eq!(
+        failures,
+        [
+            "GA_Ward Not ready yet.",
+            "GA_Prayer_ProtectMagic_Off Not ready yet."
+        ]
+    );
+    assert_eq!(held, [true, true, false], "ward on; prayer on, then off");
 }
 
 // ------------------------------------------------------------- weaving

@@ -13,9 +13,12 @@ use super::runtime::CombatRuntime;
 use crate::abilities::GameplayEvent;
 use crate::effects::{ApplyOutcome, EffectSpec, Execution};
 use crate::gas::{EffectHook, Gas};
+use crate::tags::TagSet;
 
 /// After an execution drains `Damage` into `Health`:
 ///
+/// - a combat hit fires the hit cue its spec carries (the per-type cue, or
+///   the spell's), with the amount rolled;
 /// - a combat hit (`GE_Damage`) that lowered health gives the source
 ///   style-routed XP and Hitpoints XP (never a miss, a hit for zero or a
 ///   heal), and refreshes `Status.InCombat` on both sides; entering combat
@@ -39,8 +42,18 @@ impl EffectHook for CombatHook {
         let tags = runtime.tags();
         let lowered = outcome.applied();
         let combat = execution.effect == runtime.damage_effect;
+        let spec_tags = &execution.spec.tags;
+        if combat && outcome.is_hit() {
+            // The hit cue the resolver put on the spec fires now that the
+            // damage has applied (an immune target never shows a splat).
+            if let Some(cue) = spec_tags
+                .iter()
+                .find(|t| t.matches(tags[native::GAMEPLAY_CUE]))
+            {
+                gas.fire_cue(target, execution.spec.source, cue, outcome.amount, &TagSet::new());
+            }
+        }
         if combat && outcome.is_hit() && lowered > 0.0 {
-            let spec_tags = &execution.spec.tags;
             let damage_type = DamageType::ALL
                 .iter()
                 .copied()

@@ -33,6 +33,8 @@ crate::native_tags! {
     COMBAT_EVENT_HIT => "Combat.Event.Hit",
     /// `Combat.Event.Miss`: an attack missed.
     COMBAT_EVENT_MISS => "Combat.Event.Miss",
+    /// `GameplayCue`: parent of every cue.
+    GAMEPLAY_CUE => "GameplayCue",
     /// `GameplayCue.Combat.Hit.Stab`.
     CUE_HIT_STAB => "GameplayCue.Combat.Hit.Stab",
     /// `GameplayCue.Combat.Hit.Slash`.

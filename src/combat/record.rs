@@ -48,6 +48,19 @@ pub enum AttackOutcome {
     Hit(u32),
     /// It failed its accuracy roll.
     Miss,
+    /// It would have hit for this much, but the target refused the damage
+    /// (immune, dead): nothing applied.
+    Blocked(u32, crate::trace::BlockReason),
+}
+
+impl AttackOutcome {
+    /// The damage it dealt: a hit's amount, 0 for a miss or a refused hit.
+    pub fn dealt(self) -> u32 {
+        match self {
+            AttackOutcome::Hit(amount) => amount,
+            AttackOutcome::Miss | AttackOutcome::Blocked(..) => 0,
+        }
+    }
 }
 
 /// A step of a chase.
@@ -343,6 +356,10 @@ impl TraceRecord for CombatRecord {
                 let result = match outcome {
                     AttackOutcome::Hit(amount) => format!("hit {amount} {damage_type:?}"),
                     AttackOutcome::Miss => format!("miss {damage_type:?}"),
+                    AttackOutcome::Blocked(amount, reason) => format!(
+                        "blocked {amount} {damage_type:?} ({})",
+                        block_reason(cx, *reason)
+                    ),
                 };
                 format!("{verb} -> {}  {result}", name(*target))
             }
@@ -441,6 +458,11 @@ impl TraceRecord for CombatRecord {
                         o.str("outcome", "miss");
                         o.int("amount", 0);
                     }
+                    AttackOutcome::Blocked(amount, reason) => {
+                        o.str("outcome", "blocked");
+                        o.int("amount", u64::from(*amount));
+                        o.str("blocked", &block_reason(cx, *reason));
+                    }
                 }
                 let type_tag = names.kind_tag(*damage_type, |t, d| t.tag(&d.tags));
                 o.str("damage_type", tag_name(type_tag));
@@ -526,4 +548,15 @@ fn item_list(names: &Names<'_>, items: &[(ItemId, u32)]) -> String {
         })
         .collect();
     names.join(", ")
+}
+
+/// Why the damage of a hit was refused, for both renderers.
+fn block_reason(cx: &RenderCx<'_>, reason: crate::trace::BlockReason) -> String {
+    use crate::trace::BlockReason;
+    match reason {
+        BlockReason::Requirements => "requirements".to_owned(),
+        BlockReason::Dead => "dead".to_owned(),
+        BlockReason::Chance => "chance".to_owned(),
+        BlockReason::Immune { by } => format!("immune: {}", cx.effect(by)),
+    }
 }

@@ -8,12 +8,14 @@ use hecs::{Entity, World};
 use super::combatant::Combatant;
 use super::defs::{DamageType, SpellDef, SpellId, Style};
 use super::math;
+use super::native;
 use super::record::{AttackOutcome, CombatRecord};
 use super::runtime::CombatRuntime;
 use super::stats::active_style;
-use crate::abilities::AbilitySystem;
+use crate::abilities::{AbilitySystem, GameplayEvent};
 use crate::effects::EffectSpec;
 use crate::gas::Gas;
+use crate::tags::TagSet;
 use crate::time::SimDuration;
 
 /// Which attack is being resolved.
@@ -201,13 +203,34 @@ pub(crate) fn roll_and_apply(
         style,
         spell_def,
     );
-    let outcome = match rolls {
+    let rolled = match rolls {
         Some(rolls) if math::roll_hit(gas.rng(), rolls.hit_chance) => {
             AttackOutcome::Hit(math::roll_between(gas.rng(), rolls.min_hit, rolls.max_hit))
         }
         _ => AttackOutcome::Miss,
     };
     let tags = runtime.tags();
+    let cue = spell_def.map_or_else(|| damage_type.hit_cue(tags), |s| s.hit_cue);
+    // The damage of a hit carries its type and style (the post-execute step
+    // routes XP by them) and its hit cue (which that step fires once the
+    // damage has applied).
+    let type_tag = damage_type.tag(tags);
+    let damage = |amount: u32| {
+        EffectSpec::new(runtime.damage_effect)
+            .with_source(attacker)
+            .with_tag(type_tag)
+            .with_tag(style.tag(tags))
+            .with_tag(cue)
+            .with_set_by_caller(type_tag, f64::from(amount))
+    };
+    // A hit the target would refuse (immune, dead) is recorded as such.
+    let outcome = match rolled {
+        AttackOutcome::Hit(amount @ 1..) => match gas.can_apply_effect(world, target, &damage(amount)) {
+            Ok(()) => rolled,
+            Err(reason) => AttackOutcome::Blocked(amount, reason),
+        },
+        other => other,
+    };
     gas.record_game(CombatRecord::Attack {
         attacker,
         target,
@@ -216,22 +239,33 @@ pub(crate) fn roll_and_apply(
         weaved,
         spell,
     });
-    let cue = spell_def.map_or_else(|| damage_type.hit_cue(tags), |s| s.hit_cue);
-    let magnitude = match outcome {
-        AttackOutcome::Hit(amount) => f64::from(amount),
-        AttackOutcome::Miss => 0.0,
+    match outcome {
+        AttackOutcome::Hit(amount @ 1..) => gas.apply_effect_recorded(world, target, damage(amount)),
+        // A miss or a hit for zero applies nothing (no XP, no in-combat
+        // refresh): its cue fires here, a miss flagged as one.
+        AttackOutcome::Hit(0) | AttackOutcome::Miss => {
+            let mut flags = TagSet::new();
+            if outcome == AttackOutcome::Miss {
+                flags.insert(tags[native::COMBAT_EVENT_MISS]);
+            }
+            gas.fire_cue(target, Some(attacker), cue, 0.0, &flags);
+        }
+        AttackOutcome::Blocked(..) => {}
+    }
+    // Other abilities react to the outcome (an on-hit proc): the attacker
+    // hears of it at once, with the target (a reaction to being struck reads
+    // the target's Health instead: an attribute observer or an effect hook).
+    let heard = match outcome {
+        AttackOutcome::Hit(amount) => Some((native::COMBAT_EVENT_HIT, f64::from(amount))),
+        AttackOutcome::Miss => Some((native::COMBAT_EVENT_MISS, 0.0)),
+        AttackOutcome::Blocked(..) => None,
     };
-    gas.fire_cue(target, Some(attacker), cue, magnitude);
-    // A hit for zero shows its cue and record but applies nothing: no XP,
-    // no in-combat refresh, as for a miss.
-    if let AttackOutcome::Hit(amount @ 1..) = outcome {
-        let type_tag = damage_type.tag(tags);
-        let spec = EffectSpec::new(runtime.damage_effect)
-            .with_source(attacker)
-            .with_tag(type_tag)
-            .with_tag(style.tag(tags))
-            .with_set_by_caller(type_tag, f64::from(amount));
-        gas.apply_effect_recorded(world, target, spec);
+    if let Some((event, amount)) = heard {
+        let event = GameplayEvent::new(tags[event])
+            .target(target)
+            .instigator(attacker)
+            .magnitude(amount);
+        gas.handle_event(world, attacker, event);
     }
     outcome
 }

@@ -246,14 +246,8 @@ impl EffectHost {
         let Some(def) = defs.try_def(spec.effect) else {
             return Err(EffectError::UnknownEffect(spec.effect));
         };
-        if !def.application_requirements.matches(self.tags.tags()) {
-            return Ok(self.blocked(cx, &spec, BlockReason::Requirements));
-        }
-        if !def.affects_dead && self.is_dead(defs) {
-            return Ok(self.blocked(cx, &spec, BlockReason::Dead));
-        }
-        if let Some(by) = self.immunity_against(cx.defs, def, &spec) {
-            return Ok(self.blocked(cx, &spec, BlockReason::Immune { by }));
+        if let Some(reason) = self.refusal(defs, def, &spec) {
+            return Ok(self.blocked(cx, &spec, reason));
         }
         // Evaluate every magnitude first: a missing SetByCaller key fails
         // the whole application before anything is touched.
@@ -368,6 +362,24 @@ impl EffectHost {
     #[inline]
     pub(crate) fn is_dead(&self, defs: &EffectDefs) -> bool {
         defs.life().is_dead(self.tags.tags())
+    }
+
+    /// Why the host refuses `spec` before anything is evaluated or rolled:
+    /// application requirements, the life rule, immunity.
+    pub(crate) fn refusal(
+        &self,
+        defs: &EffectDefs,
+        def: &EffectDef,
+        spec: &EffectSpec,
+    ) -> Option<BlockReason> {
+        if !def.application_requirements.matches(self.tags.tags()) {
+            return Some(BlockReason::Requirements);
+        }
+        if !def.affects_dead && self.is_dead(defs) {
+            return Some(BlockReason::Dead);
+        }
+        self.immunity_against(defs, def, spec)
+            .map(|by| BlockReason::Immune { by })
     }
 
     /// An active, uninhibited effect whose immunity query matches the

@@ -73,6 +73,28 @@ impl Gas {
         Ok(outcome)
     }
 
+    /// Would `target` refuse `spec` now (application requirements, the life
+    /// rule, immunity)? A read-only query: `chance` is rolled only by the
+    /// application itself, and an evaluation error (a missing SetByCaller
+    /// value) only shows there. `Err(Requirements)` for a target without an
+    /// ability system or an unknown effect.
+    pub fn can_apply_effect(
+        &self,
+        world: &World,
+        target: Entity,
+        spec: &EffectSpec,
+    ) -> Result<(), crate::trace::BlockReason> {
+        let defs = self.catalog.effects();
+        let (Ok(system), Some(def)) = (world.get::<&AbilitySystem>(target), defs.try_def(spec.effect))
+        else {
+            return Err(crate::trace::BlockReason::Requirements);
+        };
+        match system.host.refusal(defs, def, spec) {
+            Some(reason) => Err(reason),
+            None => Ok(()),
+        }
+    }
+
     /// Removes one active effect; `false` if it is not active.
     pub fn remove_effect(&mut self, world: &mut World, target: Entity, key: EffectKey) -> bool {
         let removed = self

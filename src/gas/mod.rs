@@ -257,9 +257,17 @@ impl Gas {
     }
 
     /// Fires a gameplay cue from game code (an `execute` cue no effect
-    /// caused: a swing's hit splat, a footstep): recorded in the trace when
-    /// it records cues, and delivered to cue observers either way.
-    pub fn fire_cue(&mut self, target: Entity, source: Option<Entity>, cue: Tag, magnitude: f64) {
+    /// caused: a miss's splat, a footstep), with tags describing it (a
+    /// miss flag): recorded in the trace when it records cues, and
+    /// delivered to cue observers either way.
+    pub fn fire_cue(
+        &mut self,
+        target: Entity,
+        source: Option<Entity>,
+        cue: Tag,
+        magnitude: f64,
+        tags: &TagSet,
+    ) {
         if self.trace.wants(TraceCategory::CUES) {
             self.record(TraceKind::Cue {
                 target,
@@ -268,7 +276,7 @@ impl Gas {
                 event: CueEvent::Execute,
                 effect: None,
                 magnitude,
-                tags: TagSet::new(),
+                tags: tags.clone(),
             });
         }
     }

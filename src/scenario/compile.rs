@@ -6,6 +6,8 @@ use std::collections::HashMap;
 use smallvec::SmallVec;
 
 use super::data::{ActionData, CombatantData, ScenarioData};
+use super::SCENARIO_ABILITIES;
+use crate::abilities::AbilityId;
 use crate::attributes::AttributeId;
 use crate::catalog::Catalog;
 use crate::combat::{self, CombatDefs, ItemId, KindId, Skill, SpellId, Style, Vec2};
@@ -43,6 +45,9 @@ pub struct CombatantSpec {
     pub attributes: Vec<(AttributeId, f64)>,
     /// Owning client.
     pub owner: Option<u32>,
+    /// Every ability granted at spawn: the standard set less `withhold`,
+    /// plus `grant`, in that order.
+    pub abilities: Vec<AbilityId>,
 }
 
 /// An input, resolved; fighters are indices into the combatant list.
@@ -379,7 +384,34 @@ impl Resolver<'_> {
             speed: data.speed,
             attributes,
             owner: data.owner,
+            abilities: self.abilities(data),
         }
+    }
+
+    fn abilities(&mut self, data: &CombatantData) -> Vec<AbilityId> {
+        let catalog = self.catalog;
+        for name in &data.withhold {
+            if !SCENARIO_ABILITIES.contains(&name.as_str()) {
+                let standard = SCENARIO_ABILITIES.iter().map(|n| n.to_string()).collect();
+                self.unknown("standard ability", name, standard);
+            }
+        }
+        let standard = SCENARIO_ABILITIES
+            .iter()
+            .filter(|name| !data.withhold.iter().any(|w| w == *name))
+            .filter_map(|name| catalog.abilities().get(name));
+        let granted: Vec<AbilityId> = data
+            .grant
+            .iter()
+            .filter_map(|name| {
+                catalog
+                    .abilities()
+                    .resolve_in(name, self.source)
+                    .map_err(|e| self.errors.push(e))
+                    .ok()
+            })
+            .collect();
+        standard.chain(granted).collect()
     }
 
     fn who(&mut self, name: &str, names: &Roster<'_>) -> Option<usize> {

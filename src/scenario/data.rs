@@ -63,6 +63,11 @@ pub struct CombatantData {
     pub attributes: BTreeMap<String, f64>,
     /// The client that owns this fighter, if any.
     pub owner: Option<u32>,
+    /// Abilities granted on top of the standard set
+    /// ([`SCENARIO_ABILITIES`](super::SCENARIO_ABILITIES)): `["GA_Lifesteal"]`.
+    pub grant: Vec<String>,
+    /// Standard abilities this fighter goes without: `["GA_Death"]`.
+    pub withhold: Vec<String>,
 }
 
 /// An input at a time.

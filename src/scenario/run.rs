@@ -117,7 +117,6 @@ impl ScenarioRun {
     }
 
     fn spawn(&mut self, spec: &CombatantSpec) -> Entity {
-        let catalog = self.gas.catalog_arc().clone();
         let runtime = self.runtime.clone();
         let tags = runtime.tags();
         let mut fighter = combat::new_combatant(runtime.defs(), spec.kind);
@@ -150,10 +149,8 @@ impl ScenarioRun {
         if let Some(client) = spec.owner {
             let _ = self.world.insert_one(entity, NetOwner(ClientId(client)));
         }
-        for name in SCENARIO_ABILITIES {
-            if let Some(ability) = catalog.abilities().get(name) {
-                let _ = self.gas.grant_ability(&mut self.world, entity, ability, 1);
-            }
+        for &ability in &spec.abilities {
+            let _ = self.gas.grant_ability(&mut self.world, entity, ability, 1);
         }
         combat::prepare(&self.runtime, &mut self.world, &mut self.gas, entity);
         if spec.style != combat::Style::Aggressive {
