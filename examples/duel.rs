@@ -417,10 +417,7 @@ fn print_summary(
             .iter()
             .filter(|o| matches!(o, AttackOutcome::Hit(_)))
             .count();
-        let damage: u32 = attacks
-            .iter()
-            .map(|o| o.dealt())
-            .sum();
+        let damage: u32 = attacks.iter().map(|o| o.dealt()).sum();
         let seconds = fight_end.as_secs_f64();
         let dps = if seconds > 0.0 {
             f64::from(damage) / seconds

@@ -349,11 +349,7 @@ fn xp_follows_damage_dealt_hitpoints_too_never_on_misses_or_heals() {
     d.wear(alice, "Rune Scimitar", 1);
     d.engage(alice, bob);
     d.at(60.0);
-    let dealt: u32 = d
-        .attacks(alice)
-        .iter()
-        .map(|(_, o, _)| o.dealt())
-        .sum();
+    let dealt: u32 = d.attacks(alice).iter().map(|(_, o, _)| o.dealt()).sum();
     let start = Skills::all_at(40);
     let gained = |skill: Skill| d.xp(alice, skill) - start.centi_xp(skill);
     assert!(dealt > 0);
@@ -703,6 +699,66 @@ fn in_combat_refreshes_on_dealing_and_receiving_hits_and_entry_is_reported_once(
     assert!(d.has(alice, "Status.InCombat"));
     d.at(last_hit + 20.0);
     assert!(!d.has(alice, "Status.InCombat") && !d.has(bob, "Status.InCombat"));
+}
+
+/// Listener abilities that count each outcome event their owner hears in
+/// an attribute of their own.
+const LISTENERS: &str = r#"(
+    attributes: [(name: "HitsHeard"), (name: "MissesHeard"), (name: "EntriesHeard"), (name: "DeathsHeard")],
+    effects: [
+        (name: "GE_HeardHit", modifiers: [(attribute: "HitsHeard", op: Flat, magnitude: Constant(1))]),
+        (name: "GE_HeardMiss", modifiers: [(attribute: "MissesHeard", op: Flat, magnitude: Constant(1))]),
+        (name: "GE_HeardEntry", modifiers: [(attribute: "EntriesHeard", op: Flat, magnitude: Constant(1))]),
+        (name: "GE_HeardDeath", affects_dead: true,
+         modifiers: [(attribute: "DeathsHeard", op: Flat, magnitude: Constant(1))]),
+    ],
+    abilities: [
+        (name: "GA_OnHit", trigger: "Combat.Event.Hit", behaviour: ApplyEffects([(effect: "GE_HeardHit")])),
+        (name: "GA_OnMiss", trigger: "Combat.Event.Miss", behaviour: ApplyEffects([(effect: "GE_HeardMiss")])),
+        (name: "GA_OnEntry", trigger: "Combat.Event.EnterCombat", behaviour: ApplyEffects([(effect: "GE_HeardEntry")])),
+        (name: "GA_OnDeath", trigger: "Combat.Event.Death", behaviour: ApplyEffects([(effect: "GE_HeardDeath")])),
+    ],
+)"#;
+
+#[test]
+fn outcome_events_are_gameplay_events_abilities_trigger_on() {
+    let mut d = Duel::with(|b| {
+        b.add_source("listeners.ron", LISTENERS);
+    });
+    let alice = d.spawn("alice", 0.0, 40);
+    let bob = d.spawn("bob", 100.0, 25);
+    for entity in [alice, bob] {
+        for listener in ["GA_OnHit", "GA_OnMiss", "GA_OnEntry", "GA_OnDeath"] {
+            let id = d.catalog().abilities().get(listener).unwrap();
+            d.gas.grant_ability(&mut d.world, entity, id, 1).unwrap();
+        }
+    }
+    d.wear(alice, "Rune Scimitar", 1);
+    d.engage(alice, bob);
+    d.at(300.0);
+    let attacks = d.attacks(alice);
+    let hits = attacks
+        .iter()
+        .filter(|(_, o, _)| matches!(o, AttackOutcome::Hit(_)))
+        .count();
+    let misses = attacks.len() - hits;
+    assert!(hits > 0 && misses > 0, "{attacks:?}");
+    // The attacker hears each of its outcomes; the target hears none.
+    assert_eq!(d.attr(alice, "HitsHeard"), hits as f64);
+    assert_eq!(d.attr(alice, "MissesHeard"), misses as f64);
+    assert_eq!(
+        (d.attr(bob, "HitsHeard"), d.attr(bob, "MissesHeard")),
+        (0.0, 0.0)
+    );
+    // Each side entered combat once; the one who died heard its death.
+    assert_eq!(
+        (d.attr(alice, "EntriesHeard"), d.attr(bob, "EntriesHeard")),
+        (1.0, 1.0)
+    );
+    assert_eq!(
+        (d.attr(alice, "DeathsHeard"), d.attr(bob, "DeathsHeard")),
+        (0.0, 1.0)
+    );
 }
 
 #[test]

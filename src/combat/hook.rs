@@ -50,7 +50,13 @@ impl EffectHook for CombatHook {
                 .iter()
                 .find(|t| t.matches(tags[native::GAMEPLAY_CUE]))
             {
-                gas.fire_cue(target, execution.spec.source, cue, outcome.amount, &TagSet::new());
+                gas.fire_cue(
+                    target,
+                    execution.spec.source,
+                    cue,
+                    outcome.amount,
+                    &TagSet::new(),
+                );
             }
         }
         if combat && outcome.is_hit() && lowered > 0.0 {

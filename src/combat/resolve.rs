@@ -225,7 +225,7 @@ pub(crate) fn roll_and_apply(
     };
     // A hit the target would refuse (immune, dead) is recorded as such.
     let outcome = match rolled {
-        AttackOutcome::Hit(amount @ 1..) => match gas.can_apply_effect(world, target, &damage(amount)) {
+        AttackOutcome::Hit(amount) => match gas.can_apply_effect(world, target, &damage(amount)) {
             Ok(()) => rolled,
             Err(reason) => AttackOutcome::Blocked(amount, reason),
         },
@@ -240,7 +240,9 @@ pub(crate) fn roll_and_apply(
         spell,
     });
     match outcome {
-        AttackOutcome::Hit(amount @ 1..) => gas.apply_effect_recorded(world, target, damage(amount)),
+        AttackOutcome::Hit(amount @ 1..) => {
+            gas.apply_effect_recorded(world, target, damage(amount))
+        }
         // A miss or a hit for zero applies nothing (no XP, no in-combat
         // refresh): its cue fires here, a miss flagged as one.
         AttackOutcome::Hit(0) | AttackOutcome::Miss => {

@@ -85,8 +85,10 @@ impl Gas {
         spec: &EffectSpec,
     ) -> Result<(), crate::trace::BlockReason> {
         let defs = self.catalog.effects();
-        let (Ok(system), Some(def)) = (world.get::<&AbilitySystem>(target), defs.try_def(spec.effect))
-        else {
+        let (Ok(system), Some(def)) = (
+            world.get::<&AbilitySystem>(target),
+            defs.try_def(spec.effect),
+        ) else {
             return Err(crate::trace::BlockReason::Requirements);
         };
         match system.host.refusal(defs, def, spec) {

@@ -144,11 +144,16 @@ fn describe(cx: &RenderCx<'_>, kind: &TraceKind) -> String {
             cue,
             event,
             magnitude,
+            tags,
             ..
         } => {
             let mut what = format!("cue {} {}", cx.tag(*cue), cue_event_name(*event));
             if *magnitude != 0.0 {
                 let _ = write!(what, " {magnitude}");
+            }
+            if !tags.is_empty() {
+                let names: Vec<&str> = tags.iter().map(|t| cx.tag(t)).collect();
+                let _ = write!(what, " [{}]", names.join(", "));
             }
             what
         }
