@@ -29,6 +29,8 @@ const CONTENT: &str = r#"(
          weapon: (damage_type: "Combat.DamageType.Slash", swing_interval: 2.4)),
         (name: "Plain Bow", slot: "Item.Slot.Weapon", attack_bonus: {"Combat.DamageType.Ranged": 1},
          weapon: (damage_type: "Combat.DamageType.Ranged", swing_interval: 1.8)),
+        (name: "Long Bow", slot: "Item.Slot.Weapon", attack_bonus: {"Combat.DamageType.Ranged": 1},
+         weapon: (damage_type: "Combat.DamageType.Ranged", swing_interval: 2.4, attack_range: 2500)),
         (name: "Plain Wand", slot: "Item.Slot.Weapon", attack_bonus: {"Combat.DamageType.Magic": 1},
          weapon: (damage_type: "Combat.DamageType.Magic", swing_interval: 2.4)),
     ],
@@ -556,6 +558,92 @@ fn a_queued_weave_passes_every_manual_cast_gate_again_when_it_resolves() {
             .pending_weave,
         None
     );
+}
+
+/// Moves `entity` to `(x, 0)` at once.
+fn teleport(a: &mut Arena, entity: Entity, x: f64) {
+    let mut body = a.world.get::<&mut Kinematic>(entity).unwrap();
+    body.from = Vec2::new(x, 0.0);
+    body.to = Vec2::new(x, 0.0);
+}
+
+fn weaves_held(a: &Arena) -> Vec<f64> {
+    a.gas
+        .trace()
+        .events()
+        .iter()
+        .filter_map(|e| match e.record() {
+            Some(CombatRecord::WeaveHeld { .. }) => Some(e.time.as_secs_f64()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_weave_beyond_its_spell_range_is_held_while_the_swing_goes_and_never_chased() {
+    let mut a = Arena::new();
+    // A 2500 cm bow at 2400 cm; Test Bolt reaches 1500 cm.
+    let archer = a.spawn("archer", 0.0, 300.0, Some("Long Bow"));
+    let bob = a.spawn("bob", 2400.0, 0.0, None);
+    a.engage(archer, bob);
+    a.at(1.0);
+    a.cast(archer, bob, "Test Bolt");
+    a.at(5.0);
+    // Each tick the bolt cannot reach, the bow shoots and the weave stays.
+    assert_eq!(
+        a.what_when(),
+        [
+            (0.0, "swing".to_owned()),
+            (2.4, "swing".to_owned()),
+            (4.8, "swing".to_owned())
+        ]
+    );
+    assert_eq!(weaves_held(&a), [2.4, 4.8]);
+    assert!(a.chase_steps().is_empty(), "no walk-up for a cast");
+    // Bob steps within 1500: the next tick casts the kept weave, and its
+    // 3 s interval sets the swing after it.
+    teleport(&mut a, bob, 1400.0);
+    a.at(10.5);
+    assert_eq!(
+        a.what_when()[3..],
+        [
+            (7.2, "weave Test Bolt".to_owned()),
+            (10.2, "swing".to_owned())
+        ]
+    );
+    assert_eq!(weaves_held(&a), [2.4, 4.8]);
+    assert!(a.chase_steps().is_empty());
+    // A manual cast from beyond the range fails the same way: one resolver.
+    let mut solo = Arena::new();
+    let caster = solo.spawn("caster", 0.0, 0.0, None);
+    let far = solo.spawn("far", 2400.0, 0.0, None);
+    solo.cast(caster, far, "Test Bolt");
+    assert_eq!(solo.failures(), ["GA_CastSpell Out of range."]);
+}
+
+#[test]
+fn a_weave_within_its_spell_range_fires_from_where_the_caster_stands() {
+    let mut a = Arena::new();
+    // Alice cannot move, so her sword can never reach bob again.
+    let alice = a.spawn("alice", 0.0, 0.0, Some("Test Sword"));
+    let bob = a.spawn("bob", 100.0, 0.0, None);
+    a.engage(alice, bob);
+    a.at(1.0);
+    teleport(&mut a, bob, 1000.0);
+    a.cast(alice, bob, "Test Bolt");
+    a.at(8.0);
+    // What fires next sets the range gate: at 2.4 the bolt (1500 cm) is
+    // cast from 1000 cm without a chase; from 5.4 the sword needs one.
+    assert_eq!(
+        a.what_when(),
+        [
+            (0.0, "swing".to_owned()),
+            (2.4, "weave Test Bolt".to_owned())
+        ]
+    );
+    let chase: Vec<f64> = a.chase_steps().iter().map(|(t, _)| *t).collect();
+    assert_eq!(chase.first(), Some(&5.4), "{chase:?}");
+    assert!(weaves_held(&a).is_empty());
 }
 
 #[test]

@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use hecs::{Entity, World};
 
-use super::cast::cast_gates;
+use super::cast::{cast_gates, spell_in_range};
 use super::combatant::Combatant;
 use super::native;
 use super::pursuit::{chase_step, end_chase};
@@ -108,9 +108,9 @@ impl AutoAttack {
             .map(|(c, system)| {
                 let stats = snapshot_of(runtime, c, system);
                 let changed = c.targeting.aim(Some(target), Some(stats));
-                (stats, c.kind, changed)
+                (stats, c.kind, changed, c.targeting.pending_weave)
             });
-        let Some((stats, kind, changed)) = looked else {
+        let Some((stats, kind, changed, weave)) = looked else {
             cx.end();
             return;
         };
@@ -128,7 +128,14 @@ impl AutoAttack {
         if !self.sight_ok(cx, target, kind) {
             return;
         }
-        if !runtime.in_range(cx.world, cx.owner, target, stats.range_cm, now) {
+        // The range gate is that of what fires next: the queued weave when
+        // the target is within its spell's range, else the snapshot's
+        // attack. A weave beyond its spell's range never draws a chase
+        // (there is no walk-up for a cast): it waits for a later tick.
+        let weave_ready = weave
+            .and_then(|spell| runtime.defs().spell(spell))
+            .is_some_and(|spell| spell_in_range(runtime, cx.world, now, (cx.owner, target), spell));
+        if !weave_ready && !runtime.in_range(cx.world, cx.owner, target, stats.range_cm, now) {
             chase_step(runtime, cx.world, cx.gas, cx.owner, target);
             cx.wait_delay(kind.chase_poll_interval);
             return;
@@ -148,10 +155,12 @@ impl AutoAttack {
         }
     }
 
-    /// Resolves the weave if one is queued (a weave that cannot be paid
-    /// for is dropped and the swing goes ahead), else the snapshot's attack;
+    /// Resolves the weave if one is queued, else the snapshot's attack;
     /// returns the interval it stamped, or `None` when the attack could not
-    /// happen and the engagement ended.
+    /// happen and the engagement ended. A weave whose target is beyond its
+    /// spell's range stays queued and this tick's attack goes instead; a
+    /// weave failing any other gate (runes, spellbook, level) is dropped
+    /// and the attack goes ahead.
     fn resolve_next(
         &self,
         cx: &mut AbilityCx<'_>,
@@ -193,6 +202,16 @@ impl AutoAttack {
             });
             match resolved {
                 Ok(_) => return defs.spell(spell).map(|s| s.cast_interval),
+                Err(reason) if reason == runtime.tags()[native::FAIL_OUT_OF_RANGE] => {
+                    if let Ok(c) = cx.world.query_one_mut::<&mut Combatant>(cx.owner) {
+                        c.targeting.pending_weave = Some(spell);
+                    }
+                    cx.gas.record_game(CombatRecord::WeaveHeld {
+                        entity: cx.owner,
+                        target,
+                        spell,
+                    });
+                }
                 Err(reason) => record_failure(cx.gas, cx.owner, target, reason),
             }
         }

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use hecs::{Entity, World};
 
 use super::combatant::Combatant;
-use super::defs::SpellId;
+use super::defs::{SpellDef, SpellId};
 use super::native;
 use super::range::resolve_spell_range;
 use super::record::CombatRecord;
@@ -74,12 +74,24 @@ pub(crate) fn cast_gates(
         .defs()
         .spell(spell_id)
         .ok_or(tags[native::FAIL_INVALID_PAYLOAD])?;
-    let range = resolve_spell_range(&runtime.defs().settings, spell);
-    if !runtime.in_range(world, caster, target, range, now) {
+    if !spell_in_range(runtime, world, now, (caster, target), spell) {
         return Err(tags[native::FAIL_OUT_OF_RANGE]);
     }
     super::consume::check_runes(runtime, world, caster, spell)?;
     Ok(spell_id)
+}
+
+/// Is `target` within `spell`'s range of `caster` (through the one spell
+/// range resolver)?
+pub(crate) fn spell_in_range(
+    runtime: &CombatRuntime,
+    world: &World,
+    now: SimTime,
+    (caster, target): (Entity, Entity),
+    spell: &SpellDef,
+) -> bool {
+    let range = resolve_spell_range(&runtime.defs().settings, spell);
+    runtime.in_range(world, caster, target, range, now)
 }
 
 /// The standalone manual cast (`behaviour: Registered("CastSpell")`).

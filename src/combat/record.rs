@@ -156,6 +156,16 @@ pub enum CombatRecord {
         /// The spell it replaced, if any.
         replaced: Option<SpellId>,
     },
+    /// A queued weave stayed queued at a tick because its target was beyond
+    /// the spell's range: the tick's own attack went instead.
+    WeaveHeld {
+        /// Whose queue.
+        entity: Entity,
+        /// The engaged target.
+        target: Entity,
+        /// The spell kept.
+        spell: SpellId,
+    },
     /// A queued weave was dropped (disengage, target death).
     WeaveDropped {
         /// Whose queue.
@@ -276,6 +286,7 @@ impl TraceRecord for CombatRecord {
             CombatRecord::IntervalClamped { .. } => "interval_clamped",
             CombatRecord::Chase { .. } => "chase",
             CombatRecord::WeaveQueued { .. } => "weave_queued",
+            CombatRecord::WeaveHeld { .. } => "weave_held",
             CombatRecord::WeaveDropped { .. } => "weave_dropped",
             CombatRecord::AmmoSpent { .. } => "ammo_spent",
             CombatRecord::RunesSpent { .. } => "runes_spent",
@@ -324,7 +335,8 @@ impl TraceRecord for CombatRecord {
             } => (attacker, Some(target)),
             CombatRecord::TargetChanged { entity, target, .. } => (entity, target),
             CombatRecord::Chase { chaser, target, .. } => (chaser, Some(target)),
-            CombatRecord::WeaveQueued { entity, target, .. } => (entity, Some(target)),
+            CombatRecord::WeaveQueued { entity, target, .. }
+            | CombatRecord::WeaveHeld { entity, target, .. } => (entity, Some(target)),
         }
     }
 
@@ -401,6 +413,11 @@ impl TraceRecord for CombatRecord {
                 }
                 what
             }
+            CombatRecord::WeaveHeld { target, spell, .. } => format!(
+                "weave held {} ({} beyond its range)",
+                names.spell(*spell),
+                name(*target)
+            ),
             CombatRecord::WeaveDropped { spell, .. } => {
                 format!("weave dropped {}", names.spell(*spell))
             }
@@ -498,9 +515,9 @@ impl TraceRecord for CombatRecord {
                 o.str("spell", names.spell(*spell));
                 o.opt_str("replaced", replaced.map(|s| names.spell(s)));
             }
-            CombatRecord::WeaveDropped { spell, .. } | CombatRecord::RunesSpent { spell, .. } => {
-                o.str("spell", names.spell(*spell))
-            }
+            CombatRecord::WeaveHeld { spell, .. }
+            | CombatRecord::WeaveDropped { spell, .. }
+            | CombatRecord::RunesSpent { spell, .. } => o.str("spell", names.spell(*spell)),
             CombatRecord::AmmoSpent { left, .. } => o.int("left", u64::from(*left)),
             CombatRecord::Xp {
                 skill, centi_xp, ..
