@@ -1,7 +1,7 @@
 //! [`Arena`]: a crowd fight for load tests, benchmarks and profiling.
 //!
 //! Spawns combatants on a 2D plane in small groups whose members engage each
-//! other (each attacks the next one round its group, chasing first: members
+//! other (each attacks the next one round its group, walking up first: members
 //! start 350–650 cm apart). Fighters are weak (every skill but Hitpoints is
 //! at level one) and carry an endurance effect that multiplies `MaxHealth`
 //! by a million, so fights never end and a run of any length measures the
@@ -163,13 +163,16 @@ impl Arena {
                 progress(i + 1);
             }
         }
-        let engage = runtime.tags()[native::TRIGGER_ENGAGE];
+        // Each fighter walks up to its target, then engages.
+        let tags = runtime.tags();
+        let attack = GameplayEvent::new(tags[native::TRIGGER_QUEUED_INTERACT])
+            .payload(tags[native::TRIGGER_ENGAGE]);
         for (i, &attacker) in entities.iter().enumerate() {
             let start = i - i % config.group;
             let len = config.group.min(config.combatants - start);
             let target = entities[start + (i - start + 1) % len];
             if target != attacker {
-                gas.send_event(attacker, GameplayEvent::new(engage).target(target));
+                gas.send_event(attacker, attack.clone().target(target));
             }
         }
         Ok(Self {
@@ -233,10 +236,15 @@ impl Loadouts {
     fn new(catalog: &Catalog, combat: &CombatDefs) -> Result<Self, ArenaError> {
         let missing = |what: &str| ArenaError(format!("the catalog has no {what}"));
         let item = |name: &str| combat.item_named(name).ok_or_else(|| missing(name));
-        let abilities = ["GA_AutoAttack", "GA_Death", "GA_Disengage"]
-            .iter()
-            .map(|name| catalog.abilities().get(name).ok_or_else(|| missing(name)))
-            .collect::<Result<_, _>>()?;
+        let abilities = [
+            "GA_QueuedInteract",
+            "GA_AutoAttack",
+            "GA_Death",
+            "GA_Disengage",
+        ]
+        .iter()
+        .map(|name| catalog.abilities().get(name).ok_or_else(|| missing(name)))
+        .collect::<Result<_, _>>()?;
         let attribute = |name: &str| catalog.attributes().get(name).ok_or_else(|| missing(name));
         Ok(Self {
             abilities,

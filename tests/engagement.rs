@@ -49,11 +49,22 @@ struct Arena {
 
 impl Arena {
     fn new() -> Self {
+        Self::with_sight(std::sync::Arc::new(combat::AlwaysVisible))
+    }
+
+    /// An arena whose line of sight is `sight`.
+    fn with_sight(sight: std::sync::Arc<dyn combat::LineOfSight>) -> Self {
         let mut builder = gaskit::combat::default_catalog_builder();
         builder.add_source("arena.ron", CONTENT);
-        let catalog = builder.build().unwrap_or_else(|e| panic!("{e}"));
-        let mut gas = Gas::new(catalog);
-        let runtime = combat::install(&mut gas).unwrap();
+        let catalog = std::sync::Arc::new(builder.build().unwrap_or_else(|e| panic!("{e}")));
+        let mut gas = Gas::new(catalog.clone());
+        let pawn = std::sync::Arc::new(combat::ChasingPawn::new(
+            std::sync::Arc::new(combat::KinematicMover),
+            catalog.section_arc::<CombatDefs>().unwrap(),
+        ));
+        let runtime =
+            std::sync::Arc::new(combat::CombatRuntime::with_hooks(catalog, pawn, sight).unwrap());
+        combat::install_runtime(&mut gas, runtime.clone());
         Arena {
             world: World::new(),
             gas,
@@ -84,6 +95,7 @@ impl Arena {
             Kinematic::at(Vec2::new(x, 0.0), speed),
         ));
         for ability in [
+            "GA_QueuedInteract",
             "GA_AutoAttack",
             "GA_Disengage",
             "GA_QueueWeave",
@@ -122,10 +134,13 @@ impl Arena {
         self.gas.advance_by(&mut self.world, SimDuration::ZERO);
     }
 
+    /// An attack click: the walk-up carrying the engage, which fires at
+    /// once from within reach.
     fn engage(&mut self, attacker: Entity, target: Entity) {
-        let event = GameplayEvent::new(self.tag("Action.Trigger.Combat.Engage"))
+        let event = GameplayEvent::new(self.tag("Action.Trigger.QueuedInteract"))
             .target(target)
-            .instigator(attacker);
+            .instigator(attacker)
+            .payload(self.tag("Action.Trigger.Combat.Engage"));
         self.send(attacker, event);
     }
 
@@ -242,6 +257,7 @@ impl Arena {
         assert_eq!(a.targeting.target, None, "target cleared");
         assert_eq!(a.targeting.pending_weave, None, "weave dropped");
         assert!(!a.chase.is_active(), "chase ended");
+        assert!(!self.has(attacker, "State.Chasing"), "State.Chasing gone");
         if let Ok(t) = self.world.get::<&Combatant>(target) {
             assert!(
                 !t.attackers.current.contains(&attacker),
@@ -688,6 +704,115 @@ fn an_out_of_range_manual_cast_fails_without_walking_or_stamping() {
     assert_eq!(a.attacks().len(), 1);
 }
 
+// ------------------------------------------------------------- entry
+
+impl Arena {
+    /// The engage event on its own, as game code might send it.
+    fn engage_directly(&mut self, attacker: Entity, target: Entity) {
+        let event = GameplayEvent::new(self.tag("Action.Trigger.Combat.Engage")).target(target);
+        self.send(attacker, event);
+    }
+
+    fn position(&self, entity: Entity) -> Vec2 {
+        self.world
+            .get::<&Kinematic>(entity)
+            .unwrap()
+            .position(self.gas.now())
+    }
+
+    fn move_order(&mut self, entity: Entity, x: f64) -> usize {
+        let runtime = self.runtime.clone();
+        combat::move_order(
+            &runtime,
+            &mut self.world,
+            &mut self.gas,
+            entity,
+            Vec2::new(x, 0.0),
+        )
+    }
+}
+
+#[test]
+fn an_engagement_starts_within_reach_and_in_sight_after_a_walk_up() {
+    // Bob hides behind a wall until 4.0.
+    struct Wall;
+    impl combat::LineOfSight for Wall {
+        fn visible(&self, _: &World, _: Entity, _: Entity, now: SimTime) -> bool {
+            now >= SimTime::from_secs_f64(4.0).unwrap()
+        }
+    }
+    let mut a = Arena::with_sight(std::sync::Arc::new(Wall));
+    let alice = a.spawn("alice", 0.0, 200.0, Some("Test Sword"));
+    let bob = a.spawn("bob", 1000.0, 0.0, None);
+    // The engage gate: out of range, refused.
+    a.engage_directly(alice, bob);
+    assert_eq!(a.failures(), ["GA_AutoAttack Out of range."]);
+    // The attack click walks up: 750 cm at 200 cm/s puts her within the
+    // sword's 250 cm at 3.75, seen at the 3.8 poll...
+    a.engage(alice, bob);
+    a.at(3.8);
+    assert!(a.has(alice, "Action.QueuedInteract") && a.has(alice, "State.Chasing"));
+    assert!(!a.engaged(alice));
+    // ...but out of sight: engaging directly is refused there too, and the
+    // walk-up goes on until the wall stops hiding bob.
+    a.engage_directly(alice, bob);
+    assert_eq!(a.failures()[1..], ["GA_AutoAttack Out of range."]);
+    a.at(3.9);
+    assert!(a.has(alice, "Action.QueuedInteract"));
+    a.at(4.0);
+    assert!(a.engaged(alice));
+    assert!(!a.has(alice, "Action.QueuedInteract") && !a.has(alice, "State.Chasing"));
+    assert_eq!(a.attack_times("alice"), [4.0], "the first swing at once");
+    let phases: Vec<(f64, ChasePhase)> = a.chase_steps();
+    assert!(matches!(phases.first(), Some((t, ChasePhase::Begin(_))) if *t == 0.0));
+    assert!(matches!(phases.last(), Some((t, ChasePhase::End)) if *t == 4.0));
+}
+
+#[test]
+fn a_move_order_cancels_the_walk_up_and_the_engagement() {
+    let mut a = Arena::new();
+    let alice = a.spawn("alice", 0.0, 200.0, Some("Test Sword"));
+    let bob = a.spawn("bob", 1000.0, 0.0, None);
+    a.engage(alice, bob);
+    a.at(1.0);
+    assert!(a.has(alice, "Action.QueuedInteract"));
+    assert_eq!(a.position(alice), Vec2::new(200.0, 0.0));
+    // Walking away on her own order: the walk-up ends, the body obeys.
+    assert_eq!(a.move_order(alice, -500.0), 1);
+    assert!(!a.has(alice, "Action.QueuedInteract") && !a.has(alice, "State.Chasing"));
+    assert!(!a.world.get::<&Combatant>(alice).unwrap().chase.is_active());
+    a.at(2.0);
+    assert_eq!(a.position(alice), Vec2::new(0.0, 0.0));
+    a.at(10.0);
+    assert!(a.attack_times("alice").is_empty(), "never engaged");
+
+    // Engaged next to carol, a move order ends the loop through teardown.
+    let carol = a.spawn("carol", a.position(alice).x + 100.0, 0.0, None);
+    let tx = a.position(alice).x;
+    a.engage(alice, carol);
+    assert!(a.engaged(alice));
+    assert_eq!(a.move_order(alice, tx - 1000.0), 1);
+    a.assert_torn_down(alice, carol);
+    a.at(20.0);
+    assert_eq!(a.attack_times("alice"), [10.0], "one swing, then she left");
+}
+
+#[test]
+fn moving_the_body_otherwise_cancels_nothing() {
+    let mut a = Arena::new();
+    let alice = a.spawn("alice", 0.0, 200.0, Some("Test Sword"));
+    let bob = a.spawn("bob", 1000.0, 0.0, None);
+    a.engage(alice, bob);
+    a.at(1.0);
+    // A knock-back the game applies straight to the body is not an order.
+    a.world
+        .get::<&mut Kinematic>(alice)
+        .unwrap()
+        .move_to(Vec2::new(-300.0, 0.0), SimTime::from_secs_f64(1.0).unwrap());
+    a.at(1.05);
+    assert!(a.has(alice, "Action.QueuedInteract"));
+}
+
 // ------------------------------------------------------------- chase
 
 #[test]
@@ -881,6 +1006,42 @@ fn every_end_path_tears_the_engagement_down() {
     a.at(2.4);
     a.assert_torn_down(alice, bob);
 
+    // Every end path, mid-chase: the chase ends with the loop.
+    let ends: [(&str, fn(&mut Arena, Entity, Entity)); 4] = [
+        ("disengage", |a, alice, _| {
+            let disengage = GameplayEvent::new(a.tag("Action.Trigger.Combat.Disengage"));
+            a.send(alice, disengage);
+        }),
+        ("move order", |a, alice, _| {
+            a.move_order(alice, 0.0);
+        }),
+        ("target death", |a, _, bob| {
+            let death = GameplayEvent::new(a.tag("Combat.Event.Death"));
+            a.send(bob, death);
+        }),
+        ("stun", |a, alice, _| {
+            let stun = a.catalog().effects().get("GE_Stun").unwrap();
+            let spec = EffectSpec::new(stun).with_set_by_caller(a.tag("Status.Stunned"), 1.0);
+            a.gas.apply_effect(&mut a.world, alice, spec).unwrap();
+        }),
+    ];
+    for (end, run) in ends {
+        let mut a = Arena::new();
+        let alice = a.spawn("alice", 0.0, 100.0, Some("Test Sword"));
+        let bob = a.spawn("bob", 100.0, 0.0, None);
+        a.engage(alice, bob);
+        a.at(1.0);
+        teleport(&mut a, bob, 3000.0);
+        a.at(3.0);
+        assert!(a.has(alice, "State.Chasing"), "{end}: chasing since 2.4");
+        run(&mut a, alice, bob);
+        a.assert_torn_down(alice, bob);
+        assert!(
+            matches!(a.chase_steps().last(), Some((t, ChasePhase::End)) if *t == 3.0),
+            "{end}"
+        );
+    }
+
     // Owner despawned through the context: the target's slot is freed.
     let (mut a, alice, bob) = engaged_pair();
     a.gas.despawn(&mut a.world, alice);
@@ -901,23 +1062,7 @@ fn line_of_sight_lost_past_the_tolerance_ends_the_engagement() {
             now < SimTime::from_secs_f64(3.0).unwrap()
         }
     }
-    let mut builder = gaskit::combat::default_catalog_builder();
-    builder.add_source("arena.ron", CONTENT);
-    let catalog = std::sync::Arc::new(builder.build().unwrap());
-    let mut gas = Gas::new(catalog.clone());
-    let pawn = std::sync::Arc::new(combat::ChasingPawn::new(
-        std::sync::Arc::new(combat::KinematicMover),
-        catalog.section_arc::<CombatDefs>().unwrap(),
-    ));
-    let runtime = std::sync::Arc::new(
-        combat::CombatRuntime::with_hooks(catalog, pawn, std::sync::Arc::new(Blind)).unwrap(),
-    );
-    combat::install_runtime(&mut gas, runtime.clone());
-    let mut a = Arena {
-        world: World::new(),
-        gas,
-        runtime,
-    };
+    let mut a = Arena::with_sight(std::sync::Arc::new(Blind));
     let alice = a.spawn("alice", 0.0, 0.0, Some("Test Sword"));
     let bob = a.spawn("bob", 100.0, 0.0, None);
     a.engage(alice, bob);

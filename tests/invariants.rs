@@ -142,7 +142,22 @@ fn act(run: &mut ScenarioRun, fighters: &mut Vec<Entity>, rng: &mut ChaCha8Rng) 
         .spell_named(SPELLS[rng.next_u32() as usize % SPELLS.len()])
         .unwrap();
     let event = match rng.next_u32() % 20 {
-        0..=3 | 15..=19 => Some(GameplayEvent::new(tags[native::TRIGGER_ENGAGE]).target(b)),
+        // An attack click (walk up, then engage), or the engage alone.
+        0..=3 | 15..=17 => Some(
+            GameplayEvent::new(tags[native::TRIGGER_QUEUED_INTERACT])
+                .target(b)
+                .payload(tags[native::TRIGGER_ENGAGE]),
+        ),
+        18 => Some(GameplayEvent::new(tags[native::TRIGGER_ENGAGE]).target(b)),
+        19 => {
+            let to = combat::Vec2::new(
+                f64::from(rng.next_u32() % 3000),
+                f64::from(rng.next_u32() % 3000),
+            );
+            let runtime = run.runtime.clone();
+            combat::move_order(&runtime, &mut run.world, &mut run.gas, a, to);
+            None
+        }
         4 | 5 => Some(
             GameplayEvent::new(tags[native::TRIGGER_CAST])
                 .target(b)
@@ -311,6 +326,21 @@ fn the_checks_report_broken_bookkeeping() {
     let broken = invariants::check(&arena.world, &arena.gas);
     assert!(
         broken.iter().any(|b| b.contains("is not attacking it")),
+        "{broken:?}"
+    );
+
+    // ...and tags a fighter standing still as chasing.
+    let chasing = arena.gas.catalog().tags().get("State.Chasing").unwrap();
+    let idle = arena.entities[3];
+    assert!(!arena.runtime.pawn.is_chase_active(&arena.world, idle));
+    arena
+        .gas
+        .add_loose_tag(&mut arena.world, idle, chasing, false);
+    let broken = invariants::check(&arena.world, &arena.gas);
+    assert!(
+        broken
+            .iter()
+            .any(|b| b.contains("owns State.Chasing with no chase running")),
         "{broken:?}"
     );
 }

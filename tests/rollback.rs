@@ -99,7 +99,12 @@ impl Game {
             let other = fighters[1 - player];
             let mut send = |event: GameplayEvent| self.run.gas.send_event(me, event);
             if pressed & ENGAGE != 0 {
-                send(GameplayEvent::new(tags[native::TRIGGER_ENGAGE]).target(other));
+                // An attack click: walk up, then engage.
+                send(
+                    GameplayEvent::new(tags[native::TRIGGER_QUEUED_INTERACT])
+                        .target(other)
+                        .payload(tags[native::TRIGGER_ENGAGE]),
+                );
             }
             if pressed & CAST != 0 {
                 send(

@@ -38,7 +38,7 @@ impl AbilityBehaviour for AutoAttack {
     fn can_activate(
         &self,
         world: &World,
-        _gas: &Gas,
+        gas: &Gas,
         activation: &Activation<'_>,
     ) -> Result<(), Tag> {
         let runtime = &self.0;
@@ -47,13 +47,9 @@ impl AbilityBehaviour for AutoAttack {
         if world.get::<&Combatant>(activation.owner).is_err() {
             return Err(tags[native::FAIL_INVALID_PAYLOAD]);
         }
-        if !runtime.is_alive(world, target) {
-            return Err(tags[native::FAIL_TARGET_DEAD]);
-        }
-        if !runtime.would_accept_attacker(world, target, activation.owner) {
-            return Err(tags[native::FAIL_OVERWHELMED]);
-        }
-        Ok(())
+        // From within reach only: from further away, the walk-up
+        // (QueuedInteract) brings the attacker here first.
+        runtime.can_engage(world, gas, activation.owner, target)
     }
 
     fn activate(&self, cx: &mut AbilityCx<'_>) {

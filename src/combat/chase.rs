@@ -99,6 +99,8 @@ pub trait PawnCombatant: Send + Sync {
     fn is_chase_active(&self, world: &World, entity: Entity) -> bool;
     /// Halts the body.
     fn stop_movement(&self, world: &mut World, entity: Entity, now: SimTime);
+    /// Moves the body to `to` on the player's order (no chase involved).
+    fn move_to(&self, world: &mut World, entity: Entity, to: Vec2, now: SimTime);
     /// Where `entity` is at `now`.
     fn position(&self, world: &World, entity: Entity, now: SimTime) -> Option<Vec2>;
 }
@@ -170,6 +172,10 @@ impl PawnCombatant for ChasingPawn {
 
     fn stop_movement(&self, world: &mut World, entity: Entity, now: SimTime) {
         self.mover.stop_move(world, entity, now);
+    }
+
+    fn move_to(&self, world: &mut World, entity: Entity, to: Vec2, now: SimTime) {
+        self.mover.issue_move_to(world, entity, to, now);
     }
 
     fn position(&self, world: &World, entity: Entity, now: SimTime) -> Option<Vec2> {

@@ -11,9 +11,11 @@ use crate::gas::Gas;
 
 /// - an attacker set holds only entities whose auto-attack runs against
 ///   that target, and no more than the defender's kind allows;
-/// - a weave is queued only while an engagement runs.
+/// - a weave is queued only while an engagement runs;
+/// - `State.Chasing` is owned exactly while a chase runs.
 pub(super) fn check(runtime: &CombatRuntime, world: &World, gas: &Gas, broken: &mut Vec<String>) {
     let auto_attack = runtime.tags()[native::ACTION_COMBAT_AUTO_ATTACK];
+    let chasing = runtime.tags()[native::STATE_CHASING];
     let abilities = gas.catalog().abilities();
     let attacking = |attacker: Entity, target: Entity| -> bool {
         world.get::<&AbilitySystem>(attacker).is_ok_and(|system| {
@@ -52,6 +54,16 @@ pub(super) fn check(runtime: &CombatRuntime, world: &World, gas: &Gas, broken: &
                 .is_some_and(|target| attacking(entity, target))
         {
             broken.push(at("a weave is queued without a running engagement"));
+        }
+        let tagged = world
+            .get::<&AbilitySystem>(entity)
+            .is_ok_and(|s| s.has_tag(chasing));
+        if tagged != runtime.pawn.is_chase_active(world, entity) {
+            broken.push(at(if tagged {
+                "owns State.Chasing with no chase running"
+            } else {
+                "a chase runs without State.Chasing"
+            }));
         }
     }
 }

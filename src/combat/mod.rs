@@ -15,6 +15,8 @@
 //!
 //! The pieces, one home each:
 //!
+//! - the walk-up into an engagement ([`QueuedInteract`]) and the move order
+//!   that cancels it and the loop ([`move_order`]);
 //! - the engagement loop ([`AutoAttack`]) with the shared attack cooldown
 //!   read as a level, chase, line of sight and the one teardown;
 //! - the weave queue and the standalone cast ([`QueueWeave`], [`CastSpell`]);
@@ -33,6 +35,7 @@ mod death;
 mod defs;
 mod gear;
 mod hook;
+mod interact;
 mod invariants;
 mod loadout;
 mod los;
@@ -69,6 +72,7 @@ pub use defs::{
 };
 pub use gear::{equip, Eat};
 pub use hook::CombatHook;
+pub use interact::{move_order, QueuedInteract};
 pub use loadout::{Equipment, Inventory};
 pub use los::{AlwaysVisible, LineOfSight};
 pub use movement::{Kinematic, KinematicMover, MoveIssuer};
@@ -173,6 +177,9 @@ pub fn install_runtime(gas: &mut Gas, runtime: Arc<CombatRuntime>) {
     let uses = |gas: &Gas, name: &str| gas.catalog().abilities().behaviour(name).is_some();
     if uses(gas, "AutoAttack") {
         let _ = gas.register_behaviour("AutoAttack", AutoAttack(runtime.clone()));
+    }
+    if uses(gas, "QueuedInteract") {
+        let _ = gas.register_behaviour("QueuedInteract", QueuedInteract(runtime.clone()));
     }
     if uses(gas, "CastSpell") {
         let _ = gas.register_behaviour("CastSpell", CastSpell(runtime.clone()));

@@ -47,6 +47,11 @@ crate::native_tags! {
     CUE_HIT_MAGIC => "GameplayCue.Combat.Hit.Magic",
     /// `GameplayCue.Combat.Death`.
     CUE_DEATH => "GameplayCue.Combat.Death",
+    /// `Action.Trigger.QueuedInteract`: walk up to the target, then send the
+    /// payload interaction.
+    TRIGGER_QUEUED_INTERACT => "Action.Trigger.QueuedInteract",
+    /// `Action.QueuedInteract`: ability tag and owned tag of the walk-up.
+    ACTION_QUEUED_INTERACT => "Action.QueuedInteract",
     /// `Action.Trigger.Combat.Engage`: starts auto-attack.
     TRIGGER_ENGAGE => "Action.Trigger.Combat.Engage",
     /// `Action.Trigger.Combat.Cast`: a manual cast, or a weave while engaged.

@@ -202,9 +202,9 @@ impl CombatRuntime {
     }
 
     /// The engage gate: can `attacker` engage `target` right now? The
-    /// target must be alive, within the attacker's engagement range (the
-    /// same resolver the swing gate uses, autocast-aware) and visible.
-    /// Returns an `Activation.Fail.*` tag when not.
+    /// target must be alive, accept another attacker, and be within reach
+    /// ([`in_engagement_reach`](Self::in_engagement_reach)). Returns an
+    /// `Activation.Fail.*` tag when not.
     pub fn can_engage(
         &self,
         world: &World,
@@ -219,15 +219,28 @@ impl CombatRuntime {
         if !self.would_accept_attacker(world, target, attacker) {
             return Err(tags[native::FAIL_OVERWHELMED]);
         }
-        let stats = snapshot(self, world, attacker).ok_or(tags[native::FAIL_NO_TARGET])?;
-        let now = gas.now();
-        if !self.in_range(world, attacker, target, stats.range_cm, now) {
-            return Err(tags[native::FAIL_OUT_OF_RANGE]);
-        }
-        if !self.line_of_sight.visible(world, attacker, target, now) {
+        if !self.in_engagement_reach(world, gas, attacker, target) {
             return Err(tags[native::FAIL_OUT_OF_RANGE]);
         }
         Ok(())
+    }
+
+    /// Is `target` within `attacker`'s engagement range (the same resolver
+    /// the swing gate uses, autocast-aware) and in sight? What the walk-up
+    /// walks toward and the engage gate checks.
+    pub fn in_engagement_reach(
+        &self,
+        world: &World,
+        gas: &Gas,
+        attacker: Entity,
+        target: Entity,
+    ) -> bool {
+        let Some(stats) = snapshot(self, world, attacker) else {
+            return false;
+        };
+        let now = gas.now();
+        self.in_range(world, attacker, target, stats.range_cm, now)
+            && self.line_of_sight.visible(world, attacker, target, now)
     }
 
     /// The attacker ceiling's peek: would `target` accept `attacker` now?

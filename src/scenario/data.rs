@@ -84,7 +84,9 @@ pub struct InputData {
 /// What an input does. Fighters are named by their scenario names.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum ActionData {
-    /// `Engage(attacker, target)`: the engage event.
+    /// `Engage(attacker, target)`: an attack click: the walk-up
+    /// (`Action.Trigger.QueuedInteract`) carrying the engage event, which
+    /// fires once the target is within reach.
     Engage(String, String),
     /// `Cast(caster, target, spell)`: the cast event (a weave while engaged).
     Cast(String, String, String),
@@ -98,7 +100,8 @@ pub enum ActionData {
     Eat(String, String),
     /// `Event(who, tag)`: any other gameplay event (a buff ability's trigger).
     Event(String, String),
-    /// `Move(who, (x, y))`: a move order to the body.
+    /// `Move(who, (x, y))`: a move order ([`combat::move_order`](crate::combat::move_order)):
+    /// cancels any walk-up and engagement, then moves the body.
     Move(String, (f64, f64)),
     /// `OpenModal(who, modal tag)`: a loose `Action.Modal.*` tag.
     OpenModal(String, String),

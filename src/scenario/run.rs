@@ -19,6 +19,7 @@ use crate::trace::Name;
 
 /// The abilities every scenario fighter is granted.
 pub const SCENARIO_ABILITIES: &[&str] = &[
+    "GA_QueuedInteract",
     "GA_AutoAttack",
     "GA_Disengage",
     "GA_QueueWeave",
@@ -222,7 +223,9 @@ impl ScenarioRun {
                 let target = entity(self, b);
                 self.event(
                     a,
-                    GameplayEvent::new(tags[native::TRIGGER_ENGAGE]).target(target),
+                    GameplayEvent::new(tags[native::TRIGGER_QUEUED_INTERACT])
+                        .target(target)
+                        .payload(tags[native::TRIGGER_ENGAGE]),
                 );
             }
             Action::Cast(a, b, spell) => {
@@ -252,10 +255,8 @@ impl ScenarioRun {
             }
             Action::Event(a, tag) => self.event(a, GameplayEvent::new(tag)),
             Action::Move(a, to) => {
-                let now = self.gas.now();
-                if let Ok(mut body) = self.world.get::<&mut Kinematic>(entity(self, a)) {
-                    body.move_to(to, now);
-                }
+                let e = entity(self, a);
+                combat::move_order(&runtime, &mut self.world, &mut self.gas, e, to);
             }
             Action::OpenModal(a, modal) => {
                 let e = entity(self, a);

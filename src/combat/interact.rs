@@ -1,0 +1,150 @@
+//! The walk-up channel and the move order that cancels it.
+//!
+//! A click on something out of reach is an `Action.Trigger.QueuedInteract`
+//! event: its target is what was clicked, its payload the interaction to
+//! perform there (`Action.Trigger.Combat.Engage` for an attack click). The
+//! [`QueuedInteract`] ability walks up through the one chase primitive,
+//! polling every `ChasePollInterval`, until the interaction is possible,
+//! then sends the payload to its owner as a gameplay event and ends.
+//! Combat enters an engagement only this way or from within reach: the
+//! engage gate ([`CombatRuntime::can_engage`]) refuses a target out of
+//! range or out of sight.
+//!
+//! A fresh move order ([`move_order`]) cancels the walk-up and the
+//! engagement alike, then moves the body: the controller's cancel path.
+//! Movement the game causes otherwise (a chase, a knock-back) cancels
+//! nothing.
+
+use std::sync::Arc;
+
+use hecs::{Entity, World};
+
+use super::native;
+use super::pursuit::{chase_step, end_chase};
+use super::runtime::CombatRuntime;
+use super::vec2::Vec2;
+use super::Combatant;
+use crate::abilities::{AbilityBehaviour, AbilityCx, Activation, EndReason, GameplayEvent};
+use crate::gas::Gas;
+use crate::tags::{Tag, TagSet};
+
+/// The walk-up (`behaviour: Registered("QueuedInteract")`).
+///
+/// The interaction is within reach when:
+///
+/// - for an engage, the attacker could engage now: the target within its
+///   engagement range (the same resolver the swing gate uses) and in sight
+///   ([`CombatRuntime::in_engagement_reach`]). The engage itself then
+///   checks the rest (the target alive, the attacker ceiling);
+/// - for any other interaction, the target is within melee range and in
+///   sight (standing next to it).
+pub struct QueuedInteract(pub Arc<CombatRuntime>);
+
+impl AbilityBehaviour for QueuedInteract {
+    fn can_activate(
+        &self,
+        world: &World,
+        gas: &Gas,
+        activation: &Activation<'_>,
+    ) -> Result<(), Tag> {
+        let runtime = &self.0;
+        let tags = runtime.tags();
+        let owner = activation.owner;
+        if world.get::<&Combatant>(owner).is_err() || activation.event.payload.is_none() {
+            return Err(tags[native::FAIL_INVALID_PAYLOAD]);
+        }
+        let now = gas.now();
+        match activation.event.target {
+            Some(target) if target != owner && runtime.position(world, target, now).is_some() => {
+                if self.engages(activation.event.payload) && !runtime.is_alive(world, target) {
+                    return Err(tags[native::FAIL_TARGET_DEAD]);
+                }
+                Ok(())
+            }
+            _ => Err(tags[native::FAIL_NO_TARGET]),
+        }
+    }
+
+    fn activate(&self, cx: &mut AbilityCx<'_>) {
+        self.poll(cx);
+    }
+
+    fn wake(&self, cx: &mut AbilityCx<'_>, _reason: crate::abilities::WakeReason) {
+        self.poll(cx);
+    }
+
+    fn end(&self, cx: &mut AbilityCx<'_>, _reason: EndReason) {
+        end_chase(&self.0, cx.world, cx.gas, cx.owner, cx.event.target);
+    }
+}
+
+impl QueuedInteract {
+    fn engages(&self, payload: Option<Tag>) -> bool {
+        payload == Some(self.0.tags()[native::TRIGGER_ENGAGE])
+    }
+
+    fn poll(&self, cx: &mut AbilityCx<'_>) {
+        let runtime = &*self.0;
+        let (Some(target), Some(interaction)) = (cx.event.target, cx.event.payload) else {
+            cx.end();
+            return;
+        };
+        let engages = self.engages(Some(interaction));
+        if engages && !runtime.is_alive(cx.world, target) {
+            let dead = runtime.tags()[native::FAIL_TARGET_DEAD];
+            cx.end_with(EndReason::Behaviour(dead));
+            return;
+        }
+        let reached = if engages {
+            runtime.in_engagement_reach(cx.world, cx.gas, cx.owner, target)
+        } else {
+            let now = cx.gas.now();
+            let melee = runtime.defs().settings.melee_range_cm;
+            runtime.in_range(cx.world, cx.owner, target, melee, now)
+                && runtime
+                    .line_of_sight
+                    .visible(cx.world, cx.owner, target, now)
+        };
+        if !reached {
+            chase_step(runtime, cx.world, cx.gas, cx.owner, target);
+            let poll = cx
+                .world
+                .get::<&Combatant>(cx.owner)
+                .map(|c| runtime.defs().kind(c.kind).chase_poll_interval);
+            match poll {
+                Ok(poll) => cx.wait_delay(poll),
+                Err(_) => cx.end(),
+            }
+            return;
+        }
+        // Ended first, so the interaction starts with the walk-up gone
+        // (its chase ended, Action.QueuedInteract no longer owned).
+        cx.end();
+        let mut event = GameplayEvent::new(interaction)
+            .target(target)
+            .instigator(cx.owner);
+        event.object = cx.event.object;
+        cx.gas.handle_event(cx.world, cx.owner, event);
+    }
+}
+
+/// A fresh move order for `entity` to `to`: cancels its walk-up and its
+/// engagement (the abilities tagged `Action.QueuedInteract` or
+/// `Action.Combat.AutoAttack`; their teardowns end the chase), then moves
+/// the body through the pawn. Returns how many abilities it cancelled.
+pub fn move_order(
+    runtime: &CombatRuntime,
+    world: &mut World,
+    gas: &mut Gas,
+    entity: Entity,
+    to: Vec2,
+) -> usize {
+    let tags = runtime.tags();
+    let mut cancel = TagSet::new();
+    cancel.insert(tags[native::ACTION_QUEUED_INTERACT]);
+    cancel.insert(tags[native::ACTION_COMBAT_AUTO_ATTACK]);
+    let cancelled = gas.cancel_abilities(world, entity, &cancel, &TagSet::new());
+    let now = gas.now();
+    runtime.pawn.move_to(world, entity, to, now);
+    cancelled
+}
