@@ -172,7 +172,7 @@ impl Arena {
             let len = config.group.min(config.combatants - start);
             let target = entities[start + (i - start + 1) % len];
             if target != attacker {
-                gas.send_event(attacker, attack.clone().target(target));
+                gas.send_event(attacker, attack.target(target));
             }
         }
         Ok(Self {
