@@ -1007,7 +1007,8 @@ fn every_end_path_tears_the_engagement_down() {
     a.assert_torn_down(alice, bob);
 
     // Every end path, mid-chase: the chase ends with the loop.
-    let ends: [(&str, fn(&mut Arena, Entity, Entity)); 4] = [
+    type EndPath = fn(&mut Arena, Entity, Entity);
+    let ends: [(&str, EndPath); 4] = [
         ("disengage", |a, alice, _| {
             let disengage = GameplayEvent::new(a.tag("Action.Trigger.Combat.Disengage"));
             a.send(alice, disengage);
