@@ -113,6 +113,24 @@ fn seed_001_interval_cooldown_and_the_cap() {
     assert_eq!(format!("{:.1}", a.current(ult)), "24.0");
 }
 
+#[test]
+fn interval_attributes_divide_by_their_multiplier() {
+    let c = catalog();
+    let (schema, ult) = (c.attributes(), id(&c, "UltimateCooldown"));
+    let mut a = Attributes::new(schema);
+    // A 1.25 speed-up shortens the 60 s span to 48 s (a Direct attribute
+    // would grow to 75).
+    a.add_modifier(schema, ult, ModOp::Mult, 1.25, CARD).unwrap();
+    assert!(close(a.current(ult), 48.0), "{}", a.current(ult));
+    // Flat adds before, points shrink before the division.
+    a.add_modifier(schema, ult, ModOp::Flat, 15.0, WORKSHOP)
+        .unwrap();
+    assert!(close(a.current(ult), 60.0));
+    a.add_modifier(schema, ult, ModOp::Points, 0.20, UPGRADE)
+        .unwrap();
+    assert!(close(a.current(ult), 75.0 * 0.8 / 1.25));
+}
+
 // ------------------------------------------------------------- pipeline
 
 #[test]

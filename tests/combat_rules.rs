@@ -342,6 +342,31 @@ fn total_xp_per_damage_does_not_depend_on_the_style() {
 }
 
 #[test]
+fn a_routing_whose_totals_agree_loads_and_one_that_differs_is_refused() {
+    let routing = |controlled: &str| {
+        format!(
+            "(combat: (routing: (aggressive: (5, 0), defensive_melee: (0, 5), \
+             defensive_other: (2.5, 2.5), controlled: {controlled})))"
+        )
+    };
+    let mut builder = gaskit::combat::default_catalog_builder();
+    builder.add_source("routing.ron", &routing("(1, 4)"));
+    let catalog = builder.build().unwrap_or_else(|e| panic!("{e}"));
+    let settings = &catalog.section::<CombatDefs>().unwrap().settings;
+    use combat::DamageType::*;
+    assert_eq!(combat::xp_routing(settings, Slash, Style::Aggressive), (5.0, 0.0));
+    assert_eq!(combat::xp_routing(settings, Slash, Style::Controlled), (1.0, 4.0));
+
+    let mut builder = gaskit::combat::default_catalog_builder();
+    builder.add_source("routing.ron", &routing("(1, 3.5)"));
+    let errors = builder.build().unwrap_err().to_string();
+    assert!(
+        errors.contains("routing.ron") && errors.contains("XP routing totals differ"),
+        "{errors}"
+    );
+}
+
+#[test]
 fn xp_follows_damage_dealt_hitpoints_too_never_on_misses_or_heals() {
     let mut d = Duel::new();
     let alice = d.spawn("alice", 0.0, 40);

@@ -319,20 +319,8 @@ fn swings_follow_swing_interval_and_a_speed_buff_applies_from_the_next_swing() {
         round3(a.attack_times("alice")),
         [0.0, 2.4, 4.8, 6.72, 8.64, 10.56]
     );
-    let stamps: Vec<f64> = a
-        .gas
-        .trace()
-        .events()
-        .iter()
-        .filter_map(|e| match e.record() {
-            Some(&CombatRecord::CooldownStamped {
-                entity, duration, ..
-            }) if entity == alice => Some(duration.as_secs_f64()),
-            _ => None,
-        })
-        .collect();
     assert_eq!(
-        stamps,
+        a.stamps(alice),
         [2.4, 2.4, 1.92, 1.92, 1.92, 1.92],
         "SwingInterval / AttackSpeed, read at each swing"
     );
@@ -660,6 +648,69 @@ fn a_weave_within_its_spell_range_fires_from_where_the_caster_stands() {
     let chase: Vec<f64> = a.chase_steps().iter().map(|(t, _)| *t).collect();
     assert_eq!(chase.first(), Some(&5.4), "{chase:?}");
     assert!(weaves_held(&a).is_empty());
+}
+
+impl Arena {
+    /// Every attack cooldown `entity` stamped, in seconds.
+    fn stamps(&self, entity: Entity) -> Vec<f64> {
+        self.gas
+            .trace()
+            .events()
+            .iter()
+            .filter_map(|e| match e.record() {
+                Some(&CombatRecord::CooldownStamped {
+                    entity: who,
+                    duration,
+                    ..
+                }) if who == entity => Some(duration.as_secs_f64()),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+#[test]
+fn an_attack_speed_buff_shortens_swings_never_casts() {
+    let mut a = Arena::new();
+    let alice = a.spawn("alice", 0.0, 0.0, Some("Test Sword"));
+    let bob = a.spawn("bob", 100.0, 0.0, None);
+    a.buff_attack_speed(alice);
+    // A standalone cast, then the loop, then a weave in it.
+    a.cast(alice, bob, "Test Bolt");
+    a.at(1.0);
+    a.engage(alice, bob);
+    a.at(4.0);
+    a.cast(alice, bob, "Test Bolt");
+    a.at(10.0);
+    assert_eq!(
+        a.what_when(),
+        [
+            (0.0, "cast Test Bolt".to_owned()),
+            (3.0, "swing".to_owned()),
+            (4.92, "weave Test Bolt".to_owned()),
+            (7.92, "swing".to_owned()),
+            (9.84, "swing".to_owned())
+        ]
+    );
+    // Swings 2.4 / 1.25; each cast its own 3 s.
+    assert_eq!(round3(a.stamps(alice)), [3.0, 1.92, 3.0, 1.92, 1.92]);
+
+    // Autocast: the spell's interval, buff or not.
+    let mut a = Arena::new();
+    let alice = a.spawn("alice", 0.0, 0.0, Some("Plain Wand"));
+    let bob = a.spawn("bob", 100.0, 0.0, None);
+    a.buff_attack_speed(alice);
+    let bolt = a
+        .catalog()
+        .section::<CombatDefs>()
+        .unwrap()
+        .spell_named("Test Bolt")
+        .unwrap();
+    let runtime = a.runtime.clone();
+    combat::set_autocast(&runtime, &mut a.world, &mut a.gas, alice, Some(bolt)).unwrap();
+    a.engage(alice, bob);
+    a.at(7.0);
+    assert_eq!(a.stamps(alice), [3.0, 3.0, 3.0]);
 }
 
 #[test]
