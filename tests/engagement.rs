@@ -326,6 +326,23 @@ fn swings_follow_swing_interval_and_a_speed_buff_applies_from_the_next_swing() {
     );
 }
 
+#[test]
+fn the_first_swing_reads_the_cooldown_as_a_level_so_re_engaging_never_swings_early() {
+    let mut a = Arena::new();
+    let alice = a.spawn("alice", 0.0, 0.0, Some("Test Sword"));
+    let bob = a.spawn("bob", 100.0, 0.0, None);
+    // Cooldown clear: the first swing resolves at activation.
+    a.engage(alice, bob);
+    a.at(1.0);
+    let disengage = GameplayEvent::new(a.tag("Action.Trigger.Combat.Disengage"));
+    a.send(alice, disengage);
+    // Engaging again mid-cooldown waits exactly its remainder (to 2.4).
+    a.at(1.5);
+    a.engage(alice, bob);
+    a.at(5.0);
+    assert_eq!(round3(a.attack_times("alice")), [0.0, 2.4, 4.8]);
+}
+
 fn thousand_swings(steps: &[f64]) -> Vec<f64> {
     let mut a = Arena::new();
     let alice = a.spawn("alice", 0.0, 0.0, Some("Test Sword"));

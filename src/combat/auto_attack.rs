@@ -9,9 +9,20 @@
 //! remaining time. It never waits on the tag's removal and never blindly
 //! re-waits a full interval, so no tick is lost and none lands free.
 //!
+//! The range gate is that of what fires next: a queued weave when the
+//! target is within its spell's range, else the snapshot's attack. A weave
+//! whose target is beyond its spell's range stays queued (`WeaveHeld`) and
+//! the tick's own attack goes instead; the loop never chases for a cast
+//! (the contract has no walk-then-cast) and never casts beyond range, and
+//! since it only ever chases toward the weapon's range it cannot ping-pong.
+//!
 //! Every end path (target dead or gone, sight lost, a cancel tag, owner
-//! death, disengage, explicit cancel) runs one teardown: end the chase,
-//! drop the weave, leave the target's attacker set, clear the target.
+//! death, disengage, a move order, explicit cancel) runs one teardown: end
+//! the chase, drop the weave, leave the target's attacker set, clear the
+//! target.
+//!
+//! Why the first attack resolves at activation: see the crate's combat
+//! module docs, *The first swing*.
 
 use std::sync::Arc;
 

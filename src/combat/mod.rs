@@ -24,6 +24,67 @@
 //!   ([`CombatRuntime::can_engage`]) and the swing gate alike;
 //! - the damage formula ([`math`]), used by every attack path;
 //! - chase ([`ChaseState`], [`PawnCombatant`], [`MoveIssuer`]).
+//!
+//! # The first swing
+//!
+//! Two rules of the contract meet at activation. The engagement-loop rule
+//! sketches the loop as activate, snapshot, wait one swing interval, then
+//! resolve. The shared-cooldown rule says the loop decides when to attack
+//! by reading `Cooldown.Combat.Attack`'s remaining time as a level, never
+//! by re-waiting a full interval. Read literally, the first would open
+//! every engagement with a full interval of standing still however long
+//! ago the last attack was. gaskit keeps the level read at activation too:
+//! the first poll resolves an attack at once when the cooldown is clear,
+//! and otherwise waits exactly its remainder (a standalone cast just
+//! before, or the swing of an engagement left a moment ago). The loop
+//! rule's wait is then the wait after each resolved attack. This keeps one
+//! gate for every attack: disengaging and engaging again is never faster
+//! than staying engaged, and the first hit of a fight never waits on
+//! anything but the cooldown. Tests:
+//! `the_first_swing_reads_the_cooldown_as_a_level_so_re_engaging_never_swings_early`
+//! and `a_standalone_cast_stamps_the_attack_cooldown_so_engaging_after_does_not_swing_early`
+//! in `tests/engagement.rs`.
+//!
+//! # Entering combat
+//!
+//! An attack click is an `Action.Trigger.QueuedInteract` event whose payload
+//! is `Action.Trigger.Combat.Engage`: [`QueuedInteract`] walks up through
+//! the one chase primitive until the target is within engagement range and
+//! in sight ([`CombatRuntime::in_engagement_reach`]), then fires the engage.
+//! The engage on its own is refused from further away ("Out of range.").
+//! A fresh move order ([`move_order`]) cancels the walk-up and the loop.
+//!
+//! # A weave beyond its spell's range
+//!
+//! Every range gate goes through the resolver for what will actually fire.
+//! A queued weave fires at the next tick when the target is within its
+//! spell's range, wherever the weapon reaches. When the target is beyond
+//! it (a longbow outranges Wind Strike), the loop does not chase for the
+//! cast, since the contract has no walk-then-cast: it shoots the weapon
+//! as usual and keeps the weave queued ([`CombatRecord::WeaveHeld`]) until
+//! a tick finds the target within the spell's range, a new click replaces
+//! it or the engagement ends. The loop only ever chases toward its
+//! weapon's range, so it cannot ping-pong between the two.
+//!
+//! # Free actions
+//!
+//! Prayer toggles and self-casts are not attacks: they gate on and stamp
+//! `Cooldown.Combat.Cast` (`GE_Cast_Cooldown`) and never touch
+//! `Cooldown.Combat.Attack`, so they never move a swing. They are plain
+//! data abilities; `abilities/samples.ron` ships a prayer toggle (two
+//! abilities on one trigger, split by `trigger_when`) and a self-cast.
+//!
+//! # Outcomes
+//!
+//! A hit's cue fires after its damage applied, from the post-execute step
+//! ([`CombatHook`]); a miss's (flagged `Combat.Event.Miss`) and a hit for
+//! zero's fire from the resolve step, since nothing applies. A hit the
+//! target refuses (immune, dead) is recorded as
+//! [`AttackOutcome::Blocked`] and shows no cue. The attacker hears
+//! `Combat.Event.Hit` or `Combat.Event.Miss` as a gameplay event (an
+//! on-hit proc is an ability triggered by it); the dying hear
+//! `Combat.Event.Death`, and a fresh entry into combat sends
+//! `Combat.Event.EnterCombat`.
 
 mod auto_attack;
 mod cast;
