@@ -14,7 +14,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use gaskit::combat::{
-    attack_rolls, snapshot, AttackOutcome, AttackSource, CombatRecord, Combatant, DamageType, Skill,
+    expectation, snapshot, AttackOutcome, CombatRecord, Combatant, Expectation, Skill,
 };
 use gaskit::scenario::{Scenario, ScenarioRun};
 use gaskit::{EntityNames, SimDuration, SimTime, TraceEvent, TraceFilter, TraceKind};
@@ -164,7 +164,7 @@ fn run(options: &Options, out: &mut String) -> Result<(), String> {
         }
         let _ = writeln!(out);
     }
-    let expected = expected_dps(&run);
+    let expected = expectations(&run);
 
     // Frame by frame until someone dies or time is up.
     let end = SimTime::ZERO + run.scenario().duration;
@@ -249,40 +249,18 @@ fn loadout(run: &ScenarioRun, entity: Entity) -> String {
     )
 }
 
-/// Expected damage per second of each fighter against the other, from the
-/// hit chance and hit range at the start.
-fn expected_dps(run: &ScenarioRun) -> HashMap<Entity, f64> {
+/// What each fighter's attack promises against each other fighter, from
+/// the loadouts at the start (the summary picks each one's actual target).
+fn expectations(run: &ScenarioRun) -> HashMap<(Entity, Entity), Expectation> {
     let mut out = HashMap::new();
-    let fighters = &run.fighters;
-    for (i, (_, attacker)) in fighters.iter().enumerate() {
-        let Some((_, target)) = fighters.get(if i == 0 { 1 } else { 0 }) else {
-            continue;
-        };
-        let Some(stats) = snapshot(&run.runtime, &run.world, *attacker) else {
-            continue;
-        };
-        let spell = match stats.source {
-            AttackSource::Autocast(s) => run.runtime.defs().spell(s),
-            AttackSource::Weapon(_) => None,
-        };
-        let damage_type = if spell.is_some() {
-            DamageType::Magic
-        } else {
-            stats.damage_type
-        };
-        if let Some(rolls) = attack_rolls(
-            &run.runtime,
-            &run.world,
-            *attacker,
-            *target,
-            damage_type,
-            stats.style,
-            spell,
-        ) {
-            out.insert(
-                *attacker,
-                rolls.expected_damage() / stats.interval.as_secs_f64(),
-            );
+    for (_, attacker) in &run.fighters {
+        for (_, target) in &run.fighters {
+            if attacker == target {
+                continue;
+            }
+            if let Some(e) = expectation(&run.runtime, &run.world, *attacker, *target) {
+                out.insert((*attacker, *target), e);
+            }
         }
     }
     out
@@ -377,13 +355,27 @@ fn print_trace(run: &ScenarioRun, events: &[TraceEvent], out: &mut String) {
     flush(&mut pending, &hp, out);
 }
 
-fn print_summary(
+/// One fighter's line of the summary.
+#[derive(Debug)]
+struct SummaryRow {
+    name: String,
+    /// Whom it attacked (its first attack's target).
+    target: Option<Entity>,
+    attacks: usize,
+    hits: usize,
+    damage: u32,
+    dps: f64,
+    /// What its attack promised against that target at the start.
+    expected: Option<Expectation>,
+    died: Option<SimTime>,
+}
+
+fn summary_rows(
     run: &ScenarioRun,
     events: &[TraceEvent],
-    expected: &HashMap<Entity, f64>,
-    end: SimTime,
-    out: &mut String,
-) {
+    expected: &HashMap<(Entity, Entity), Expectation>,
+    fight_end: SimTime,
+) -> Vec<SummaryRow> {
     let names = run.fighters.as_slice();
     let death_of = |entity: Entity| {
         events.iter().find_map(|e| match e.record() {
@@ -391,51 +383,169 @@ fn print_summary(
             _ => None,
         })
     };
-    let fight_end = run
-        .fighters
+    run.fighters
         .iter()
-        .filter_map(|(_, e)| death_of(*e))
-        .min()
-        .unwrap_or(end);
+        .map(|&(_, entity)| {
+            let attacks: Vec<(Entity, AttackOutcome)> = events
+                .iter()
+                .filter_map(|e| match e.record() {
+                    Some(&CombatRecord::Attack {
+                        attacker,
+                        target,
+                        outcome,
+                        ..
+                    }) if attacker == entity => Some((target, outcome)),
+                    _ => None,
+                })
+                .collect();
+            let target = attacks.first().map(|(t, _)| *t);
+            let damage: u32 = attacks.iter().map(|(_, o)| o.dealt()).sum();
+            let seconds = fight_end.as_secs_f64();
+            SummaryRow {
+                name: names.name_of(entity).to_owned(),
+                target,
+                attacks: attacks.len(),
+                hits: attacks
+                    .iter()
+                    .filter(|(_, o)| matches!(o, AttackOutcome::Hit(_)))
+                    .count(),
+                damage,
+                dps: if seconds > 0.0 {
+                    f64::from(damage) / seconds
+                } else {
+                    0.0
+                },
+                expected: target.and_then(|t| expected.get(&(entity, t)).copied()),
+                died: death_of(entity),
+            }
+        })
+        .collect()
+}
+
+fn fight_end(events: &[TraceEvent], end: SimTime) -> SimTime {
+    events
+        .iter()
+        .find_map(|e| match e.record() {
+            Some(CombatRecord::Died { .. }) => Some(e.time),
+            _ => None,
+        })
+        .unwrap_or(end)
+}
+
+fn print_summary(
+    run: &ScenarioRun,
+    events: &[TraceEvent],
+    expected: &HashMap<(Entity, Entity), Expectation>,
+    end: SimTime,
+    out: &mut String,
+) {
+    let names = run.fighters.as_slice();
+    let fight_end = fight_end(events, end);
     let _ = writeln!(out, "\nsummary (fight lasted {fight_end} s)");
     let _ = writeln!(
         out,
-        "  {:<8} {:>6} {:>5} {:>6} {:>7} {:>8} {:>13} {:>9}",
-        "", "swings", "hits", "misses", "damage", "DPS", "expected DPS", "died at"
+        "  {:<8} {:<8} {:>6} {:>5} {:>6} {:>7} {:>6}  {:>6} {:>4} {:>8} {:>9}",
+        "",
+        "target",
+        "swings",
+        "hits",
+        "misses",
+        "damage",
+        "DPS",
+        "hit %",
+        "max",
+        "expected",
+        "died at"
     );
-    for (_, entity) in &run.fighters {
-        let attacks: Vec<AttackOutcome> = events
-            .iter()
-            .filter_map(|e| match e.record() {
-                Some(&CombatRecord::Attack {
-                    attacker, outcome, ..
-                }) if attacker == *entity => Some(outcome),
-                _ => None,
-            })
-            .collect();
-        let hits = attacks
-            .iter()
-            .filter(|o| matches!(o, AttackOutcome::Hit(_)))
-            .count();
-        let damage: u32 = attacks.iter().map(|o| o.dealt()).sum();
-        let seconds = fight_end.as_secs_f64();
-        let dps = if seconds > 0.0 {
-            f64::from(damage) / seconds
-        } else {
-            0.0
+    for row in summary_rows(run, events, expected, fight_end) {
+        let short = |name: &str| name.chars().take(8).collect::<String>();
+        let target = row
+            .target
+            .map_or_else(|| "-".to_owned(), |t| short(&names.name_of(t)));
+        let (chance, max, dps) = match row.expected {
+            Some(e) => (
+                format!("{:.1}", e.rolls.hit_chance * 100.0),
+                e.rolls.max_hit.to_string(),
+                format!("{:.2}", e.dps()),
+            ),
+            None => ("-".into(), "-".into(), "-".into()),
         };
-        let died = death_of(*entity).map_or_else(|| "-".to_owned(), |t| t.to_string());
+        let died = row.died.map_or_else(|| "-".to_owned(), |t| t.to_string());
         let _ = writeln!(
             out,
-            "  {:<8} {:>6} {:>5} {:>6} {:>7} {:>8.2} {:>13.2} {:>9}",
-            names.name_of(*entity).chars().take(8).collect::<String>(),
-            attacks.len(),
-            hits,
-            attacks.len() - hits,
-            damage,
+            "  {:<8} {:<8} {:>6} {:>5} {:>6} {:>7} {:>6.2}  {:>6} {:>4} {:>8} {:>9}",
+            short(&row.name),
+            target,
+            row.attacks,
+            row.hits,
+            row.attacks - row.hits,
+            row.damage,
+            row.dps,
+            chance,
+            max,
             dps,
-            expected.get(entity).copied().unwrap_or(0.0),
             died
         );
+    }
+    let _ = writeln!(
+        out,
+        "  (hit %, max and expected DPS: each fighter's attack against its own target, from the start)"
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Three fighters: alice hits an armoured dummy, bob hits alice.
+    const THREE: &str = r#"(
+        seed: 3,
+        duration: 30.0,
+        combatants: [
+            (name: "alice", level: 40, equipment: [("Rune Scimitar", 1)]),
+            (name: "bob", level: 40, position: (200, 0), equipment: [("Rune Scimitar", 1)]),
+            (name: "dummy", level: 40, position: (-200, 0),
+             equipment: [("Bronze Platebody", 1), ("Bronze Full Helm", 1)]),
+        ],
+        timeline: [
+            (at: 0.0, do: Engage("alice", "dummy")),
+            (at: 0.0, do: Engage("bob", "alice")),
+        ],
+    )"#;
+
+    #[test]
+    fn each_fighter_is_measured_against_its_own_target() {
+        let catalog = Arc::new(gaskit::combat::default_catalog());
+        let scenario = Scenario::parse(THREE, "three.ron", &catalog).unwrap();
+        let mut run = ScenarioRun::new(catalog, scenario).unwrap();
+        let expected = expectations(&run);
+        let end = SimTime::from_secs_f64(30.0).unwrap();
+        run.advance_to(end);
+        let events = run.gas.trace().events().to_vec();
+        let rows = summary_rows(&run, &events, &expected, fight_end(&events, end));
+        let who = |name: &str| run.fighter(name).unwrap();
+        let (alice, bob, dummy) = (who("alice"), who("bob"), who("dummy"));
+        assert_eq!(rows[0].target, Some(dummy));
+        assert_eq!(rows[1].target, Some(alice));
+        assert_eq!(rows[2].target, None, "the dummy attacks nobody");
+        // Alice's expectation is against the armoured dummy, not bob.
+        let vs_dummy = expectation_at_start(&expected, alice, dummy);
+        let vs_bob = expectation_at_start(&expected, alice, bob);
+        assert_eq!(rows[0].expected, Some(vs_dummy));
+        assert!(vs_dummy.rolls.hit_chance < vs_bob.rolls.hit_chance);
+        assert!(vs_dummy.dps() < vs_bob.dps());
+        assert_eq!(
+            rows[1].expected,
+            Some(expectation_at_start(&expected, bob, alice))
+        );
+        assert_eq!(rows[2].expected, None);
+    }
+
+    fn expectation_at_start(
+        expected: &HashMap<(Entity, Entity), Expectation>,
+        attacker: Entity,
+        target: Entity,
+    ) -> Expectation {
+        expected[&(attacker, target)]
     }
 }

@@ -37,7 +37,8 @@
 //! - **A framework, not a game.** The core knows no game; every game,
 //!   combat included, plugs in through the same extension points (below).
 //! - **Correct to the contract.** Each rule of the CRADL combat contract has
-//!   one home and a test that fails if it breaks.
+//!   one home and a test that fails if it breaks (the combat module docs
+//!   record where the contract left a choice and which one gaskit made).
 //! - **Deterministic.** Integer simulated time, one ChaCha RNG stream owned by
 //!   the context, ordering by `(time, sequence)` and never by hash-map or
 //!   ECS query order. A trace is a pure function of seed and timed inputs.
@@ -89,7 +90,8 @@
 //!   [`combat::add_content`]). A key that neither the core nor a registered
 //!   section reads is an error.
 //! - **Behaviours**: [`AbilityBehaviour`]s registered by the name the data
-//!   uses ([`Gas::register_behaviour`]): auto-attack, the weave queue. What
+//!   uses ([`Gas::register_behaviour`]): the walk-up, auto-attack, the weave
+//!   queue. What
 //!   one running instance remembers is its own serde state
 //!   ([`AbilityCx::state`]), carried by snapshots.
 //! - **Calculations**: [`ExecutionCalculation`]s and
@@ -110,7 +112,8 @@
 //!   [`snapshot::RollbackComponent`], named as a [`snapshot::Snapshot`]'s
 //!   type parameter ([`combat::CombatComponents`]).
 //! - **Invariants**: checks added with [`Gas::add_invariant`] run by
-//!   [`invariants::check`] (combat's attacker sets and weave queue).
+//!   [`invariants::check`] (combat's attacker sets, weave queue and
+//!   `State.Chasing`).
 //!
 //! [`CatalogBuilder::new`] is the core alone; a game adds its modules
 //! ([`combat::default_catalog`] is the core with the combat layer and its
@@ -227,21 +230,26 @@
 //! `GE_Damage` carrying the damage type as its SetByCaller key), routing is
 //! data (`trigger_when` sends a cast to the weave queue while engaged and to
 //! the standalone cast otherwise; `cancel_on_target_tags_added` ends the
-//! loop the instant its target dies). The loop reads the attack cooldown as
+//! loop the instant its target dies; an attack click is the walk-up ability
+//! carrying the engage as its payload). The loop reads the attack cooldown as
 //! a level and waits exactly the remaining time, which, with integer time
 //! and the expiry lane, makes the ready epsilon zero: nothing ever reads
 //! itself "not ready" by a frame. Range has one resolver that both the
 //! engage gate ([`combat::CombatRuntime::can_engage`]) and the swing gate
-//! call; chase is a pure re-issue state machine behind pawn and mover
-//! traits, with a kinematic mover whose position is a function of time.
-//! Every engagement end path runs one teardown.
+//! call, and every range gate asks about what will actually fire (a weave
+//! beyond its spell's range waits, the weapon fires); chase is a pure
+//! re-issue state machine behind pawn and mover traits, shared by the
+//! walk-up and the loop, with a kinematic mover whose position is a
+//! function of time. Every engagement end path runs one teardown.
 //!
 //! Everything that follows a hit lives in one post-execute hook
-//! ([`combat::CombatHook`]): style-routed XP and Hitpoints XP (only when
-//! health actually fell), `Status.InCombat` on both sides, and
-//! `Combat.Event.Death` to a target brought to zero, which triggers the
-//! server-only death ability. The attack records which style and damage type
-//! it used as tags on the damage spec, so the hook needs no other channel.
+//! ([`combat::CombatHook`]): the hit cue (only once damage applied),
+//! style-routed XP and Hitpoints XP (only when health actually fell),
+//! `Status.InCombat` on both sides, and `Combat.Event.Death` to a target
+//! brought to zero, which triggers the server-only death ability (the
+//! target is dead either way: `Health`'s `on_zero` applies `GE_Dead`). The
+//! attack records its style, damage type and hit cue as tags on the damage
+//! spec, so the hook needs no other channel.
 //! Persistence saves sources only ([`combat::Profile`], by name, never by
 //! id) and rebuilds the rest on load, reporting each fallback it takes.
 //!

@@ -120,7 +120,8 @@ fn interval_attributes_divide_by_their_multiplier() {
     let mut a = Attributes::new(schema);
     // A 1.25 speed-up shortens the 60 s span to 48 s (a Direct attribute
     // would grow to 75).
-    a.add_modifier(schema, ult, ModOp::Mult, 1.25, CARD).unwrap();
+    a.add_modifier(schema, ult, ModOp::Mult, 1.25, CARD)
+        .unwrap();
     assert!(close(a.current(ult), 48.0), "{}", a.current(ult));
     // Flat adds before, points shrink before the division.
     a.add_modifier(schema, ult, ModOp::Flat, 15.0, WORKSHOP)

@@ -354,8 +354,14 @@ fn a_routing_whose_totals_agree_loads_and_one_that_differs_is_refused() {
     let catalog = builder.build().unwrap_or_else(|e| panic!("{e}"));
     let settings = &catalog.section::<CombatDefs>().unwrap().settings;
     use combat::DamageType::*;
-    assert_eq!(combat::xp_routing(settings, Slash, Style::Aggressive), (5.0, 0.0));
-    assert_eq!(combat::xp_routing(settings, Slash, Style::Controlled), (1.0, 4.0));
+    assert_eq!(
+        combat::xp_routing(settings, Slash, Style::Aggressive),
+        (5.0, 0.0)
+    );
+    assert_eq!(
+        combat::xp_routing(settings, Slash, Style::Controlled),
+        (1.0, 4.0)
+    );
 
     let mut builder = gaskit::combat::default_catalog_builder();
     builder.add_source("routing.ron", &routing("(1, 3.5)"));

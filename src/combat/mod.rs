@@ -141,7 +141,7 @@ pub use native::{CombatNatives, CombatTags};
 pub use profile::{load_profile, save_profile, LoadReport, Profile};
 pub use progress::{max_health_for_level, sync_max_health, xp_routing};
 pub use record::{AttackOutcome, ChasePhase, CombatRecord, COMBAT, MOVEMENT, PROGRESS};
-pub use resolve::{attack_rolls, style_bonus, AttackRolls};
+pub use resolve::{attack_rolls, expectation, style_bonus, AttackRolls, Expectation};
 pub use runtime::{CombatRuntime, MissingDefinition};
 pub use skills::{level_for_xp, xp_for_level, Skills, MAX_LEVEL, XP_TABLE};
 pub use spellbook::{

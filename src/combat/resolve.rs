@@ -11,7 +11,7 @@ use super::math;
 use super::native;
 use super::record::{AttackOutcome, CombatRecord};
 use super::runtime::CombatRuntime;
-use super::stats::active_style;
+use super::stats::{active_style, snapshot, AttackSource};
 use crate::abilities::{AbilitySystem, GameplayEvent};
 use crate::effects::EffectSpec;
 use crate::gas::Gas;
@@ -112,6 +112,53 @@ pub fn attack_rolls(
         hit_chance: math::hit_chance(attack, defense),
         min_hit,
         max_hit,
+    })
+}
+
+/// What an attacker's current attack promises against a target: its rolls
+/// and how often it comes.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Expectation {
+    /// Hit chance and hit range against that target.
+    pub rolls: AttackRolls,
+    /// Time between attacks (`SwingInterval / AttackSpeed`, or the
+    /// autocast spell's cast interval).
+    pub interval: SimDuration,
+}
+
+impl Expectation {
+    /// Expected damage per second, misses included.
+    pub fn dps(&self) -> f64 {
+        self.rolls.expected_damage() / self.interval.as_secs_f64()
+    }
+}
+
+/// What `attacker`'s current attack (its weapon's swing or its autocast
+/// spell, in its current style) promises against `target` right now.
+/// `None` if either is not a combatant.
+pub fn expectation(
+    runtime: &CombatRuntime,
+    world: &World,
+    attacker: Entity,
+    target: Entity,
+) -> Option<Expectation> {
+    let stats = snapshot(runtime, world, attacker)?;
+    let spell = match stats.source {
+        AttackSource::Autocast(spell) => runtime.defs().spell(spell),
+        AttackSource::Weapon(_) => None,
+    };
+    let rolls = attack_rolls(
+        runtime,
+        world,
+        attacker,
+        target,
+        stats.damage_type,
+        stats.style,
+        spell,
+    )?;
+    Some(Expectation {
+        rolls,
+        interval: stats.interval,
     })
 }
 
