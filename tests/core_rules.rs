@@ -403,6 +403,68 @@ fn reaching_zero_applies_the_on_zero_effect_and_the_life_rule_takes_over() {
     assert_eq!(g.read(imp, "Health").1, 25.0);
 }
 
+#[test]
+fn can_apply_effect_answers_as_the_application_would_and_changes_nothing() {
+    let mut builder = CatalogBuilder::new();
+    builder.tags().add_source("game.tags", TAGS);
+    builder.tags().add_source("fire.tags", "Harm.Fire\n");
+    builder.add_source("game.ron", CONTENT);
+    builder.add_source(
+        "fire.ron",
+        r#"(effects: [
+            (name: "GE_Fireproof", duration: Infinite, immunity: (any: ["Harm.Fire"])),
+            (name: "GE_Burn", asset_tags: ["Harm.Fire"],
+             modifiers: [(attribute: "Damage", op: Flat, magnitude: Constant(5))]),
+            (name: "GE_Lucky", chance: 0.5, modifiers: [(attribute: "Gold", op: Flat, magnitude: Constant(1))]),
+            (name: "GE_Kick", application_requirements: (all: ["Status.Stunned"]),
+             modifiers: [(attribute: "Gold", op: Flat, magnitude: Constant(-1))]),
+        ])"#,
+    );
+    let mut g = Game::over(builder.build().unwrap_or_else(|e| panic!("{e}")));
+    let imp = g.imp;
+    let ask = |g: &Game, spec: &EffectSpec| g.gas.can_apply_effect(&g.world, imp, spec);
+    let burn = g.spec("GE_Burn");
+    assert_eq!(ask(&g, &burn), Ok(()));
+
+    // Immunity, by the effect's asset tags or the spec's own tags.
+    let fireproof = g.spec("GE_Fireproof");
+    g.apply(imp, fireproof);
+    let by = g.gas.catalog().effects().get("GE_Fireproof").unwrap();
+    assert_eq!(ask(&g, &burn), Err(BlockReason::Immune { by }));
+    let fiery_bolt = g
+        .spec("GE_Bolt")
+        .with_tag(g.tag("Harm.Fire"))
+        .with_set_by_caller(g.tag("SetByCaller.Amount"), 3.0);
+    assert_eq!(ask(&g, &fiery_bolt), Err(BlockReason::Immune { by }));
+    assert_eq!(
+        g.apply(imp, burn),
+        ApplyOutcome::Blocked(BlockReason::Immune { by })
+    );
+
+    // Requirements; a chance is left to the application (nothing rolled).
+    assert_eq!(ask(&g, &g.spec("GE_Kick")), Err(BlockReason::Requirements));
+    let events = g.gas.trace().next_seq();
+    let word = g.gas.rng().get_word_pos();
+    assert_eq!(ask(&g, &g.spec("GE_Lucky")), Ok(()));
+    assert_eq!(
+        (g.gas.trace().next_seq(), g.gas.rng().get_word_pos()),
+        (events, word)
+    );
+
+    // The life rule: the dead refuse all but what affects the dead.
+    let dead = g.spec("GE_Dead");
+    g.apply(imp, dead);
+    assert_eq!(ask(&g, &g.spec("GE_Might")), Err(BlockReason::Dead));
+    assert_eq!(ask(&g, &g.spec("GE_Revive")), Ok(()));
+
+    // Nothing to receive it: refused.
+    let rock = g.world.spawn((Name("rock".into()),));
+    assert_eq!(
+        g.gas.can_apply_effect(&g.world, rock, &g.spec("GE_Might")),
+        Err(BlockReason::Requirements)
+    );
+}
+
 fn poison_ticks(g: &Game) -> usize {
     let poison = g.gas.catalog().effects().get("GE_Poison").unwrap();
     g.gas

@@ -305,8 +305,8 @@ fn cue_observers_match_the_cue_tree_and_carry_what_caused_the_cue() {
     shop.apply(smith, "GE_Tired");
     shop.at(10.0);
     let hammer_cue = shop.tag("GameplayCue.Work.Hammer");
-    shop.gas
-        .fire_cue(smith, None, hammer_cue, 7.0, &TagSet::new());
+    let described: TagSet = std::iter::once(fine).collect();
+    shop.gas.fire_cue(smith, None, hammer_cue, 7.0, &described);
     shop.gas.advance_by(&mut shop.world, SimDuration::ZERO);
 
     let entry = |cue: &str, event: &str, magnitude, source, effect: Option<&str>, fine| {
@@ -356,8 +356,8 @@ fn cue_observers_match_the_cue_tree_and_carry_what_caused_the_cue() {
                 Some("GE_Tired"),
                 false
             ),
-            // Fired by game code: no effect.
-            entry("GameplayCue.Work.Hammer", "Execute", 7.0, None, None, false),
+            // Fired by game code: no effect, the tags it was given.
+            entry("GameplayCue.Work.Hammer", "Execute", 7.0, None, None, true),
         ]
     );
 }
