@@ -117,3 +117,28 @@ fn missing_files_and_directories_are_errors() {
         .message
         .contains("cannot list content directory"));
 }
+
+#[test]
+fn an_event_triggers_abilities_whose_trigger_is_its_tag_or_an_ancestor() {
+    let mut builder = CatalogBuilder::new();
+    builder.tags().add_source(
+        "t.tags",
+        "Farm.Harvest.Wheat\nFarm.Harvest.Corn\nFarm.Sow\nMarket.Open\n",
+    );
+    builder.add_source(
+        "a.ron",
+        r#"(abilities: [
+            (name: "GA_Reap", trigger: "Farm.Harvest", behaviour: ApplyEffects([])),
+            (name: "GA_Sell", trigger: "Market.Open", behaviour: ApplyEffects([])),
+        ])"#,
+    );
+    let catalog = builder.build().unwrap();
+    let heard = |name: &str| {
+        catalog
+            .abilities()
+            .triggered_by(catalog.tags().get(name).unwrap())
+    };
+    assert!(heard("Farm.Harvest") && heard("Farm.Harvest.Wheat") && heard("Farm.Harvest.Corn"));
+    assert!(heard("Market.Open"));
+    assert!(!heard("Farm") && !heard("Farm.Sow") && !heard("Market"));
+}

@@ -122,6 +122,9 @@ pub struct AbilityDefs {
     defs: Vec<AbilityDef>,
     names: NameTable,
     behaviours: NameTable,
+    /// By tag index: does an event with that tag trigger some ability (is
+    /// some trigger that tag or an ancestor of it)?
+    triggered: Vec<bool>,
 }
 
 impl AbilityDefs {
@@ -135,6 +138,7 @@ impl AbilityDefs {
             defs: Vec::with_capacity(data.len()),
             names: NameTable::new("ability"),
             behaviours: NameTable::new("behaviour"),
+            triggered: Vec::new(),
         };
         let mut files: Vec<&SourceFile> = Vec::new();
         for &(file, ability) in data {
@@ -159,7 +163,28 @@ impl AbilityDefs {
             let def = compile(file, ability, tags, effects, &mut out.behaviours, errors);
             out.defs.push(def);
         }
+        // A trigger covers its subtree, a contiguous range of tag indices:
+        // mark each range's ends, then one running sum covers them all.
+        let mut edges = vec![0i32; tags.len() + 1];
+        for def in &out.defs {
+            edges[def.trigger.index()] += 1;
+            edges[def.trigger.subtree_end()] -= 1;
+        }
+        let mut covering = 0;
+        out.triggered = edges[..tags.len()]
+            .iter()
+            .map(|edge| {
+                covering += edge;
+                covering > 0
+            })
+            .collect();
         out
+    }
+
+    /// Does an event tagged `tag` trigger any ability of the catalog? O(1).
+    #[inline]
+    pub fn triggered_by(&self, tag: Tag) -> bool {
+        self.triggered.get(tag.index()).copied().unwrap_or(false)
     }
 
     /// Number of abilities.

@@ -258,25 +258,22 @@ pub(crate) fn roll_and_apply(
     };
     let tags = runtime.tags();
     let cue = spell_def.map_or_else(|| damage_type.hit_cue(tags), |s| s.hit_cue);
-    // The damage of a hit carries its type and style (the post-execute step
-    // routes XP by them) and its hit cue (which that step fires once the
-    // damage has applied).
-    let type_tag = damage_type.tag(tags);
-    let damage = |amount: u32| {
-        EffectSpec::new(runtime.damage_effect)
-            .with_source(attacker)
-            .with_tag(type_tag)
-            .with_tag(style.tag(tags))
-            .with_tag(cue)
-            .with_set_by_caller(type_tag, f64::from(amount))
+    let hit = match rolled {
+        AttackOutcome::Hit(amount) => {
+            let mut spec = EffectSpec::new(runtime.damage_effect).with_source(attacker);
+            spec.tags = runtime.damage_tags(damage_type, style, spell).clone();
+            Some(spec.with_set_by_caller(damage_type.tag(tags), f64::from(amount)))
+        }
+        _ => None,
     };
     // A hit the target would refuse (immune, dead) is recorded as such.
-    let outcome = match rolled {
-        AttackOutcome::Hit(amount) => match gas.can_apply_effect(world, target, &damage(amount)) {
+    let outcome = match (rolled, &hit) {
+        (AttackOutcome::Hit(amount), Some(spec)) => match gas.can_apply_effect(world, target, spec)
+        {
             Ok(()) => rolled,
             Err(reason) => AttackOutcome::Blocked(amount, reason),
         },
-        other => other,
+        _ => rolled,
     };
     gas.record_game(CombatRecord::Attack {
         attacker,
@@ -286,20 +283,18 @@ pub(crate) fn roll_and_apply(
         weaved,
         spell,
     });
-    match outcome {
-        AttackOutcome::Hit(amount @ 1..) => {
-            gas.apply_effect_recorded(world, target, damage(amount))
-        }
+    match (outcome, hit) {
+        (AttackOutcome::Hit(1..), Some(spec)) => gas.apply_effect_recorded(world, target, spec),
         // A miss or a hit for zero applies nothing (no XP, no in-combat
         // refresh): its cue fires here, a miss flagged as one.
-        AttackOutcome::Hit(0) | AttackOutcome::Miss => {
+        (AttackOutcome::Hit(_) | AttackOutcome::Miss, _) => {
             let mut flags = TagSet::new();
             if outcome == AttackOutcome::Miss {
                 flags.insert(tags[native::COMBAT_EVENT_MISS]);
             }
             gas.fire_cue(target, Some(attacker), cue, 0.0, &flags);
         }
-        AttackOutcome::Blocked(..) => {}
+        (AttackOutcome::Blocked(..), _) => {}
     }
     // Other abilities react to the outcome (an on-hit proc): the attacker
     // hears of it at once, with the target (a reaction to being struck reads

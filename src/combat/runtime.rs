@@ -9,7 +9,7 @@ use hecs::{Entity, World};
 
 use super::chase::{ChasingPawn, PawnCombatant};
 use super::combatant::Combatant;
-use super::defs::CombatDefs;
+use super::defs::{CombatDefs, DamageType, SpellId, Style};
 use super::los::{AlwaysVisible, LineOfSight};
 use super::movement::KinematicMover;
 use super::native;
@@ -20,7 +20,7 @@ use crate::attributes::AttributeId;
 use crate::catalog::Catalog;
 use crate::effects::EffectId;
 use crate::gas::Gas;
-use crate::tags::Tag;
+use crate::tags::{Tag, TagSet};
 use crate::time::SimTime;
 
 /// A definition combat relies on is missing from the catalog.
@@ -78,6 +78,9 @@ pub struct CombatRuntime {
     pub(crate) weapon_slot: Tag,
     pub(crate) ammo_slot: Tag,
     pub(crate) dead: Tag,
+    /// The tags of each kind of attack's damage spec, built once (see
+    /// [`damage_tags`](Self::damage_tags)).
+    damage_tags: Vec<TagSet>,
     /// Attacks resolved so far (swings and casts), for throughput reports.
     attacks_resolved: AtomicU64,
 }
@@ -128,6 +131,7 @@ impl CombatRuntime {
             weapon_slot: tags[native::ITEM_SLOT_WEAPON],
             ammo_slot: tags[native::ITEM_SLOT_AMMO],
             dead: tags[native::STATUS_DEAD],
+            damage_tags: damage_tag_sets(&defs),
             catalog: catalog.clone(),
             defs,
             pawn,
@@ -150,6 +154,20 @@ impl CombatRuntime {
     /// context this runtime is installed on. Counted even with tracing off.
     pub fn attacks_resolved(&self) -> u64 {
         self.attacks_resolved.load(Ordering::Relaxed)
+    }
+
+    /// The tags a damage spec of `damage_type` (or of `spell`) in `style`
+    /// carries: the damage type and the style (the post-execute step routes
+    /// XP by them) and the hit cue, the type's or the spell's (which that
+    /// step fires once the damage applied).
+    pub(crate) fn damage_tags(
+        &self,
+        damage_type: DamageType,
+        style: Style,
+        spell: Option<SpellId>,
+    ) -> &TagSet {
+        let kind = spell.map_or(damage_type.index(), |s| DamageType::ALL.len() + s.index());
+        &self.damage_tags[kind * Style::ALL.len() + style.index()]
     }
 
     pub(crate) fn count_attack(&self) {
@@ -258,4 +276,27 @@ impl CombatRuntime {
             .count() as u32;
         combatant.attackers.current.contains(&attacker) || alive < max
     }
+}
+
+/// Every [`CombatRuntime::damage_tags`] set: the five damage types, then
+/// each spell, by style.
+fn damage_tag_sets(defs: &CombatDefs) -> Vec<TagSet> {
+    let tags = &defs.tags;
+    let weapons = DamageType::ALL
+        .iter()
+        .map(|t| (t.tag(tags), t.hit_cue(tags)));
+    let spells = defs.spell_ids().map(|s| {
+        let cue = defs
+            .spell(s)
+            .map_or(tags[native::CUE_HIT_MAGIC], |spell| spell.hit_cue);
+        (DamageType::Magic.tag(tags), cue)
+    });
+    weapons
+        .chain(spells)
+        .flat_map(|(damage_type, cue)| {
+            Style::ALL
+                .iter()
+                .map(move |style| [damage_type, style.tag(tags), cue].into_iter().collect())
+        })
+        .collect()
 }

@@ -225,6 +225,9 @@ impl Gas {
         event: GameplayEvent,
     ) -> EventOutcome {
         let mut outcome = EventOutcome::default();
+        if !self.may_hear(event.tag) {
+            return outcome;
+        }
         let (waiting, triggered) = {
             let Ok(system) = world.get::<&AbilitySystem>(to) else {
                 return outcome;
@@ -250,6 +253,11 @@ impl Gas {
                 .collect();
             (waiting, triggered)
         };
+        if waiting.is_empty() && triggered.is_empty() {
+            // Nobody listens (an outcome event most fights ignore): nothing
+            // happened, so there is nothing to reconcile or deliver.
+            return outcome;
+        }
         for (instance, ability) in waiting {
             // A client's event wakes only what it could have activated.
             let def = self.catalog.abilities().def(ability);
@@ -273,6 +281,25 @@ impl Gas {
         }
         self.reconcile(world);
         outcome
+    }
+
+    /// Could anything answer an event tagged `tag`: an ability of the
+    /// catalog it triggers, or an instance that ever waited on it? Most
+    /// published outcome events (a hit nobody procs on) stop here, before
+    /// any entity is looked up.
+    #[inline]
+    fn may_hear(&self, tag: Tag) -> bool {
+        self.catalog.abilities().triggered_by(tag)
+            || self.waited_events.iter().any(|waited| tag.matches(waited))
+    }
+
+    /// Notes the event waits of a restored instance (see [`Self::may_hear`]).
+    pub(crate) fn note_waits(&mut self, system: &AbilitySystem) {
+        for instance in system.abilities.instances.values() {
+            if let Wait::Event(tag) = instance.wait {
+                self.waited_events.insert(tag);
+            }
+        }
     }
 
     // ------------------------------------------------------------ activation

@@ -155,6 +155,9 @@ pub struct Gas {
     /// Every tag some rule reacts to (cancel-on-tags-added, ongoing
     /// requirements): a change to any other tag needs no reconcile.
     reactive_tags: TagSet,
+    /// Every tag an instance has waited on as an event (grows only): with
+    /// the catalog's triggers, what an event must match to be heard at all.
+    waited_events: TagSet,
     /// Bounds on one `advance_to`'s work.
     limits: WorkLimits,
     /// Timers handled at the current instant (which instant, how many).
@@ -192,6 +195,7 @@ impl Gas {
             .collect_tags(&mut reactive_tags);
         Self {
             reactive_tags,
+            waited_events: TagSet::new(),
             behaviours: vec![None; catalog.abilities().behaviour_count()],
             catalog,
             now: SimTime::ZERO,

@@ -44,6 +44,9 @@ impl Gas {
             self.timers.cancel(timer);
         }
         entry.wait = wait;
+        if let Wait::Event(tag) = wait {
+            self.waited_events.insert(tag);
+        }
         if let Some(delay) = delay {
             entry.wait_timer = Some(
                 self.timers
