@@ -166,42 +166,40 @@ impl Arena {
             .is_some()
     }
 
-    /// Attack resolutions as `(seconds, attacker, what)`; `what` is
-    /// `swing`, `cast <spell>` or `weave <spell>`.
-    fn attacks(&self) -> Vec<(f64, String, String)> {
+    /// What `pick` takes from each combat record of the trace, given the
+    /// record's time in seconds.
+    fn records<T>(&self, mut pick: impl FnMut(f64, &CombatRecord) -> Option<T>) -> Vec<T> {
         self.gas
             .trace()
             .events()
             .iter()
-            .filter_map(|e| match e.record() {
-                Some(CombatRecord::Attack {
-                    attacker,
-                    spell,
-                    weaved,
-                    ..
-                }) => {
-                    let what = match spell {
-                        None => "swing".to_owned(),
-                        Some(s) => {
-                            let name = &self
-                                .catalog()
-                                .section::<CombatDefs>()
-                                .unwrap()
-                                .spell(*s)
-                                .unwrap()
-                                .name;
-                            format!("{} {name}", if *weaved { "weave" } else { "cast" })
-                        }
-                    };
-                    Some((
-                        e.time.as_secs_f64(),
-                        gaskit::entity_name(&self.world, *attacker),
-                        what,
-                    ))
-                }
-                _ => None,
-            })
+            .filter_map(|e| pick(e.time.as_secs_f64(), e.record()?))
             .collect()
+    }
+
+    /// Attack resolutions as `(seconds, attacker, what)`; `what` is
+    /// `swing`, `cast <spell>` or `weave <spell>`.
+    fn attacks(&self) -> Vec<(f64, String, String)> {
+        self.records(|time, record| {
+            let CombatRecord::Attack {
+                attacker,
+                spell,
+                weaved,
+                ..
+            } = record
+            else {
+                return None;
+            };
+            let what = match spell {
+                None => "swing".to_owned(),
+                Some(s) => {
+                    let defs = self.catalog().section::<CombatDefs>().unwrap();
+                    let name = &defs.spell(*s).unwrap().name;
+                    format!("{} {name}", if *weaved { "weave" } else { "cast" })
+                }
+            };
+            Some((time, gaskit::entity_name(&self.world, *attacker), what))
+        })
     }
 
     /// Every attack as (time to the millisecond, what it was).
@@ -221,15 +219,10 @@ impl Arena {
     }
 
     fn chase_steps(&self) -> Vec<(f64, ChasePhase)> {
-        self.gas
-            .trace()
-            .events()
-            .iter()
-            .filter_map(|e| match e.record() {
-                Some(CombatRecord::Chase { phase, .. }) => Some((e.time.as_secs_f64(), *phase)),
-                _ => None,
-            })
-            .collect()
+        self.records(|time, record| match record {
+            CombatRecord::Chase { phase, .. } => Some((time, *phase)),
+            _ => None,
+        })
     }
 
     fn failures(&self) -> Vec<String> {
@@ -558,18 +551,12 @@ fn a_queued_weave_passes_every_manual_cast_gate_again_when_it_resolves() {
             (4.8, "swing".to_owned())
         ]
     );
-    let refused: Vec<String> = a
-        .gas
-        .trace()
-        .events()
-        .iter()
-        .filter_map(|e| match e.record() {
-            Some(CombatRecord::AttackFailed { reason, .. }) => {
-                Some(a.catalog().tags().name(*reason).to_owned())
-            }
-            _ => None,
-        })
-        .collect();
+    let refused = a.records(|_, record| match record {
+        CombatRecord::AttackFailed { reason, .. } => {
+            Some(a.catalog().tags().name(*reason).to_owned())
+        }
+        _ => None,
+    });
     assert_eq!(refused, ["Activation.Fail.NotLearned"]);
     assert_eq!(
         a.world
@@ -589,15 +576,7 @@ fn teleport(a: &mut Arena, entity: Entity, x: f64) {
 }
 
 fn weaves_held(a: &Arena) -> Vec<f64> {
-    a.gas
-        .trace()
-        .events()
-        .iter()
-        .filter_map(|e| match e.record() {
-            Some(CombatRecord::WeaveHeld { .. }) => Some(e.time.as_secs_f64()),
-            _ => None,
-        })
-        .collect()
+    a.records(|time, record| matches!(record, CombatRecord::WeaveHeld { .. }).then_some(time))
 }
 
 #[test]
@@ -670,19 +649,14 @@ fn a_weave_within_its_spell_range_fires_from_where_the_caster_stands() {
 impl Arena {
     /// Every attack cooldown `entity` stamped, in seconds.
     fn stamps(&self, entity: Entity) -> Vec<f64> {
-        self.gas
-            .trace()
-            .events()
-            .iter()
-            .filter_map(|e| match e.record() {
-                Some(&CombatRecord::CooldownStamped {
-                    entity: who,
-                    duration,
-                    ..
-                }) if who == entity => Some(duration.as_secs_f64()),
-                _ => None,
-            })
-            .collect()
+        self.records(|_, record| match *record {
+            CombatRecord::CooldownStamped {
+                entity: who,
+                duration,
+                ..
+            } if who == entity => Some(duration.as_secs_f64()),
+            _ => None,
+        })
     }
 }
 
@@ -1269,16 +1243,10 @@ fn misses_and_hits_for_zero_are_different_records() {
     a.world.get::<&mut Combatant>(alice).unwrap().skills = Skills::all_at(1);
     a.engage(alice, bob);
     a.at(2.4 * 200.0);
-    let outcomes: Vec<AttackOutcome> = a
-        .gas
-        .trace()
-        .events()
-        .iter()
-        .filter_map(|e| match e.record() {
-            Some(&CombatRecord::Attack { outcome, .. }) => Some(outcome),
-            _ => None,
-        })
-        .collect();
+    let outcomes = a.records(|_, record| match *record {
+        CombatRecord::Attack { outcome, .. } => Some(outcome),
+        _ => None,
+    });
     assert!(outcomes.contains(&AttackOutcome::Miss));
     assert!(
         outcomes.contains(&AttackOutcome::Hit(0)),
