@@ -3,6 +3,7 @@
 //! life rule. Nothing here uses `gaskit::combat`.
 
 use gaskit::prelude::*;
+use gaskit::snapshot::Snapshot;
 use gaskit::{
     ActivationFailure, AttributeError, BlockReason, EffectError, Execution, RemovalReason,
     TraceKind,
@@ -651,4 +652,72 @@ fn writing_the_base_a_derived_rule_owns_is_an_error_naming_the_profile() {
         .set_base_attribute(&mut g.world, imp, max_health, 80.0)
         .is_ok());
     assert_eq!(g.read(imp, "MaxHealth").1, 80.0);
+}
+
+#[test]
+fn immunity_and_inhibition_see_through_many_plain_effects_and_survive_a_restore_from_text() {
+    let mut builder = CatalogBuilder::new();
+    builder.tags().add_source("game.tags", TAGS);
+    builder.tags().add_source("fire.tags", "Harm.Fire\n");
+    builder.add_source("game.ron", CONTENT);
+    builder.add_source(
+        "fire.ron",
+        r#"(effects: [
+            (name: "GE_Fireproof", duration: Infinite, immunity: (any: ["Harm.Fire"])),
+            (name: "GE_Asbestos", duration: Infinite, immunity: (any: ["Harm.Fire"])),
+            (name: "GE_Chill", duration: Duration(Constant(60))),
+            (name: "GE_Burn", asset_tags: ["Harm.Fire"],
+             modifiers: [(attribute: "Damage", op: Flat, magnitude: Constant(5))]),
+            (name: "GE_Spite", duration: Infinite, ongoing_requirements: (all: ["Status.Stunned"]),
+             modifiers: [(attribute: "Gold", op: Flat, magnitude: Constant(7))]),
+        ])"#,
+    );
+    let mut g = Game::over(builder.build().unwrap_or_else(|e| panic!("{e}")));
+    let imp = g.imp;
+    let effect = |g: &Game, name: &str| g.gas.catalog().effects().get(name).unwrap();
+    // Forty plain effects first, so the watched ones sit behind them.
+    for _ in 0..40 {
+        g.apply(imp, g.spec("GE_Chill"));
+    }
+    let ApplyOutcome::Added(first_fireproof) = g.apply(imp, g.spec("GE_Fireproof")) else {
+        panic!("fireproof not added");
+    };
+    g.apply(imp, g.spec("GE_Asbestos"));
+    g.apply(imp, g.spec("GE_Spite"));
+    // The fireproofing goes and comes back into its old slot, ahead of the
+    // older asbestos: the immunity named is the first in slot order, as a
+    // scan of the host's effects would meet it.
+    g.gas.remove_effect(&mut g.world, imp, first_fireproof);
+    g.apply(imp, g.spec("GE_Fireproof"));
+    let fireproof = effect(&g, "GE_Fireproof");
+    assert_eq!(
+        g.apply(imp, g.spec("GE_Burn")),
+        ApplyOutcome::Blocked(BlockReason::Immune { by: fireproof })
+    );
+    assert_eq!(g.read(imp, "Gold").1, 0.0, "spite is inhibited");
+
+    // Through the text form into a fresh world and context.
+    let text = Snapshot::<()>::save(&g.world, &g.gas).to_ron().unwrap();
+    let mut world = World::new();
+    let mut gas = Gas::new(g.gas.catalog().clone());
+    Snapshot::<()>::from_ron(&text)
+        .unwrap()
+        .restore(&mut world, &mut gas)
+        .unwrap();
+    let mut g = Game { world, gas, ..g };
+    assert_eq!(
+        g.apply(imp, g.spec("GE_Burn")),
+        ApplyOutcome::Blocked(BlockReason::Immune { by: fireproof })
+    );
+    let stun = g
+        .spec("GE_Stun")
+        .with_set_by_caller(g.tag("Status.Stunned"), 1.0);
+    g.apply(imp, stun);
+    assert_eq!(
+        g.read(imp, "Gold").1,
+        7.0,
+        "the stun lifts spite's inhibition"
+    );
+    g.at(2.0);
+    assert_eq!(g.read(imp, "Gold").1, 0.0, "and its end brings it back");
 }

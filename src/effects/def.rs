@@ -183,6 +183,13 @@ pub struct EffectDef {
 }
 
 impl EffectDef {
+    /// Does an active instance take part in rules that look at a host's
+    /// effects as a whole (immunity, ongoing requirements, live captures)?
+    /// The host indexes these, so checks never scan the others.
+    pub(crate) fn is_watched(&self) -> bool {
+        self.immunity.is_some() || !self.ongoing_requirements.is_empty() || self.has_live_capture
+    }
+
     /// True for `Instant` effects.
     pub fn is_instant(&self) -> bool {
         matches!(self.duration, DurationPolicy::Instant)

@@ -6,6 +6,7 @@
 use crate::slots::Slots;
 use hecs::Entity;
 use serde::{Deserialize, Serialize};
+use slotmap::Key;
 use smallvec::SmallVec;
 
 use super::active::{ActiveEffect, Captures, EffectKey};
@@ -67,6 +68,13 @@ pub struct EffectHost {
     pub(crate) attributes: Attributes,
     pub(crate) tags: TagCounts,
     pub(crate) effects: Slots<EffectKey, ActiveEffect>,
+    /// The active effects whose definitions [are watched](EffectDef::is_watched),
+    /// in slot order (the order a scan of `effects` would meet them): the
+    /// immunity check, inhibition and live captures look only here, so a
+    /// host's many plain effects (a cooldown applied every frame) cost them
+    /// nothing. Derived from `effects`, so not saved: a restore rebuilds it.
+    #[serde(skip)]
+    watched: SmallVec<[EffectKey; 2]>,
     /// Tags that became present / absent since the last reconcile.
     pub(crate) appeared: TagSet,
     pub(crate) vanished: TagSet,
@@ -85,6 +93,7 @@ impl EffectHost {
             // buff): reserving them at spawn keeps the first fight from
             // allocating.
             effects: Slots::with_capacity(4),
+            watched: SmallVec::new(),
             appeared: TagSet::new(),
             vanished: TagSet::new(),
             attributes_changed: false,
@@ -358,6 +367,23 @@ impl EffectHost {
         ApplyOutcome::Blocked(reason)
     }
 
+    /// The active effects that are [watched](EffectDef::is_watched), in
+    /// slot order.
+    fn watched_effects(&self) -> impl Iterator<Item = &ActiveEffect> + '_ {
+        self.watched.iter().map(|&k| &self.effects[k])
+    }
+
+    /// Rebuilds the index of watched effects from the effects themselves
+    /// (after a restore, which does not save it).
+    pub(crate) fn reindex(&mut self, defs: &EffectDefs) {
+        self.watched = self
+            .effects
+            .iter()
+            .filter(|(_, e)| defs.def(e.def).is_watched())
+            .map(|(k, _)| k)
+            .collect();
+    }
+
     /// True when the game's `life` rule calls this owner dead.
     #[inline]
     pub(crate) fn is_dead(&self, defs: &EffectDefs) -> bool {
@@ -391,7 +417,7 @@ impl EffectHost {
         spec: &EffectSpec,
     ) -> Option<EffectId> {
         let mut described: Option<TagSet> = None;
-        for effect in self.effects.values() {
+        for effect in self.watched_effects() {
             if effect.inhibited {
                 continue;
             }
@@ -551,6 +577,10 @@ impl EffectHost {
             magnitudes,
             captures,
         });
+        if def.is_watched() {
+            let at = self.watched.partition_point(|k| slot_of(*k) < slot_of(key));
+            self.watched.insert(at, key);
+        }
         let entity = cx.entity;
         arm_expiry(&mut self.effects[key], cx, key);
         let effect = &mut self.effects[key];
@@ -815,6 +845,7 @@ impl EffectHost {
             self.set_inhibited(cx, key, true);
         }
         let effect = self.effects.remove(key).expect("checked above");
+        self.watched.retain(|k| *k != key);
         self.effect_ended = true;
         for timer in [effect.expiry_timer, effect.period_timer]
             .into_iter()
@@ -901,7 +932,8 @@ impl EffectHost {
     pub(crate) fn reconcile_inhibition<P>(&mut self, cx: &mut EffectCx<P>) {
         for _ in 0..=self.effects.len() {
             let mut flip: Option<(EffectKey, bool)> = None;
-            for (key, effect) in self.effects.iter() {
+            for &key in &self.watched {
+                let effect = &self.effects[key];
                 let def = cx.defs.def(effect.def);
                 if def.ongoing_requirements.is_empty() {
                     continue;
@@ -948,10 +980,10 @@ impl EffectHost {
         source_value: impl Fn(Entity, AttributeId) -> Option<f64>,
     ) {
         let keys: SmallVec<[EffectKey; 4]> = self
-            .effects
+            .watched
             .iter()
-            .filter(|(_, e)| cx.defs.def(e.def).has_live_capture)
-            .map(|(k, _)| k)
+            .copied()
+            .filter(|&k| cx.defs.def(self.effects[k].def).has_live_capture)
             .collect();
         for key in keys {
             let effect = &self.effects[key];
@@ -986,7 +1018,7 @@ impl EffectHost {
     /// The entities whose attributes this host's live effects read.
     pub(crate) fn live_sources(&self, defs: &EffectDefs) -> SmallVec<[Entity; 2]> {
         let mut sources = SmallVec::new();
-        for effect in self.effects.values() {
+        for effect in self.watched_effects() {
             let def = defs.def(effect.def);
             let reads_source = def
                 .modifiers
@@ -1063,4 +1095,11 @@ fn queue_follow_ons<P>(cx: &mut EffectCx<P>, effects: &[EffectId], spec: &Effect
             .iter()
             .map(|&id| (entity, FollowUp::Apply(spec.follow_on(id)))),
     );
+}
+
+/// The slot an effect key names (its position in a scan of the host's
+/// effects).
+fn slot_of(key: EffectKey) -> u32 {
+    // The low half of a slot-map key is its slot index.
+    key.data().as_ffi() as u32
 }

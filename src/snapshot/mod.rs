@@ -349,6 +349,7 @@ impl<C: SnapshotComponents> Snapshot<C> {
             let mut system = state.system.clone();
             if let Some(system) = &mut system {
                 system.queued = dirty.contains(&state.entity);
+                system.host.reindex(gas.catalog().effects());
                 gas.note_waits(system);
             }
             put(world, state.entity, system);
