@@ -670,7 +670,7 @@ impl EffectHost {
     fn add_modifiers<P>(&mut self, cx: &mut EffectCx<P>, key: EffectKey) {
         let effect = &self.effects[key];
         let def = cx.defs.def(effect.def);
-        if def.period.is_some() {
+        if def.period.is_some() || def.modifiers.is_empty() {
             return;
         }
         let stacks = f64::from(effect.stacks);
@@ -704,8 +704,11 @@ impl EffectHost {
         let def_id = effect.def;
         let def = cx.defs.def(def_id);
         if inhibited {
-            let changes = self.attributes.remove_modifiers(cx.schema, key.source_id());
-            self.note_changes(&changes, cx.schema, cx.now, cx.trace, cx.entity);
+            // A tag-only effect (a cooldown) holds no modifier to look for.
+            if !def.modifiers.is_empty() {
+                let changes = self.attributes.remove_modifiers(cx.schema, key.source_id());
+                self.note_changes(&changes, cx.schema, cx.now, cx.trace, cx.entity);
+            }
             // The tags were granted when the effect became uninhibited.
             let _ = self.release_tags(&def.granted_tags, &mut TagLog::of(cx));
         } else {
