@@ -294,6 +294,7 @@ mod diagnostics;
 mod effects;
 mod fs_util;
 mod gas;
+pub mod inspect;
 pub mod invariants;
 mod names;
 mod ron_format;

@@ -96,6 +96,7 @@ mod death;
 mod defs;
 mod gear;
 mod hook;
+mod inspect;
 mod interact;
 mod invariants;
 mod loadout;
@@ -133,6 +134,7 @@ pub use defs::{
 };
 pub use gear::{equip, Eat};
 pub use hook::CombatHook;
+pub use inspect::CombatInspect;
 pub use interact::{move_order, QueuedInteract};
 pub use loadout::{Equipment, Inventory};
 pub use los::{AlwaysVisible, LineOfSight};

@@ -230,6 +230,12 @@ impl Gas {
         &self.catalog
     }
 
+    /// When a pending timer of the context is due (an ability's delay),
+    /// for inspection; `None` when it is not pending.
+    pub(crate) fn timer_due(&self, key: crate::time::TimerKey) -> Option<SimTime> {
+        self.timers.due(key)
+    }
+
     /// The current simulated time.
     pub fn now(&self) -> SimTime {
         self.now

@@ -253,6 +253,26 @@ impl<P> TimerQueue<P> {
         count
     }
 
+    /// When the pending timer `key` is due; `None` when it is not pending.
+    /// Looks through every stored entry: for inspection, not hot paths.
+    pub fn due(&self, key: TimerKey) -> Option<SimTime> {
+        if !self.live.contains_key(key) {
+            return None;
+        }
+        let in_ring = self.heads.iter().flat_map(|&head| {
+            let next = |&index: &u32| Some(self.nodes[index as usize].next).filter(|&n| n != NIL);
+            std::iter::successors(Some(head).filter(|&h| h != NIL), next)
+                .map(|index| &self.nodes[index as usize].entry)
+        });
+        self.draining
+            .iter()
+            .chain(self.late.iter().map(|Reverse(e)| e))
+            .chain(in_ring)
+            .chain(self.far.iter().map(|Reverse(e)| e))
+            .find(|e| e.key == key)
+            .map(|e| e.at)
+    }
+
     /// True while `key` is pending.
     pub fn is_pending(&self, key: TimerKey) -> bool {
         self.live.contains_key(key)
@@ -598,6 +618,23 @@ mod tests {
         assert_eq!(q.pop_due(at(25)), None, "d is not due yet");
         assert_eq!(q.next_due(), Some(at(30)));
         assert_eq!(q.len(), 1);
+    }
+
+    #[test]
+    fn due_tells_when_a_pending_timer_fires_wherever_it_is_stored() {
+        let mut q = TimerQueue::new();
+        let near = q.schedule(at(2_000), 'n');
+        let far = q.schedule(at(500_000_000), 'f');
+        let gone = q.schedule(at(3_000), 'g');
+        q.cancel(gone);
+        assert_eq!(
+            (q.due(near), q.due(far), q.due(gone)),
+            (Some(at(2_000)), Some(at(500_000_000)), None)
+        );
+        // Open the bucket: the rest of it is draining.
+        let twin = q.schedule(at(2_001), 't');
+        assert_eq!(q.pop_due(at(2_000)), Some((at(2_000), 'n')));
+        assert_eq!((q.due(near), q.due(twin)), (None, Some(at(2_001))));
     }
 
     #[test]
