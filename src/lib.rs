@@ -69,6 +69,7 @@
 //! | `catalog` | [`Catalog`]: loading and validating content files and tag files; game modules' [`ContentSection`]s |
 //! | `gas` | the [`Gas`] context: catalog, clock, timers, RNG, trace, observers, registered invariants; the step loop and its reconcile |
 //! | [`invariants`] | the core's bookkeeping rules and the game modules' own, checked against a live world |
+//! | [`inspect`] | one entity's whole state at the current instant, as data and text; game modules' sections |
 //! | [`snapshot`] | the whole gaskit state of a world, with the game modules' components (rollback) |
 //! | [`combat`] | a game module: the CRADL rules (engagement loop, shared attack cooldown, weave queue, chase, range, damage math, XP, styles, equipment, death, spellbooks, profiles) |
 //! | [`scenario`] | scripted combat fights (RON), run at any frame step |

@@ -5,7 +5,12 @@
 //! death). The same seed gives the same duel at any frame step.
 //!
 //! Run: `cargo run --release --example duel [-- --seed 7 --step 0.0069]`
-//! (`--help` lists every flag).
+//! (`--help` lists every flag). `--inspect alice@10` prints the entity
+//! inspector for a fighter at an instant; `--report fight.svg` (or `.html`)
+//! draws the fight (see `report.rs`). Neither changes the fight.
+
+mod report;
+mod timeline;
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -13,9 +18,11 @@ use std::io::Write as _;
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use gaskit::combat::CombatInspect;
 use gaskit::combat::{
     expectation, snapshot, AttackOutcome, CombatRecord, Combatant, Expectation, Skill,
 };
+use gaskit::inspect::Inspector;
 use gaskit::scenario::{Scenario, ScenarioRun};
 use gaskit::{EntityNames, SimDuration, SimTime, TraceEvent, TraceFilter, TraceKind};
 use hecs::Entity;
@@ -53,6 +60,11 @@ FLAGS:
     --duration SECONDS    stop after this long if nobody dies (default: the scenario's)
     --scenario PATH       run a scenario file instead of the default duel
     --trace-jsonl PATH    also write the full trace as JSON lines to PATH
+    --inspect NAME@SECONDS
+                          print the inspector for fighter NAME at that instant
+                          (repeatable)
+    --report PATH         draw the fight as a picture: PATH.svg, or PATH.html
+                          with the SVG inline
     --quiet               print the summary only
     --help                print this help
 ";
@@ -64,6 +76,8 @@ struct Options {
     duration: Option<f64>,
     scenario: Option<String>,
     trace_jsonl: Option<String>,
+    inspect: Vec<(String, SimTime)>,
+    report: Option<String>,
     quiet: bool,
 }
 
@@ -94,10 +108,30 @@ fn parse_args(args: impl Iterator<Item = String>) -> Result<Option<Options>, Str
             "--duration" => options.duration = Some(number("--duration", value("--duration")?)?),
             "--scenario" => options.scenario = Some(value("--scenario")?),
             "--trace-jsonl" => options.trace_jsonl = Some(value("--trace-jsonl")?),
+            "--inspect" => options.inspect.push(parse_inspect(&value("--inspect")?)?),
+            "--report" => {
+                let path = value("--report")?;
+                if !(path.ends_with(".svg") || path.ends_with(".html")) {
+                    return Err(format!("--report writes .svg or .html, not `{path}`"));
+                }
+                options.report = Some(path);
+            }
             other => return Err(format!("unknown flag `{other}` (see --help)")),
         }
     }
     Ok(Some(options))
+}
+
+/// `NAME@SECONDS`, as `--inspect` takes it.
+fn parse_inspect(text: &str) -> Result<(String, SimTime), String> {
+    let bad = || format!("--inspect takes NAME@SECONDS (like alice@10), not `{text}`");
+    let (name, seconds) = text.rsplit_once('@').ok_or_else(bad)?;
+    let seconds: f64 = seconds.parse().map_err(|_| bad())?;
+    if name.is_empty() || !seconds.is_finite() || seconds < 0.0 {
+        return Err(bad());
+    }
+    let at = SimTime::from_secs_f64(seconds).map_err(|e| format!("--inspect {text}: {e}"))?;
+    Ok((name.to_owned(), at))
 }
 
 fn main() -> ExitCode {
@@ -118,7 +152,7 @@ fn main() -> ExitCode {
     let result = run(&options, &mut out);
     let _ = std::io::stdout().write_all(out.as_bytes());
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(_) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("{message}");
             ExitCode::FAILURE
@@ -126,7 +160,9 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(options: &Options, out: &mut String) -> Result<(), String> {
+/// Runs the duel `options` describe, writing what it prints to `out`;
+/// returns the finished run.
+fn run(options: &Options, out: &mut String) -> Result<ScenarioRun, String> {
     let catalog = Arc::new(gaskit::combat::default_catalog());
     let (file, text) = match &options.scenario {
         None => ("default duel".to_owned(), DEFAULT_DUEL.to_owned()),
@@ -165,21 +201,53 @@ fn run(options: &Options, out: &mut String) -> Result<(), String> {
         let _ = writeln!(out);
     }
     let expected = expectations(&run);
+    let mut looks = inspections_asked(&run, &options.inspect)?;
+    let inspector = Inspector::new().with(CombatInspect(run.runtime.clone()));
+    let mut inspected = String::new();
 
-    // Frame by frame until someone dies or time is up.
+    // Frame by frame until someone dies or time is up. An inspection
+    // between two frames advances to its own instant first; results do
+    // not depend on where the frames fall, and the fight still stops only
+    // at a frame, so the fight is the same with or without it.
     let end = SimTime::ZERO + run.scenario().duration;
     let step = run.scenario().step;
     let mut now = SimTime::ZERO;
     while now < end && !someone_died(run.gas.trace().events()) {
-        now = (now + step).min(end);
+        let next = (now + step).min(end);
+        while let Some(&(entity, at)) = looks.first().filter(|(_, at)| *at <= next) {
+            run.advance_to(at.max(now));
+            let seen = inspector
+                .inspect(&run.world, &run.gas, entity)
+                .map_err(|e| format!("error: --inspect: {e}"))?;
+            let _ = writeln!(inspected, "{seen}");
+            looks.remove(0);
+        }
+        now = next;
         run.advance_to(now);
+    }
+    for (entity, at) in looks {
+        let _ = writeln!(
+            inspected,
+            "{} at {at}: not reached, the fight ended at {now}\n",
+            run.world.name_of(entity)
+        );
     }
 
     let events = run.gas.trace().events().to_vec();
     if !options.quiet {
         print_trace(&run, &events, out);
     }
+    if !inspected.is_empty() {
+        let _ = write!(out, "\ninspector\n\n{inspected}");
+    }
     print_summary(&run, &events, &expected, now, out);
+    if let Some(path) = &options.report {
+        let picture = report::draw(&run, &events, now, path.ends_with(".html"))?;
+        std::fs::write(path, picture).map_err(|e| format!("error: cannot write `{path}`: {e}"))?;
+        if !options.quiet {
+            let _ = writeln!(out, "\nfight report written to {path}");
+        }
+    }
 
     if let Some(path) = &options.trace_jsonl {
         std::fs::write(path, run.jsonl_trace())
@@ -192,7 +260,28 @@ fn run(options: &Options, out: &mut String) -> Result<(), String> {
             );
         }
     }
-    Ok(())
+    Ok(run)
+}
+
+/// The `--inspect` requests as `(fighter, instant)`, earliest first; a
+/// name no fighter has is an error listing the fighters.
+fn inspections_asked(
+    run: &ScenarioRun,
+    asked: &[(String, SimTime)],
+) -> Result<Vec<(Entity, SimTime)>, String> {
+    let mut looks = Vec::new();
+    for (name, at) in asked {
+        let Some((_, entity)) = run.fighters.iter().find(|(n, _)| n == name) else {
+            let known: Vec<&str> = run.fighters.iter().map(|(n, _)| n.as_str()).collect();
+            return Err(format!(
+                "error: --inspect: no fighter named `{name}` (fighters: {})",
+                known.join(", ")
+            ));
+        };
+        looks.push((*entity, *at));
+    }
+    looks.sort_by_key(|&(_, at)| at);
+    Ok(looks)
 }
 
 fn someone_died(events: &[TraceEvent]) -> bool {
@@ -539,6 +628,157 @@ mod tests {
             Some(expectation_at_start(&expected, bob, alice))
         );
         assert_eq!(rows[2].expected, None);
+    }
+
+    /// The duel `options` ask for, the picture it drew (when asked) and
+    /// the finished run.
+    fn duel(options: Options) -> (String, Option<String>, ScenarioRun) {
+        let mut out = String::new();
+        let run = run(&options, &mut out).unwrap_or_else(|e| panic!("{e}"));
+        let picture = options
+            .report
+            .as_ref()
+            .map(|path| std::fs::read_to_string(path).unwrap());
+        (out, picture, run)
+    }
+
+    fn report_path(name: &str) -> String {
+        let dir = std::env::temp_dir().join(format!("gaskit-duel-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir.join(name).to_string_lossy().into_owned()
+    }
+
+    fn skirmish() -> String {
+        format!("{}/docs/skirmish.ron", env!("CARGO_MANIFEST_DIR"))
+    }
+
+    /// The picture against the trace it was drawn from: valid XML, one
+    /// health line per fighter, one circle per attack record.
+    fn check_picture(svg: &str, run: &ScenarioRun) {
+        let document = roxmltree::Document::parse(svg).unwrap_or_else(|e| panic!("not XML: {e}"));
+        let count = |tag: &str| {
+            document
+                .descendants()
+                .filter(|n| n.tag_name().name() == tag)
+                .count()
+        };
+        let attacks = run
+            .gas
+            .trace()
+            .events()
+            .iter()
+            .filter(|e| matches!(e.record(), Some(CombatRecord::Attack { .. })))
+            .count();
+        assert!(attacks > 20, "a fight worth drawing: {attacks} attacks");
+        // Axes and ticks are polylines too; a health series has its colour.
+        let health_lines = document
+            .descendants()
+            .filter(|n| n.tag_name().name() == "polyline")
+            .filter(|n| n.attribute("stroke") == Some(report::HEALTH_STROKE))
+            .count();
+        assert_eq!(
+            health_lines,
+            run.fighters.len(),
+            "one health series per fighter"
+        );
+        assert_eq!(count("circle"), attacks, "one marker per attack");
+        for (name, _) in &run.fighters {
+            assert!(svg.contains(&format!("{name} attacking")), "{name}'s panel");
+        }
+    }
+
+    #[test]
+    fn the_report_of_the_default_duel_draws_every_fighter_and_attack() {
+        let options = Options {
+            report: Some(report_path("duel.svg")),
+            quiet: true,
+            ..Options::default()
+        };
+        let (_, picture, run) = duel(options);
+        check_picture(&picture.unwrap(), &run);
+    }
+
+    #[test]
+    fn the_report_of_six_fighters_as_html_holds_the_svg_inline() {
+        let options = Options {
+            scenario: Some(skirmish()),
+            report: Some(report_path("skirmish.html")),
+            quiet: true,
+            ..Options::default()
+        };
+        let (_, picture, run) = duel(options);
+        assert_eq!(run.fighters.len(), 6);
+        let page = picture.unwrap();
+        assert!(page.starts_with("<!DOCTYPE html>") && !page.contains("<script"));
+        let svg = &page[page.find("<svg").unwrap()..page.rfind("</svg>").unwrap() + "</svg>".len()];
+        check_picture(svg, &run);
+        // The stun, the bank window and the weaves are on the picture's data.
+        let lines = timeline::read(&run, run.gas.trace().events(), run.gas.now());
+        let cleric = lines.iter().find(|l| l.name == "cleric").unwrap();
+        assert_eq!(cleric.stuns, [(15.0, 18.0)]);
+        let rogue = lines.iter().find(|l| l.name == "rogue").unwrap();
+        assert_eq!(rogue.modals, [(40.0, 44.0)]);
+        let mage = lines.iter().find(|l| l.name == "mage").unwrap();
+        let weaves = mage
+            .attacks
+            .iter()
+            .filter(|a| a.kind == timeline::AttackKind::Weave)
+            .count();
+        assert_eq!(weaves, 3);
+    }
+
+    #[test]
+    fn inspecting_and_drawing_change_nothing_in_the_fight() {
+        let plain = duel(Options {
+            quiet: true,
+            ..Options::default()
+        });
+        let looked = duel(Options {
+            inspect: vec![
+                ("alice".into(), SimTime::from_secs_f64(10.0).unwrap()),
+                // Between two frames, and past the end of the fight.
+                ("bob".into(), SimTime::from_secs_f64(3.021).unwrap()),
+                ("bob".into(), SimTime::from_secs(999)),
+            ],
+            report: Some(report_path("same.svg")),
+            quiet: true,
+            ..Options::default()
+        });
+        let (_, _, plain) = plain;
+        let (out, _, looked) = looked;
+        assert_eq!(looked.jsonl_trace(), plain.jsonl_trace());
+        let checksum = |run: &ScenarioRun| {
+            gaskit::snapshot::checksum::<gaskit::combat::CombatComponents>(&run.world, &run.gas)
+        };
+        assert_eq!(checksum(&looked), checksum(&plain));
+        assert!(
+            out.contains("alice at 10.000") && out.contains("bob at 3.021"),
+            "{out}"
+        );
+        assert!(out.contains("bob at 999.000: not reached"), "{out}");
+    }
+
+    #[test]
+    fn bad_inspect_and_report_flags_are_clear_errors() {
+        let args = |list: &[&str]| parse_args(list.iter().map(|s| s.to_string()));
+        for bad in ["alice", "alice@", "@3", "alice@-1", "alice@soon"] {
+            let error = args(&["--inspect", bad]).err().unwrap();
+            assert!(error.contains("NAME@SECONDS"), "{error}");
+        }
+        assert!(args(&["--report", "fight.png"])
+            .err()
+            .unwrap()
+            .contains(".svg or .html"));
+        let mut out = String::new();
+        let options = Options {
+            inspect: vec![("carol".into(), SimTime::ZERO)],
+            ..Options::default()
+        };
+        let error = run(&options, &mut out).err().unwrap();
+        assert!(
+            error.contains("no fighter named `carol` (fighters: alice, bob)"),
+            "{error}"
+        );
     }
 
     fn expectation_at_start(
