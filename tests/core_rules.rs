@@ -704,6 +704,12 @@ fn immunity_and_inhibition_see_through_many_plain_effects_and_survive_a_restore_
         .unwrap()
         .restore(&mut world, &mut gas)
         .unwrap();
+    // What the restore derived (the index of watched effects) agrees with
+    // the effects it indexes.
+    assert_eq!(
+        gaskit::invariants::check(&world, &gas),
+        Vec::<String>::new()
+    );
     let mut g = Game { world, gas, ..g };
     assert_eq!(
         g.apply(imp, g.spec("GE_Burn")),

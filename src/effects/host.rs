@@ -376,12 +376,22 @@ impl EffectHost {
     /// Rebuilds the index of watched effects from the effects themselves
     /// (after a restore, which does not save it).
     pub(crate) fn reindex(&mut self, defs: &EffectDefs) {
-        self.watched = self
-            .effects
+        self.watched = self.watched_keys(defs);
+    }
+
+    /// True when the index of watched effects is what
+    /// [`reindex`](Self::reindex) would build (an invariant).
+    pub(crate) fn index_agrees(&self, defs: &EffectDefs) -> bool {
+        self.watched_keys(defs) == self.watched
+    }
+
+    /// The keys of the watched effects, by a walk over all of them.
+    fn watched_keys(&self, defs: &EffectDefs) -> SmallVec<[EffectKey; 2]> {
+        self.effects
             .iter()
             .filter(|(_, e)| defs.def(e.def).is_watched())
             .map(|(k, _)| k)
-            .collect();
+            .collect()
     }
 
     /// True when the game's `life` rule calls this owner dead.
