@@ -404,14 +404,19 @@ fn reaching_zero_applies_the_on_zero_effect_and_the_life_rule_takes_over() {
     assert_eq!(g.read(imp, "Health").1, 25.0);
 }
 
-#[test]
-fn can_apply_effect_answers_as_the_application_would_and_changes_nothing() {
+/// The game with a `Harm.Fire` tag and `fire_content` besides.
+fn game_with_fire(fire_content: &str) -> Game {
     let mut builder = CatalogBuilder::new();
     builder.tags().add_source("game.tags", TAGS);
     builder.tags().add_source("fire.tags", "Harm.Fire\n");
     builder.add_source("game.ron", CONTENT);
-    builder.add_source(
-        "fire.ron",
+    builder.add_source("fire.ron", fire_content);
+    Game::over(builder.build().unwrap_or_else(|e| panic!("{e}")))
+}
+
+#[test]
+fn can_apply_effect_answers_as_the_application_would_and_changes_nothing() {
+    let mut g = game_with_fire(
         r#"(effects: [
             (name: "GE_Fireproof", duration: Infinite, immunity: (any: ["Harm.Fire"])),
             (name: "GE_Burn", asset_tags: ["Harm.Fire"],
@@ -421,7 +426,6 @@ fn can_apply_effect_answers_as_the_application_would_and_changes_nothing() {
              modifiers: [(attribute: "Gold", op: Flat, magnitude: Constant(-1))]),
         ])"#,
     );
-    let mut g = Game::over(builder.build().unwrap_or_else(|e| panic!("{e}")));
     let imp = g.imp;
     let ask = |g: &Game, spec: &EffectSpec| g.gas.can_apply_effect(&g.world, imp, spec);
     let burn = g.spec("GE_Burn");
@@ -656,12 +660,7 @@ fn writing_the_base_a_derived_rule_owns_is_an_error_naming_the_profile() {
 
 #[test]
 fn immunity_and_inhibition_see_through_many_plain_effects_and_survive_a_restore_from_text() {
-    let mut builder = CatalogBuilder::new();
-    builder.tags().add_source("game.tags", TAGS);
-    builder.tags().add_source("fire.tags", "Harm.Fire\n");
-    builder.add_source("game.ron", CONTENT);
-    builder.add_source(
-        "fire.ron",
+    let mut g = game_with_fire(
         r#"(effects: [
             (name: "GE_Fireproof", duration: Infinite, immunity: (any: ["Harm.Fire"])),
             (name: "GE_Asbestos", duration: Infinite, immunity: (any: ["Harm.Fire"])),
@@ -672,7 +671,6 @@ fn immunity_and_inhibition_see_through_many_plain_effects_and_survive_a_restore_
              modifiers: [(attribute: "Gold", op: Flat, magnitude: Constant(7))]),
         ])"#,
     );
-    let mut g = Game::over(builder.build().unwrap_or_else(|e| panic!("{e}")));
     let imp = g.imp;
     let effect = |g: &Game, name: &str| g.gas.catalog().effects().get(name).unwrap();
     // Forty plain effects first, so the watched ones sit behind them.
