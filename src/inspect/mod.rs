@@ -119,7 +119,7 @@ pub struct EffectView {
     pub effect: String,
     /// Stacks.
     pub stacks: u32,
-    /// Time left and the whole window; `None` when infinite.
+    /// Time left in the current window; `None` when infinite.
     pub remaining: Option<SimDuration>,
     /// The whole current window; `None` when infinite.
     pub duration: Option<SimDuration>,
