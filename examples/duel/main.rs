@@ -728,6 +728,40 @@ mod tests {
     }
 
     #[test]
+    fn a_death_and_its_respawn_are_on_the_report() {
+        let path = format!(
+            "{}/tests/scenarios/death_item_retention_respawn.ron",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let options = Options {
+            scenario: Some(path),
+            report: Some(report_path("death.svg")),
+            quiet: true,
+            ..Options::default()
+        };
+        let (_, picture, run) = duel(options);
+        let lines = timeline::read(&run, run.gas.trace().events(), run.gas.now());
+        let victim = lines.iter().find(|l| l.name == "victim").unwrap();
+        // Killed, and back at full health, at the one instant.
+        assert_eq!(victim.deaths.len(), 1);
+        assert_eq!(victim.respawns, victim.deaths);
+        let (_, last) = *victim.health.last().unwrap();
+        let max_health = run.gas.catalog().attributes().get("MaxHealth").unwrap();
+        let entity = run.fighter("victim").unwrap();
+        let full = run
+            .world
+            .get::<&gaskit::AbilitySystem>(entity)
+            .unwrap()
+            .current(max_health);
+        assert_eq!(last, full, "respawned at full health");
+        assert!(victim.health.iter().any(|&(_, hp)| hp == 0.0));
+        let svg = picture.unwrap();
+        for colour in [report::DEATH_FILL, report::RESPAWN_FILL] {
+            assert!(svg.contains(colour), "a {colour} mark");
+        }
+    }
+
+    #[test]
     fn inspecting_and_drawing_change_nothing_in_the_fight() {
         let plain = duel(Options {
             quiet: true,

@@ -49,6 +49,11 @@ const STUN: RGBColor = RGBColor(150, 60, 180);
 const MODAL: RGBColor = RGBColor(120, 160, 200);
 const DEATH: RGBColor = RGBColor(210, 30, 30);
 const RESPAWN: RGBColor = RGBColor(30, 160, 60);
+/// How the SVG fills death and respawn marks (for tests).
+#[cfg(test)]
+pub const DEATH_FILL: &str = "#D21E1E";
+#[cfg(test)]
+pub const RESPAWN_FILL: &str = "#1EA03C";
 
 /// The colour of a damage type.
 fn colour(damage_type: DamageType) -> RGBColor {
