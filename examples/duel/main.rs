@@ -214,22 +214,22 @@ fn run(options: &Options, out: &mut String) -> Result<ScenarioRun, String> {
     let mut now = SimTime::ZERO;
     while now < end && !someone_died(run.gas.trace().events()) {
         let next = (now + step).min(end);
-        while let Some(&(entity, at)) = looks.first().filter(|(_, at)| *at <= next) {
-            run.advance_to(at.max(now));
-            let seen = inspector
-                .inspect(&run.world, &run.gas, entity)
-                .map_err(|e| format!("error: --inspect: {e}"))?;
-            let _ = writeln!(inspected, "{seen}");
+        while let Some((name, entity, at)) = looks.first().filter(|(_, _, at)| *at <= next) {
+            run.advance_to((*at).max(now));
+            // A fighter despawned by the scenario says so; the duel goes on.
+            let _ = match inspector.inspect(&run.world, &run.gas, *entity) {
+                Ok(seen) => writeln!(inspected, "{seen}"),
+                Err(error) => writeln!(inspected, "{name} at {at}: cannot inspect: {error}\n"),
+            };
             looks.remove(0);
         }
         now = next;
         run.advance_to(now);
     }
-    for (entity, at) in looks {
+    for (name, _, at) in looks {
         let _ = writeln!(
             inspected,
-            "{} at {at}: not reached, the fight ended at {now}\n",
-            run.world.name_of(entity)
+            "{name} at {at}: not reached, the fight ended at {now}\n"
         );
     }
 
@@ -263,12 +263,12 @@ fn run(options: &Options, out: &mut String) -> Result<ScenarioRun, String> {
     Ok(run)
 }
 
-/// The `--inspect` requests as `(fighter, instant)`, earliest first; a
-/// name no fighter has is an error listing the fighters.
+/// The `--inspect` requests as `(name, fighter, instant)`, earliest first;
+/// a name no fighter has is an error listing the fighters.
 fn inspections_asked(
     run: &ScenarioRun,
     asked: &[(String, SimTime)],
-) -> Result<Vec<(Entity, SimTime)>, String> {
+) -> Result<Vec<(String, Entity, SimTime)>, String> {
     let mut looks = Vec::new();
     for (name, at) in asked {
         let Some((_, entity)) = run.fighters.iter().find(|(n, _)| n == name) else {
@@ -278,9 +278,9 @@ fn inspections_asked(
                 known.join(", ")
             ));
         };
-        looks.push((*entity, *at));
+        looks.push((name.clone(), *entity, *at));
     }
-    looks.sort_by_key(|&(_, at)| at);
+    looks.sort_by_key(|&(_, _, at)| at);
     Ok(looks)
 }
 
@@ -790,6 +790,41 @@ mod tests {
             "{out}"
         );
         assert!(out.contains("bob at 999.000: not reached"), "{out}");
+    }
+
+    #[test]
+    fn inspecting_a_despawned_fighter_says_so_and_the_duel_goes_on() {
+        let path = report_path("despawn.ron");
+        std::fs::write(
+            &path,
+            r#"(seed: 2, duration: 6.0, combatants: [
+                (name: "alice", level: 40, equipment: [("Rune Scimitar", 1)]),
+                (name: "bob", level: 40, position: (100, 0)),
+            ], timeline: [
+                (at: 0.0, do: Engage("alice", "bob")),
+                (at: 2.0, do: Despawn("bob")),
+            ])"#,
+        )
+        .unwrap();
+        let (out, _, run) = duel(Options {
+            scenario: Some(path),
+            inspect: vec![
+                ("bob".into(), SimTime::from_secs(1)),
+                ("bob".into(), SimTime::from_secs(3)),
+            ],
+            quiet: true,
+            ..Options::default()
+        });
+        assert!(out.contains("bob at 1.000\n"), "{out}");
+        assert!(
+            out.contains("bob at 3.000: cannot inspect: entity"),
+            "{out}"
+        );
+        assert_eq!(
+            run.gas.now(),
+            SimTime::from_secs(6),
+            "the duel ran to its end"
+        );
     }
 
     #[test]
