@@ -112,6 +112,17 @@ impl Tower {
         }
     }
 
+    /// A server-owned guard keeping `GE_Vigil` (a tick and an attribute
+    /// change every second, forever).
+    fn vigilant_guard(&mut self) -> Entity {
+        let guard = self.guard("guard", None);
+        let vigil = EffectSpec::new(self.effect("GE_Vigil"));
+        self.gas
+            .apply_effect(&mut self.world, guard, vigil)
+            .unwrap();
+        guard
+    }
+
     /// A guard owned by `client` (or the server), granted every ability.
     fn guard(&mut self, name: &str, client: Option<u32>) -> Entity {
         let system = self.gas.new_ability_system();
@@ -165,12 +176,7 @@ impl Tower {
 #[test]
 fn the_default_trace_is_bounded_and_full_recording_is_one_call_away() {
     let mut tower = Tower::new();
-    let guard = tower.guard("guard", None);
-    let vigil = tower.effect("GE_Vigil");
-    tower
-        .gas
-        .apply_effect(&mut tower.world, guard, EffectSpec::new(vigil))
-        .unwrap();
+    let guard = tower.vigilant_guard();
     // Two events a second (the tick and its attribute change) for 6 hours.
     tower
         .gas
@@ -196,12 +202,7 @@ fn draining_and_rolling_back_deliver_each_event_exactly_once() {
     // The reference: one run, drained once at the end.
     let run = |rollback: bool| {
         let mut tower = Tower::new();
-        let guard = tower.guard("guard", None);
-        let vigil = tower.effect("GE_Vigil");
-        tower
-            .gas
-            .apply_effect(&mut tower.world, guard, EffectSpec::new(vigil))
-            .unwrap();
+        let guard = tower.vigilant_guard();
         let mut shipped: Vec<(u64, TraceEvent)> = Vec::new();
         let mut ship = |drained: Drained| {
             if let Some(from) = drained.retract_from {
@@ -241,12 +242,7 @@ fn draining_and_rolling_back_deliver_each_event_exactly_once() {
 #[test]
 fn take_until_ships_only_what_no_rollback_can_touch() {
     let mut tower = Tower::new();
-    let guard = tower.guard("guard", None);
-    let vigil = tower.effect("GE_Vigil");
-    tower
-        .gas
-        .apply_effect(&mut tower.world, guard, EffectSpec::new(vigil))
-        .unwrap();
+    let guard = tower.vigilant_guard();
     tower
         .gas
         .advance_to(&mut tower.world, SimTime::from_secs(5));
@@ -318,12 +314,7 @@ fn no_content_can_hang_advance_to() {
 #[test]
 fn advancing_to_the_end_of_time_returns() {
     let mut tower = Tower::new();
-    let guard = tower.guard("guard", None);
-    let vigil = tower.effect("GE_Vigil");
-    tower
-        .gas
-        .apply_effect(&mut tower.world, guard, EffectSpec::new(vigil))
-        .unwrap();
+    let guard = tower.vigilant_guard();
     tower.gas.set_work_limits(WorkLimits {
         per_call: 10_000,
         ..WorkLimits::default()
