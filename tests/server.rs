@@ -176,7 +176,7 @@ impl Tower {
 #[test]
 fn the_default_trace_is_bounded_and_full_recording_is_one_call_away() {
     let mut tower = Tower::new();
-    let guard = tower.vigilant_guard();
+    tower.vigilant_guard();
     // Two events a second (the tick and its attribute change) for 6 hours.
     tower
         .gas
@@ -202,7 +202,7 @@ fn draining_and_rolling_back_deliver_each_event_exactly_once() {
     // The reference: one run, drained once at the end.
     let run = |rollback: bool| {
         let mut tower = Tower::new();
-        let guard = tower.vigilant_guard();
+        tower.vigilant_guard();
         let mut shipped: Vec<(u64, TraceEvent)> = Vec::new();
         let mut ship = |drained: Drained| {
             if let Some(from) = drained.retract_from {
@@ -242,7 +242,7 @@ fn draining_and_rolling_back_deliver_each_event_exactly_once() {
 #[test]
 fn take_until_ships_only_what_no_rollback_can_touch() {
     let mut tower = Tower::new();
-    let guard = tower.vigilant_guard();
+    tower.vigilant_guard();
     tower
         .gas
         .advance_to(&mut tower.world, SimTime::from_secs(5));
