@@ -323,6 +323,17 @@ struct CombatFile {
     spellbooks: Vec<SpellbookData>,
 }
 
+/// The entries `pick` finds in each file, with their file, in load order.
+fn each<'a, T>(
+    files: &'a [(&'a SourceFile, CombatFile)],
+    pick: impl Fn(&'a CombatFile) -> &'a [T],
+) -> Vec<(&'a SourceFile, &'a T)> {
+    files
+        .iter()
+        .flat_map(|(file, data)| pick(data).iter().map(move |entry| (*file, entry)))
+        .collect()
+}
+
 /// Every combat section of every file, in load order.
 struct CombatSources<'a> {
     settings: Vec<(&'a SourceFile, &'a CombatSettingsData)>,
@@ -339,26 +350,11 @@ impl ContentSection for CombatDefs {
     fn build(cx: &SectionCx<'_>, errors: &mut LoadErrors) -> Self {
         let files = cx.parse::<CombatFile>(errors);
         let sources = CombatSources {
-            settings: files
-                .iter()
-                .filter_map(|(file, data)| data.combat.as_ref().map(|c| (*file, c)))
-                .collect(),
-            kinds: files
-                .iter()
-                .flat_map(|(file, data)| data.kinds.iter().map(move |d| (*file, d)))
-                .collect(),
-            items: files
-                .iter()
-                .flat_map(|(file, data)| data.items.iter().map(move |d| (*file, d)))
-                .collect(),
-            spells: files
-                .iter()
-                .flat_map(|(file, data)| data.spells.iter().map(move |d| (*file, d)))
-                .collect(),
-            spellbooks: files
-                .iter()
-                .flat_map(|(file, data)| data.spellbooks.iter().map(move |d| (*file, d)))
-                .collect(),
+            settings: each(&files, |data| data.combat.as_slice()),
+            kinds: each(&files, |data| &data.kinds),
+            items: each(&files, |data| &data.items),
+            spells: each(&files, |data| &data.spells),
+            spellbooks: each(&files, |data| &data.spellbooks),
         };
         CombatDefs::compile(sources, cx.tags, errors)
     }
