@@ -173,6 +173,13 @@ impl Garden {
         self.gas.catalog().abilities().get(name).unwrap()
     }
 
+    /// Grants `ability` to the plant at `level` (game code's grant).
+    fn grant(&mut self, ability: AbilityId, level: u32) {
+        self.gas
+            .grant_ability(&mut self.world, self.plant, ability, level)
+            .unwrap();
+    }
+
     fn apply(&mut self, effect: &str) -> ApplyOutcome {
         let spec = EffectSpec::new(self.id(effect)).with_source(self.gardener);
         self.gas
@@ -389,10 +396,7 @@ fn an_ability_granted_twice_stays_until_its_last_grant_goes() {
         garden.system().has_ability(pollinate),
         "the second bloom holds it"
     );
-    garden
-        .gas
-        .grant_ability(&mut garden.world, plant, pollinate, 3)
-        .unwrap();
+    garden.grant(pollinate, 3);
     garden.at(4.0);
     assert!(
         garden.system().has_ability(pollinate),
@@ -408,10 +412,7 @@ fn an_ability_granted_twice_stays_until_its_last_grant_goes() {
     // Revoking by hand while an effect grants it leaves the effect's grant.
     garden.apply("GE_Rain");
     garden.apply("GE_Sun");
-    garden
-        .gas
-        .grant_ability(&mut garden.world, plant, pollinate, 1)
-        .unwrap();
+    garden.grant(pollinate, 1);
     garden
         .gas
         .revoke_ability(&mut garden.world, plant, pollinate)
@@ -423,12 +424,8 @@ fn an_ability_granted_twice_stays_until_its_last_grant_goes() {
 #[test]
 fn an_ability_waits_on_attribute_thresholds_and_on_an_effects_end() {
     let mut garden = Garden::new(1);
-    let plant = garden.plant;
     let watch = garden.ability("GA_Watch");
-    garden
-        .gas
-        .grant_ability(&mut garden.world, plant, watch, 1)
-        .unwrap();
+    garden.grant(watch, 1);
     garden.press("Ability.Trigger.Watch");
     garden.at(1.0);
     garden.apply("GE_Drink"); // 35: not yet
@@ -459,15 +456,11 @@ fn an_ability_waits_on_attribute_thresholds_and_on_an_effects_end() {
 #[test]
 fn a_wait_already_met_wakes_at_once() {
     let mut garden = Garden::new(1);
-    let plant = garden.plant;
     for _ in 0..3 {
         garden.apply("GE_Drink"); // 5
     }
     let watch = garden.ability("GA_Watch");
-    garden
-        .gas
-        .grant_ability(&mut garden.world, plant, watch, 1)
-        .unwrap();
+    garden.grant(watch, 1);
     garden.press("Ability.Trigger.Watch");
     assert!(garden
         .lines()
