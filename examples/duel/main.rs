@@ -671,10 +671,11 @@ mod tests {
             .count();
         assert!(attacks > 20, "a fight worth drawing: {attacks} attacks");
         // Axes and ticks are polylines too; a health series has its colour.
+        let health = report::svg_colour(report::HEALTH);
         let health_lines = document
             .descendants()
             .filter(|n| n.tag_name().name() == "polyline")
-            .filter(|n| n.attribute("stroke") == Some(report::HEALTH_STROKE))
+            .filter(|n| n.attribute("stroke") == Some(health.as_str()))
             .count();
         assert_eq!(
             health_lines,
@@ -756,8 +757,8 @@ mod tests {
         assert_eq!(last, full, "respawned at full health");
         assert!(victim.health.iter().any(|&(_, hp)| hp == 0.0));
         let svg = picture.unwrap();
-        for colour in [report::DEATH_FILL, report::RESPAWN_FILL] {
-            assert!(svg.contains(colour), "a {colour} mark");
+        for colour in [report::DEATH, report::RESPAWN].map(report::svg_colour) {
+            assert!(svg.contains(&colour), "a {colour} mark");
         }
     }
 

@@ -39,21 +39,21 @@ const STUN_ROW: (f64, f64) = (-0.19, -0.13);
 const MODAL_ROW: (f64, f64) = (-0.28, -0.22);
 const Y_RANGE: (f64, f64) = (-0.32, 1.58);
 
-const HEALTH: RGBColor = RGBColor(40, 40, 40);
-/// How the SVG writes [`HEALTH`]: what tells a health line from the axes.
-#[cfg(test)]
-pub const HEALTH_STROKE: &str = "#282828";
+/// The health curves' colour: what tells them from the axes (tests look
+/// for it).
+pub const HEALTH: RGBColor = RGBColor(40, 40, 40);
 const COOLDOWN: [RGBColor; 2] = [RGBColor(150, 150, 150), RGBColor(95, 95, 95)];
 const CHASE: RGBColor = RGBColor(240, 150, 40);
 const STUN: RGBColor = RGBColor(150, 60, 180);
 const MODAL: RGBColor = RGBColor(120, 160, 200);
-const DEATH: RGBColor = RGBColor(210, 30, 30);
-const RESPAWN: RGBColor = RGBColor(30, 160, 60);
-/// How the SVG fills death and respawn marks (for tests).
+pub const DEATH: RGBColor = RGBColor(210, 30, 30);
+pub const RESPAWN: RGBColor = RGBColor(30, 160, 60);
+
+/// How the SVG writes `colour` (`#RRGGBB`).
 #[cfg(test)]
-pub const DEATH_FILL: &str = "#D21E1E";
-#[cfg(test)]
-pub const RESPAWN_FILL: &str = "#1EA03C";
+pub fn svg_colour(colour: RGBColor) -> String {
+    format!("#{:02X}{:02X}{:02X}", colour.0, colour.1, colour.2)
+}
 
 /// The colour of a damage type.
 fn colour(damage_type: DamageType) -> RGBColor {
