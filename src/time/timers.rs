@@ -49,6 +49,9 @@ const RING_MASK: u64 = RING - 1;
 const NIL: u32 = u32::MAX;
 /// Below this many far entries, cancelled ones are left to surface.
 const FAR_SWEEP_FLOOR: usize = 1024;
+/// From this many entries on, an unsorted bucket is first spread by instant
+/// and lane in one counting pass (see [`Crowd`]).
+const CROWDED_BUCKET: usize = 128;
 
 /// One scheduled timer: its order key and its slot.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -136,6 +139,60 @@ pub struct TimerQueue<P> {
     far: BinaryHeap<Reverse<Entry>>,
     live: Slots<TimerKey, P>,
     next_seq: u64,
+    /// Scratch space for ordering crowded buckets.
+    crowd: Crowd,
+}
+
+/// Orders a crowded bucket without comparing entries.
+///
+/// When many fighters act in step, one bucket holds hundreds of timers at a
+/// few instants, expiries and wake-ups interleaved, and a comparison sort
+/// spends most of a step on it. Within a bucket an entry's place is decided
+/// by its microsecond offset and lane, then by its sequence number; a list
+/// is newest first, which is descending sequence for timers scheduled in
+/// order. So one stable counting pass over (offset, lane), largest first,
+/// puts such a bucket in its exact order. Anything the pass cannot order
+/// (an entry from before the bucket, a timer moved in from the far heap
+/// behind newer ones) is left to the comparison sort that checks after it.
+#[derive(Clone, Debug, Default)]
+struct Crowd {
+    /// Per (offset, lane) key: its count, then where its entries go.
+    slots: Vec<u32>,
+    /// The bucket's entries while they are spread.
+    entries: Vec<Entry>,
+}
+
+impl Crowd {
+    /// Keys: every microsecond of a bucket, in both lanes.
+    const KEYS: usize = 2 << BUCKET_SHIFT;
+
+    fn key(entry: &Entry) -> usize {
+        let offset = (entry.at.as_micros() & ((1 << BUCKET_SHIFT) - 1)) as usize;
+        (offset << 1) | usize::from(entry.lane == Lane::Normal)
+    }
+
+    /// Reorders `bucket` by (offset, lane), largest first, keeping the
+    /// order of entries with equal keys.
+    fn spread(&mut self, bucket: &mut [Entry]) {
+        self.slots.clear();
+        self.slots.resize(Self::KEYS, 0);
+        for entry in bucket.iter() {
+            self.slots[Self::key(entry)] += 1;
+        }
+        let mut start = 0;
+        for slot in self.slots.iter_mut().rev() {
+            let count = *slot;
+            *slot = start;
+            start += count;
+        }
+        self.entries.clear();
+        self.entries.extend_from_slice(bucket);
+        for entry in &self.entries {
+            let slot = &mut self.slots[Self::key(entry)];
+            bucket[*slot as usize] = *entry;
+            *slot += 1;
+        }
+    }
 }
 
 impl<P> Default for TimerQueue<P> {
@@ -152,6 +209,7 @@ impl<P> Default for TimerQueue<P> {
             far: BinaryHeap::new(),
             live: Slots::new(),
             next_seq: 0,
+            crowd: Crowd::default(),
         }
     }
 }
@@ -331,9 +389,17 @@ impl<P> TimerQueue<P> {
             self.free = index;
             index = node.next;
         }
-        if !self.draining.is_sorted_by(|a, b| a >= b) {
-            self.draining.sort_unstable_by_key(|e| Reverse(e.order()));
+        let sorted = |entries: &[Entry]| entries.is_sorted_by(|a, b| a >= b);
+        if sorted(&self.draining) {
+            return;
         }
+        if self.draining.len() >= CROWDED_BUCKET {
+            self.crowd.spread(&mut self.draining);
+            if sorted(&self.draining) {
+                return;
+            }
+        }
+        self.draining.sort_unstable_by_key(|e| Reverse(e.order()));
     }
 
     /// True while the cursor's bucket is open and not yet empty.
@@ -725,6 +791,55 @@ mod tests {
             t.swap(0, 1);
         }));
         assert!(serde_json::from_value::<TimerQueue<u8>>(value).is_ok());
+    }
+
+    /// A bucket crowded with fighters in step (a few instants, expiries and
+    /// wake-ups interleaved) pops in exact order, including the entries a
+    /// counting pass cannot order: timers scheduled out of order, timers
+    /// arriving from the far heap behind newer ones, a timer from the past.
+    #[test]
+    fn crowded_buckets_pop_in_exact_order() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        for round in 0..6u64 {
+            let mut q = TimerQueue::new();
+            let mut model = Vec::new();
+            let mut push = |q: &mut TimerQueue<u32>, when: u64, lane, payload: u32| {
+                let key = q.schedule_in(at(when), lane, payload);
+                let seq = model.len() as u64;
+                model.push((when, lane, seq, key, payload));
+            };
+            let base = (200_000_000 >> BUCKET_SHIFT << BUCKET_SHIFT) + round * 4_096;
+            match round % 3 {
+                // Far ahead at first: these move into the ring later,
+                // behind newer timers of their bucket.
+                0 => (0..40).for_each(|i| push(&mut q, base + u64::from(i % 3), Lane::Normal, i)),
+                // The cursor stops at the empty bucket, then a timer from
+                // before it joins that bucket.
+                1 => {
+                    assert_eq!(q.pop_due(at(base + 10)), None);
+                    push(&mut q, base - 5, Lane::Normal, 40);
+                }
+                _ => {}
+            }
+            for i in 100..1_100u32 {
+                let instant = u64::from(rng.next_u32() % 4) * 300;
+                // From round 3 on, every seventh is out of schedule order
+                // within its instant's microsecond.
+                let jitter = u64::from(round >= 3 && i % 7 == 0);
+                let lane = if i % 2 == 0 {
+                    Lane::Expiry
+                } else {
+                    Lane::Normal
+                };
+                push(&mut q, base + instant + 1 - jitter, lane, i);
+            }
+            model.sort_by_key(|&(when, lane, seq, _, _)| (when, lane, seq));
+            let until = at(base + 1_023);
+            let popped: Vec<u32> =
+                std::iter::from_fn(|| q.pop_due(until).map(|(_, p)| p)).collect();
+            let expected: Vec<u32> = model.iter().map(|m| m.4).collect();
+            assert_eq!(popped, expected, "round {round}");
+        }
     }
 
     /// The wheel against the obvious model (a sorted list), under random
