@@ -153,7 +153,9 @@ pub struct Gas {
     /// Some attribute changed since the last reconcile.
     attributes_moved: bool,
     /// Every tag some rule reacts to (cancel-on-tags-added, ongoing
-    /// requirements): a change to any other tag needs no reconcile.
+    /// requirements, the life rule) and every tag below one, since rules
+    /// match parent-aware: a change to any other tag needs no reconcile, and
+    /// asking is one exact intersection.
     reactive_tags: TagSet,
     /// Every tag an instance has waited on as an event (grows only): with
     /// the catalog's triggers, what an event must match to be heard at all.
@@ -193,6 +195,10 @@ impl Gas {
             .life()
             .dead
             .collect_tags(&mut reactive_tags);
+        let reactive_tags = reactive_tags
+            .iter()
+            .flat_map(|tag| catalog.tags().subtree(tag))
+            .collect();
         Self {
             reactive_tags,
             waited_events: TagSet::new(),

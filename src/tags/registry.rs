@@ -120,6 +120,11 @@ impl TagRegistry {
         self.parents[tag.index()]
     }
 
+    /// `tag` and every tag below it, in id order.
+    pub fn subtree(&self, tag: Tag) -> impl Iterator<Item = Tag> + '_ {
+        self.tags[tag.index()..tag.subtree_end()].iter().copied()
+    }
+
     /// The direct children of `tag`, in id order.
     pub fn children(&self, tag: Tag) -> impl Iterator<Item = Tag> + '_ {
         self.tags[tag.index() + 1..tag.subtree_end()]
