@@ -107,7 +107,8 @@ impl AutoAttack {
         }
         // Stats first: the range compared below is this weapon's (or
         // spell's). One look at the owner's components for the stats, the
-        // target and the kind.
+        // target, the kind and the attack cooldown's remaining time.
+        let effects = cx.gas.catalog().effects();
         let looked = cx
             .world
             .query_one_mut::<(&mut Combatant, &AbilitySystem)>(cx.owner)
@@ -115,9 +116,13 @@ impl AutoAttack {
             .map(|(c, system)| {
                 let stats = snapshot_of(runtime, c, system);
                 let changed = c.targeting.aim(Some(target), Some(stats));
-                (stats, c.kind, changed, c.targeting.pending_weave)
+                let cooldown = system
+                    .host
+                    .time_remaining(effects, now, runtime.attack_cooldown)
+                    .map_or(SimDuration::ZERO, |(remaining, _)| remaining);
+                (stats, c.kind, changed, c.targeting.pending_weave, cooldown)
             });
-        let Some((stats, kind, changed, weave)) = looked else {
+        let Some((stats, kind, changed, weave, cooldown)) = looked else {
             cx.end();
             return;
         };
@@ -147,10 +152,14 @@ impl AutoAttack {
             cx.wait_delay(kind.chase_poll_interval);
             return;
         }
-        end_chase(runtime, cx.world, cx.gas, cx.owner, Some(target));
-        let remaining = cx
-            .gas
-            .time_remaining(cx.world, cx.owner, runtime.attack_cooldown);
+        // Ending a chase changes a tag, which a rule may react to; only
+        // then can the cooldown read above be stale.
+        let remaining = if end_chase(runtime, cx.world, cx.gas, cx.owner, Some(target)) {
+            cx.gas
+                .time_remaining(cx.world, cx.owner, runtime.attack_cooldown)
+        } else {
+            cooldown
+        };
         if remaining > runtime.defs().settings.ready_epsilon {
             cx.wait_delay(remaining);
             return;
