@@ -148,7 +148,8 @@ impl AbilityBehaviour for Strike {
     }
 }
 
-/// Records activation order.
+/// Records activation order, and asks for a wake-up after ending (which
+/// must do nothing).
 struct Ping(Log);
 
 impl AbilityBehaviour for Ping {
@@ -159,6 +160,14 @@ impl AbilityBehaviour for Ping {
             .unwrap()
             .push(format!("{} ping {label}", cx.gas.now()));
         cx.end();
+        cx.wait_delay(SimDuration::from_secs(1000));
+    }
+
+    fn wake(&self, cx: &mut AbilityCx<'_>, _: WakeReason) {
+        self.0
+            .lock()
+            .unwrap()
+            .push(format!("{} woken", cx.gas.now()));
     }
 }
 
@@ -539,6 +548,7 @@ fn waits_for_events_and_tags() {
 fn events_at_the_same_instant_are_handled_in_send_order() {
     let mut sim = Sim::new();
     let hero = sim.hero;
+    let idle = sim.gas.pending_timers();
     for i in [3.0, 1.0, 2.0] {
         sim.gas.send_event_at(
             SimTime::from_secs_f64(1.0).unwrap(),
@@ -549,6 +559,9 @@ fn events_at_the_same_instant_are_handled_in_send_order() {
     sim.gas
         .send_event(hero, sim.event("Test.Trigger.Ping").magnitude(0.0));
     sim.at(5.0);
+    // Each ping ended before asking to be woken: none is pending, none
+    // came (the log has no wake-up).
+    assert_eq!(sim.gas.pending_timers(), idle);
     assert_eq!(
         sim.log(),
         [

@@ -222,7 +222,9 @@ impl AbilityCx<'_> {
             .end_ability(self.world, self.owner, self.instance, reason);
     }
 
-    /// Wakes the instance after `delay` (replacing any other wait).
+    /// Wakes the instance after `delay` (replacing any other wait). Like
+    /// every wait, it does nothing once the instance has ended, so a
+    /// behaviour may ask after an action that might have ended it.
     pub fn wait_delay(&mut self, delay: SimDuration) {
         self.gas.set_wait(
             self.world,

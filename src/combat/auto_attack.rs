@@ -165,9 +165,9 @@ impl AutoAttack {
             return;
         }
         if let Some(interval) = self.resolve_next(cx, target, &stats) {
-            if cx.is_active() {
-                cx.wait_delay(interval);
-            }
+            // The attack may have ended the engagement (a death, a
+            // reaction); waiting is then a no-op.
+            cx.wait_delay(interval);
         }
     }
 

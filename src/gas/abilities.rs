@@ -229,7 +229,8 @@ impl Gas {
             return outcome;
         }
         let (waiting, triggered) = {
-            let Ok(system) = world.get::<&AbilitySystem>(to) else {
+            // `query_one_mut`: the world is ours, so no borrow flags to keep.
+            let Ok(system) = world.query_one_mut::<&AbilitySystem>(to) else {
                 return outcome;
             };
             let waiting: SmallVec<[(InstanceKey, AbilityId); 2]> = system

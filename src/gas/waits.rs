@@ -92,7 +92,7 @@ impl Gas {
         instance: InstanceKey,
         reason: WakeReason,
     ) {
-        let Some((ability, event, level)) = world.get::<&AbilitySystem>(owner).ok().and_then(|s| {
+        let Some(what) = world.get::<&AbilitySystem>(owner).ok().and_then(|s| {
             s.abilities
                 .instances
                 .get(instance)
@@ -100,13 +100,24 @@ impl Gas {
         }) else {
             return;
         };
-        if event.target.is_some_and(|t| !world.contains(t)) {
+        self.wake_instance(world, owner, instance, what, reason);
+    }
+
+    /// [`wake`](Self::wake) with the instance's ability, event and level
+    /// already read.
+    fn wake_instance(
+        &mut self,
+        world: &mut World,
+        owner: Entity,
+        instance: InstanceKey,
+        what: (AbilityId, GameplayEvent, u32),
+        reason: WakeReason,
+    ) {
+        if what.1.target.is_some_and(|t| !world.contains(t)) {
             self.end_ability(world, owner, instance, EndReason::TargetLost);
             return;
         }
-        self.run_behaviour(world, owner, instance, (ability, event, level), |b, cx| {
-            b.wake(cx, reason)
-        });
+        self.run_behaviour(world, owner, instance, what, |b, cx| b.wake(cx, reason));
     }
 
     /// Calls the registered behaviour of `ability`, if it has one, with a
@@ -160,7 +171,9 @@ impl Gas {
         owner: Entity,
         instance: InstanceKey,
     ) {
-        let still_waiting = {
+        // One look at the instance: stop its wait and read what waking it
+        // needs.
+        let waiting = {
             let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(owner) else {
                 return;
             };
@@ -168,13 +181,13 @@ impl Gas {
                 Some(entry) if entry.wait == Wait::Delay => {
                     entry.wait = Wait::Nothing;
                     entry.wait_timer = None;
-                    true
+                    Some((entry.ability, entry.event, entry.level))
                 }
-                _ => false,
+                _ => None,
             }
         };
-        if still_waiting {
-            self.wake(world, owner, instance, WakeReason::Delay);
+        if let Some(what) = waiting {
+            self.wake_instance(world, owner, instance, what, WakeReason::Delay);
         }
     }
 
