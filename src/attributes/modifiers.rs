@@ -71,9 +71,14 @@ pub(crate) struct Accumulated {
 
 /// Every active modifier of an entity, sorted canonically so that each
 /// attribute's modifiers are one contiguous run.
+///
+/// Two live inline: most entities hold none or one (a buff), and every
+/// entity pays for the inline room whether it uses it or not (at a million
+/// fighters, 32 bytes each). An entity that holds more moves them to the
+/// heap once and keeps that room.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Modifiers {
-    entries: SmallVec<[ModEntry; 8]>,
+    entries: SmallVec<[ModEntry; 2]>,
     next_seq: u64,
 }
 

@@ -89,10 +89,12 @@ impl EffectHost {
         Self {
             attributes,
             tags: TagCounts::new(),
-            // A fighter holds a few effects at once (cooldown, in-combat, a
-            // buff): reserving them at spawn keeps the first fight from
-            // allocating.
-            effects: Slots::with_capacity(4),
+            // A fighter holds up to three effects at once (cooldown,
+            // in-combat, a buff or the death mark): reserving them at spawn
+            // keeps the first fight from allocating. Each slot is a few
+            // hundred bytes for every entity, so no more than that (an
+            // entity holding more grows once and keeps the room).
+            effects: Slots::with_capacity(3),
             watched: SmallVec::new(),
             appeared: TagSet::new(),
             vanished: TagSet::new(),
