@@ -17,6 +17,7 @@ use crate::effects::EffectSpec;
 use crate::gas::Gas;
 use crate::tags::TagSet;
 use crate::time::SimDuration;
+use crate::trace::BlockReason;
 
 /// Which attack is being resolved.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -77,9 +78,37 @@ pub fn attack_rolls(
     style: Style,
     spell: Option<&SpellDef>,
 ) -> Option<AttackRolls> {
-    let defs = runtime.defs();
-    let (attack, max_hit, min_hit) = {
+    let offence = {
         let a = world.get::<&Combatant>(attacker).ok()?;
+        Offence::of(runtime, &a, damage_type, style, spell)
+    };
+    let defence = {
+        let d = world.get::<&Combatant>(target).ok()?;
+        let d_style = world
+            .get::<&AbilitySystem>(target)
+            .map_or(Style::Aggressive, |s| active_style(runtime, &s));
+        defence_roll(runtime, &d, d_style, damage_type)
+    };
+    Some(offence.against(defence))
+}
+
+/// The attacker's half of the rolls: its attack roll and hit range.
+#[derive(Copy, Clone)]
+struct Offence {
+    attack: i64,
+    min_hit: u32,
+    max_hit: u32,
+}
+
+impl Offence {
+    fn of(
+        runtime: &CombatRuntime,
+        a: &Combatant,
+        damage_type: DamageType,
+        style: Style,
+        spell: Option<&SpellDef>,
+    ) -> Self {
+        let defs = runtime.defs();
         let skill = damage_type.skill();
         // Attack and strength both come from the one weapon skill.
         let effective = math::effective_level(a.skills.level(skill), style_bonus(style).0);
@@ -95,24 +124,38 @@ pub fn attack_rolls(
             ),
             _ => (math::max_hit(effective, a.equipment.strength(defs)), 0),
         };
-        (attack, max_hit, min_hit)
-    };
-    let defense = {
-        let d = world.get::<&Combatant>(target).ok()?;
-        let d_style = world
-            .get::<&AbilitySystem>(target)
-            .map_or(Style::Aggressive, |s| active_style(runtime, &s));
-        let effective = math::effective_level(
-            d.skills.level(super::defs::Skill::Defense),
-            style_bonus(d_style).1,
-        );
-        math::defense_roll(effective, d.equipment.defense_bonus(defs, damage_type))
-    };
-    Some(AttackRolls {
-        hit_chance: math::hit_chance(attack, defense),
-        min_hit,
-        max_hit,
-    })
+        Self {
+            attack,
+            min_hit,
+            max_hit,
+        }
+    }
+
+    fn against(self, defence: i64) -> AttackRolls {
+        AttackRolls {
+            hit_chance: math::hit_chance(self.attack, defence),
+            min_hit: self.min_hit,
+            max_hit: self.max_hit,
+        }
+    }
+}
+
+/// The defender's half: its defence roll against `damage_type` in its
+/// active style.
+fn defence_roll(
+    runtime: &CombatRuntime,
+    d: &Combatant,
+    style: Style,
+    damage_type: DamageType,
+) -> i64 {
+    let effective = math::effective_level(
+        d.skills.level(super::defs::Skill::Defense),
+        style_bonus(style).1,
+    );
+    math::defense_roll(
+        effective,
+        d.equipment.defense_bonus(runtime.defs(), damage_type),
+    )
 }
 
 /// What an attacker's current attack promises against a target: its rolls
@@ -241,38 +284,51 @@ pub(crate) fn roll_and_apply(
         Attack::Cast { spell, weaved } => (DamageType::Magic, Some(spell), weaved),
     };
     let spell_def = spell.and_then(|s| defs.spell(s));
-    let rolls = attack_rolls(
-        runtime,
-        world,
-        attacker,
-        target,
-        damage_type,
-        style,
-        spell_def,
-    );
+    let tags = runtime.tags();
+    // One look at each side: the attacker's half of the rolls, then the
+    // defender's half and whether it would refuse the damage (immune,
+    // dead), which nothing below changes before the damage applies.
+    let offence = world
+        .query_one_mut::<&Combatant>(attacker)
+        .ok()
+        .map(|a| Offence::of(runtime, a, damage_type, style, spell_def));
+    // The damage spec but for its amount, which is rolled below.
+    let mut damage = EffectSpec::new(runtime.damage_effect).with_source(attacker);
+    damage.tags = runtime.damage_tags(damage_type, style, spell).clone();
+    let effects = gas.catalog().effects();
+    let defence = world
+        .query_one_mut::<(&Combatant, Option<&AbilitySystem>)>(target)
+        .ok()
+        .map(|(d, system)| {
+            let d_style = system.map_or(Style::Aggressive, |s| active_style(runtime, s));
+            let refusal = system.map_or(Some(BlockReason::Requirements), |s| {
+                s.host
+                    .refusal(effects, effects.def(runtime.damage_effect), &damage)
+            });
+            (defence_roll(runtime, d, d_style, damage_type), refusal)
+        });
+    let rolls = offence
+        .zip(defence)
+        .map(|(offence, (defence, _))| offence.against(defence));
     let rolled = match rolls {
         Some(rolls) if math::roll_hit(gas.rng(), rolls.hit_chance) => {
             AttackOutcome::Hit(math::roll_between(gas.rng(), rolls.min_hit, rolls.max_hit))
         }
         _ => AttackOutcome::Miss,
     };
-    let tags = runtime.tags();
     let cue = spell_def.map_or_else(|| damage_type.hit_cue(tags), |s| s.hit_cue);
     let hit = match rolled {
         AttackOutcome::Hit(amount) => {
-            let mut spec = EffectSpec::new(runtime.damage_effect).with_source(attacker);
-            spec.tags = runtime.damage_tags(damage_type, style, spell).clone();
-            Some(spec.with_set_by_caller(damage_type.tag(tags), f64::from(amount)))
+            Some(damage.with_set_by_caller(damage_type.tag(tags), f64::from(amount)))
         }
         _ => None,
     };
     // A hit the target would refuse (immune, dead) is recorded as such.
-    let outcome = match (rolled, &hit) {
-        (AttackOutcome::Hit(amount), Some(spec)) => match gas.can_apply_effect(world, target, spec)
-        {
-            Ok(()) => rolled,
-            Err(reason) => AttackOutcome::Blocked(amount, reason),
-        },
+    let refusal = defence.map_or(Some(BlockReason::Requirements), |(_, refused)| refused);
+    let outcome = match (rolled, refusal) {
+        (AttackOutcome::Hit(amount), Some(reason)) if hit.is_some() => {
+            AttackOutcome::Blocked(amount, reason)
+        }
         _ => rolled,
     };
     gas.record_game(CombatRecord::Attack {
