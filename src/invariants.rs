@@ -154,10 +154,23 @@ pub fn check(world: &World, gas: &Gas) -> Vec<String> {
         }
     }
 
+    let mut event_timers = 0;
     for (key, timer) in gas.timers().iter() {
+        if let Timer::Event(event) = timer {
+            event_timers += 1;
+            if gas.queued_events().get(*event).is_none() {
+                broken.push("a queued event's timer has no event".to_owned());
+            }
+        }
         if let Some(problem) = timer_problem(world, key, timer) {
             broken.push(problem);
         }
+    }
+    if event_timers != gas.queued_events().len() {
+        broken.push(format!(
+            "{} queued events for {event_timers} event timers",
+            gas.queued_events().len()
+        ));
     }
     gas.check_registered_invariants(world, &mut broken);
     broken
@@ -207,7 +220,7 @@ fn timer_problem(world: &World, key: TimerKey, timer: &Timer) -> Option<String> 
         Timer::AbilityWake { owner, instance } => (!instance_holds(owner, instance))
             .then(|| format!("a wake-up for an ability instance that ended ({owner:?})")),
         // Events may be sent to anyone, even the despawned: delivery checks.
-        Timer::Event { .. } => None,
+        Timer::Event(_) => None,
     }
 }
 

@@ -96,6 +96,24 @@ impl<K: Key, V> Slots<K, V> {
             .filter(|s| s.version == version && s.value.is_some())
     }
 
+    /// The same store with every value mapped by `f`: the same keys, the
+    /// same free list, so the mapped store hands out the same next keys.
+    pub(crate) fn map<W>(&self, mut f: impl FnMut(&V) -> W) -> Slots<K, W> {
+        Slots {
+            slots: self
+                .slots
+                .iter()
+                .map(|slot| Slot {
+                    version: slot.version,
+                    value: slot.value.as_ref().map(&mut f),
+                })
+                .collect(),
+            free: self.free.clone(),
+            len: self.len,
+            _key: PhantomData,
+        }
+    }
+
     /// The value under `key`, if it is still there.
     pub(crate) fn get(&self, key: K) -> Option<&V> {
         self.slot(key).and_then(|s| s.value.as_ref())
@@ -257,6 +275,18 @@ mod tests {
         }
         let pairs = |s: &Slots<TestKey, u32>| s.iter().map(|(k, v)| (k, *v)).collect::<Vec<_>>();
         assert_eq!(pairs(&restored), pairs(&s));
+    }
+
+    #[test]
+    fn a_mapped_store_keeps_its_keys() {
+        let mut s: Slots<TestKey, u32> = Slots::new();
+        let keys: Vec<_> = (0..4).map(|i| s.insert(i)).collect();
+        s.remove(keys[1]);
+        let mut mapped = s.map(|v| v * 10);
+        assert_eq!(mapped[keys[3]], 30);
+        assert_eq!(mapped.get(keys[1]), None);
+        assert_eq!(mapped.len(), 3);
+        assert_eq!(mapped.insert(7), s.insert(7), "the same next key");
     }
 
     #[test]

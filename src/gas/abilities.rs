@@ -207,13 +207,14 @@ impl Gas {
     /// time the clock advances (even by zero), after everything queued
     /// before it.
     pub fn send_event(&mut self, to: Entity, event: GameplayEvent) {
-        self.timers.schedule(self.now, Timer::Event { to, event });
+        let key = self.queued_events.insert((to, event));
+        self.timers.schedule(self.now, Timer::Event(key));
     }
 
     /// Queues `event` for `to` at `at` (not before now).
     pub fn send_event_at(&mut self, at: SimTime, to: Entity, event: GameplayEvent) {
-        self.timers
-            .schedule(at.max(self.now), Timer::Event { to, event });
+        let key = self.queued_events.insert((to, event));
+        self.timers.schedule(at.max(self.now), Timer::Event(key));
     }
 
     /// Handles `event` on `to` now: wakes instances waiting for it, then

@@ -12,6 +12,7 @@ mod hooks;
 mod observers;
 mod reconcile;
 mod reserved;
+mod scheduled;
 mod state;
 mod waits;
 
@@ -21,51 +22,24 @@ use std::sync::Arc;
 use hecs::{Entity, World};
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use serde::{Deserialize, Serialize};
 
 pub use abilities::{AbilityError, EventOutcome};
 pub use hooks::EffectHook;
 pub use observers::{Observe, Threshold};
 pub use reserved::Reserved;
+pub(crate) use scheduled::{SavedTimer, Timer};
 pub(crate) use state::GasState;
 
-use crate::abilities::{AbilityBehaviour, AbilitySystem, GameplayEvent, InstanceKey};
+use crate::abilities::{AbilityBehaviour, AbilitySystem};
 use crate::attributes::{AttributeError, AttributeId, Attributes, ProfileId};
 use crate::catalog::Catalog;
-use crate::effects::{CueEvent, EffectTimer, Execution, FollowUp};
+use crate::effects::{CueEvent, Execution, FollowUp};
 use crate::tags::{Tag, TagSet};
 use crate::time::{SimDuration, SimTime, TimerQueue};
 use crate::trace::{Observation, Trace, TraceCategory, TraceKind, TraceRecord};
 
 /// A registered invariant check.
 type InvariantCheck = dyn Fn(&World, &Gas, &mut Vec<String>) + Send + Sync;
-
-/// Everything the context schedules.
-#[derive(Copy, Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub(crate) enum Timer {
-    /// An effect's expiry or period.
-    Effect(EffectTimer),
-    /// A queued gameplay event.
-    Event {
-        /// The receiver.
-        to: Entity,
-        /// The event.
-        event: GameplayEvent,
-    },
-    /// An ability instance's delay elapsed.
-    AbilityWake {
-        /// The owner.
-        owner: Entity,
-        /// The instance.
-        instance: InstanceKey,
-    },
-}
-
-impl From<EffectTimer> for Timer {
-    fn from(timer: EffectTimer) -> Self {
-        Timer::Effect(timer)
-    }
-}
 
 /// How far an [`advance_to`](Gas::advance_to) got.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -124,6 +98,8 @@ pub struct Gas {
     catalog: Arc<Catalog>,
     now: SimTime,
     timers: TimerQueue<Timer>,
+    /// The gameplay events queued timers deliver.
+    queued_events: scheduled::QueuedEvents,
     rng: ChaCha8Rng,
     trace: Trace,
     /// Observers, in registration order (shared so delivery can call them
@@ -206,6 +182,7 @@ impl Gas {
             catalog,
             now: SimTime::ZERO,
             timers: TimerQueue::new(),
+            queued_events: scheduled::QueuedEvents::new(),
             rng: ChaCha8Rng::seed_from_u64(seed),
             trace: Trace::new(),
             observers: Arc::new([]),
@@ -311,6 +288,11 @@ impl Gas {
     /// The pending timers (for the invariant checks).
     pub(crate) fn timers(&self) -> &TimerQueue<Timer> {
         &self.timers
+    }
+
+    /// The events queued timers will deliver.
+    pub(crate) fn queued_events(&self) -> &scheduled::QueuedEvents {
+        &self.queued_events
     }
 
     /// Number of pending timers.
@@ -461,8 +443,10 @@ impl Gas {
     fn dispatch(&mut self, world: &mut World, timer: Timer) {
         match timer {
             Timer::Effect(timer) => self.on_effect_timer(world, timer),
-            Timer::Event { to, event } => {
-                self.handle_event(world, to, event);
+            Timer::Event(key) => {
+                if let Some((to, event)) = self.queued_events.remove(key) {
+                    self.handle_event(world, to, event);
+                }
             }
             Timer::AbilityWake { owner, instance } => self.on_wake_timer(world, owner, instance),
         }

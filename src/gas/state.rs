@@ -6,7 +6,7 @@ use hecs::Entity;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use super::{Gas, Timer};
+use super::{Gas, SavedTimer};
 use crate::time::{SavedTimers, SimTime};
 
 /// Everything in a [`Gas`] that changes while the game runs: the clock,
@@ -18,7 +18,7 @@ use crate::time::{SavedTimers, SimTime};
 pub(crate) struct GasState {
     now: SimTime,
     #[serde(deserialize_with = "SavedTimers::deserialize_valid")]
-    timers: SavedTimers<Timer>,
+    timers: SavedTimers<SavedTimer>,
     rng: ChaCha8Rng,
     dirty: VecDeque<Entity>,
     live_holders: Vec<Entity>,
@@ -42,7 +42,7 @@ impl GasState {
     }
 
     /// The payloads of the saved pending timers.
-    pub(crate) fn timer_payloads(&self) -> impl Iterator<Item = &super::Timer> + '_ {
+    pub(crate) fn timer_payloads(&self) -> impl Iterator<Item = &SavedTimer> + '_ {
         self.timers.payloads()
     }
 
@@ -58,7 +58,7 @@ impl Gas {
     pub(crate) fn save_state(&self) -> GasState {
         GasState {
             now: self.now,
-            timers: self.timers.save(),
+            timers: self.timers.save().map(|t| t.save(&self.queued_events)),
             rng: self.rng.clone(),
             dirty: self.dirty.clone(),
             live_holders: self.live_holders.clone(),
@@ -72,7 +72,10 @@ impl Gas {
     /// not got that far (a fresh context) is left as it is.
     pub(crate) fn load_state(&mut self, state: &GasState) {
         self.now = state.now;
-        self.timers.load(&state.timers);
+        self.queued_events = Default::default();
+        let events = &mut self.queued_events;
+        self.timers
+            .load(&state.timers.map(|saved| saved.restore(events)));
         self.rng = state.rng.clone();
         self.dirty = state.dirty.clone();
         self.live_holders = state.live_holders.clone();

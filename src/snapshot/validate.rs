@@ -9,7 +9,7 @@ use super::{Snapshot, SnapshotComponents, SnapshotError};
 use crate::abilities::{AbilitySystem, Behaviour, GameplayEvent, Wait};
 use crate::catalog::Catalog;
 use crate::effects::{ActiveEffect, EffectSpec};
-use crate::gas::{Gas, Timer};
+use crate::gas::{Gas, SavedTimer};
 use crate::tags::TagRegistry;
 
 impl<C: SnapshotComponents> Snapshot<C> {
@@ -24,7 +24,7 @@ impl<C: SnapshotComponents> Snapshot<C> {
             }
         }
         for timer in self.gas.timer_payloads() {
-            if let Timer::Event { event, .. } = timer {
+            if let SavedTimer::Event { event, .. } = timer {
                 check_event(catalog.tags(), event)
                     .map_err(|why| invalid(format!("a queued event: {why}")))?;
             }

@@ -566,6 +566,16 @@ impl<P> SavedTimers<P> {
         self.payloads.values()
     }
 
+    /// The same saved queue with every payload mapped by `f` (same keys,
+    /// same order).
+    pub(crate) fn map<Q>(&self, f: impl FnMut(&P) -> Q) -> SavedTimers<Q> {
+        SavedTimers {
+            next_seq: self.next_seq,
+            timers: self.timers.clone(),
+            payloads: self.payloads.map(f),
+        }
+    }
+
     /// Checks what a saved queue from outside must satisfy: every payload
     /// has exactly one timer, sequence numbers are unique and from the past.
     fn validate(&self) -> Result<(), &'static str> {
