@@ -21,7 +21,7 @@ use super::error::EffectError;
 use super::execution::Execution;
 use super::spec::{EffectSpec, SetByCallerError};
 use crate::attributes::{AttributeChanges, AttributeId, AttributeSchema, Attributes};
-use crate::tags::{NotHeld, Tag, TagCounts, TagSet};
+use crate::tags::{NotHeld, Tag, TagChanges, TagCounts, TagSet};
 use crate::time::{Lane, SimDuration, SimTime};
 use crate::trace::{BlockReason, RemovalReason, Trace, TraceCategory, TraceKind};
 
@@ -76,8 +76,8 @@ pub struct EffectHost {
     #[serde(skip)]
     watched: SmallVec<[EffectKey; 2]>,
     /// Tags that became present / absent since the last reconcile.
-    pub(crate) appeared: TagSet,
-    pub(crate) vanished: TagSet,
+    pub(crate) appeared: TagChanges,
+    pub(crate) vanished: TagChanges,
     /// Attribute values changed since the last reconcile.
     pub(crate) attributes_changed: bool,
     /// An active effect ended since the last reconcile.
@@ -96,8 +96,8 @@ impl EffectHost {
             // entity holding more grows once and keeps the room).
             effects: Slots::with_capacity(3),
             watched: SmallVec::new(),
-            appeared: TagSet::new(),
-            vanished: TagSet::new(),
+            appeared: TagChanges::default(),
+            vanished: TagChanges::default(),
             attributes_changed: false,
             effect_ended: false,
         }

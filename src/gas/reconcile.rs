@@ -25,8 +25,8 @@ impl Gas {
         if host.appeared.is_empty() && host.vanished.is_empty() {
             return;
         }
-        let reacts = host.appeared.has_any_exact(&self.reactive_tags)
-            || host.vanished.has_any_exact(&self.reactive_tags)
+        let reacts = host.appeared.meets(&self.reactive_tags)
+            || host.vanished.meets(&self.reactive_tags)
             || system.abilities.waits_on_tags();
         if reacts {
             self.queue_reconcile(entity, system);

@@ -10,7 +10,7 @@ use crate::abilities::{
     AbilityBehaviour, AbilityCx, AbilityId, AbilitySystem, Behaviour, EndReason, GameplayEvent,
     InstanceKey, Wait, WakeReason,
 };
-use crate::tags::{Tag, TagSet};
+use crate::tags::{Tag, TagChanges};
 use crate::time::SimDuration;
 
 impl Gas {
@@ -197,8 +197,8 @@ impl Gas {
         &mut self,
         world: &mut World,
         owner: Entity,
-        appeared: &TagSet,
-        vanished: &TagSet,
+        appeared: &TagChanges,
+        vanished: &TagChanges,
     ) {
         let (cancel, wake) = {
             let Ok(system) = world.get::<&AbilitySystem>(owner) else {
@@ -280,7 +280,7 @@ impl Gas {
 
     /// Instances elsewhere that target `target` and end when it gains a tag
     /// that just appeared on it.
-    fn target_tag_reactions(&mut self, world: &mut World, target: Entity, appeared: &TagSet) {
+    fn target_tag_reactions(&mut self, world: &mut World, target: Entity, appeared: &TagChanges) {
         if appeared.is_empty() {
             return;
         }

@@ -7,6 +7,7 @@
 //! Taxonomies live in `tags/*.tags` files (see [`TagRegistryBuilder`] for the
 //! format); the shipped CRADL taxonomy is embedded in the binary.
 
+mod changes;
 mod counts;
 mod file;
 pub mod native;
@@ -16,6 +17,7 @@ mod registry;
 mod set;
 mod tag;
 
+pub(crate) use changes::TagChanges;
 pub use counts::{NotHeld, TagCounts};
 pub(crate) use file::validate_segment;
 pub use query::{TagQuery, TagQueryDef};
