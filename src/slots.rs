@@ -144,6 +144,24 @@ impl<K: Key, V> Slots<K, V> {
         Some(value)
     }
 
+    /// Removes the value under `key` and drops it where it lies: for a
+    /// caller done reading it, no copy of a large value out of the store.
+    /// `false` if there was none.
+    pub(crate) fn discard(&mut self, key: K) -> bool {
+        let (index, version) = parts(key);
+        let Some(slot) = self.slots.get_mut(index).filter(|s| s.version == version) else {
+            return false;
+        };
+        if slot.value.is_none() {
+            return false;
+        }
+        slot.value = None;
+        slot.version = slot.version.wrapping_add(1);
+        self.free.push(index as u32);
+        self.len -= 1;
+        true
+    }
+
     /// Number of values.
     pub(crate) fn len(&self) -> usize {
         self.len
@@ -256,7 +274,13 @@ mod tests {
         assert_ne!(a, b, "the slot is reused under a new version");
         assert_eq!(s.get(a), None);
         assert_eq!(s.remove(a), None);
+        assert!(!s.discard(a));
         assert_eq!(s[b], "b");
+        assert!(s.discard(b));
+        assert_eq!((s.get(b), s.len()), (None, 0));
+        let c = s.insert("c");
+        assert_ne!(b, c, "a discarded slot is reused under a new version");
+        assert_eq!(s[c], "c");
         assert_eq!(s.len(), 1);
         assert_eq!(s.get(TestKey::null()), None);
     }

@@ -859,9 +859,10 @@ impl EffectHost {
         if !effect.inhibited {
             self.set_inhibited(cx, key, true);
         }
-        let effect = self.effects.remove(key).expect("checked above");
-        self.watched.retain(|k| *k != key);
-        self.effect_ended = true;
+        // Everything that reads the effect runs while it is still in its
+        // slot; then it is dropped there (moving a 256-byte effect out just
+        // to drop it was a cold copy per removal).
+        let effect = &self.effects[key];
         for timer in [effect.expiry_timer, effect.period_timer]
             .into_iter()
             .flatten()
@@ -891,6 +892,9 @@ impl EffectHost {
         if !next.is_empty() {
             queue_follow_ons(cx, next, &effect.spec);
         }
+        self.effects.discard(key);
+        self.watched.retain(|k| *k != key);
+        self.effect_ended = true;
         true
     }
 
