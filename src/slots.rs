@@ -16,6 +16,9 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use slotmap::{Key, KeyData};
 
+/// Below this many slots a full store grows by exactly one.
+const SMALL_STORE: usize = 8;
+
 /// One slot: an odd version while it holds a value, even while vacant.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 struct Slot<V> {
@@ -82,6 +85,13 @@ impl<K: Key, V> Slots<K, V> {
             .ok()
             .filter(|&i| i < u32::MAX)
             .expect("fewer than 2^32 - 1 live keys");
+        // Stores inside a component (an entity's effects, its ability
+        // instances) are small and there is one per entity: they grow one
+        // slot at a time, not to four or double, so an entity that needs
+        // one more pays for one. Large stores double as usual.
+        if self.slots.len() == self.slots.capacity() && self.slots.len() < SMALL_STORE {
+            self.slots.reserve_exact(1);
+        }
         self.slots.push(Slot {
             version: 1,
             value: Some(value),
@@ -299,6 +309,22 @@ mod tests {
         }
         let pairs = |s: &Slots<TestKey, u32>| s.iter().map(|(k, v)| (k, *v)).collect::<Vec<_>>();
         assert_eq!(pairs(&restored), pairs(&s));
+    }
+
+    #[test]
+    fn small_stores_grow_by_one_and_large_ones_double() {
+        let mut s: Slots<TestKey, u64> = Slots::with_capacity(1);
+        for i in 0..3 {
+            s.insert(i);
+        }
+        assert_eq!(s.slots.capacity(), 3, "one more slot per growth");
+        for i in 3..SMALL_STORE as u64 + 1 {
+            s.insert(i);
+        }
+        assert!(
+            s.slots.capacity() >= 2 * SMALL_STORE,
+            "doubling past the small size"
+        );
     }
 
     #[test]

@@ -29,8 +29,10 @@ impl AbilitySystem {
         Self {
             host: EffectHost::new(attributes),
             abilities: AbilityState {
-                // Room for a long-running ability and a short one.
-                instances: Slots::with_capacity(2),
+                // Room for one running ability (a fighter's engagement, or
+                // the walk-up before it): every entity pays for this room,
+                // and one that runs two at once grows by one.
+                instances: Slots::with_capacity(1),
                 ..AbilityState::default()
             },
             queued: false,
