@@ -2,7 +2,9 @@
 
 use std::fmt;
 
-use serde::{Deserialize, Serialize};
+use serde::de::Error as _;
+use serde::ser::SerializeStruct;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use smallvec::SmallVec;
 
 use super::{Tag, TagSet};
@@ -17,11 +19,15 @@ use super::{Tag, TagSet};
 /// with [`TagSet::has`]: as in GAS, matching is parent-aware while the report
 /// itself names leaves, so a listener on `Combat.DamageType` learns *which*
 /// type arrived instead of a bare parent event.
-#[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// The counts are kept in the order of the present set's members, so a tag
+/// is listed once (a fighter's few tags cost 104 bytes, not 144).
+#[derive(Clone, Default, PartialEq, Eq)]
 pub struct TagCounts {
     present: TagSet,
-    /// Non-zero counts, sorted by tag index.
-    counts: SmallVec<[(Tag, u32); 8]>,
+    /// The reference count of each member of `present`, in its order
+    /// (every one positive).
+    counts: SmallVec<[u32; 6]>,
 }
 
 /// Removing a reference that was never added: the caller's bookkeeping is
@@ -46,8 +52,8 @@ impl TagCounts {
     /// the present set matches the counted tags.
     pub(crate) fn is_valid_in(&self, registry: &crate::tags::TagRegistry) -> bool {
         self.present.is_valid_in(registry)
-            && self.counts.iter().all(|&(t, n)| n > 0 && registry.knows(t))
-            && self.counts.iter().map(|&(t, _)| t).collect::<TagSet>() == self.present
+            && self.counts.len() == self.present.len()
+            && self.counts.iter().all(|&n| n > 0)
     }
 
     /// No tags.
@@ -63,33 +69,27 @@ impl TagCounts {
 
     /// The reference count of exactly `tag` (descendants are not summed).
     pub fn count(&self, tag: Tag) -> u32 {
-        self.position(tag).map_or(0, |at| self.counts[at].1)
+        self.present.index_of(tag).map_or(0, |at| self.counts[at])
     }
 
     /// Adds one reference to `tag`; returns `true` when it became present.
     pub fn add(&mut self, tag: Tag) -> bool {
-        match self.position(tag) {
-            Some(at) => {
-                self.counts[at].1 += 1;
-                false
-            }
-            None => {
-                let at = self
-                    .counts
-                    .partition_point(|(t, _)| t.index() < tag.index());
-                self.counts.insert(at, (tag, 1));
-                self.present.insert(tag);
-                true
-            }
+        if let Some(at) = self.present.index_of(tag) {
+            self.counts[at] += 1;
+            return false;
         }
+        let at = self.present.index_for(tag);
+        self.present.insert(tag);
+        self.counts.insert(at, 1);
+        true
     }
 
     /// Releases one reference to `tag`; returns `true` when it stopped being
     /// present. Releasing a tag with no reference changes nothing and errs.
     pub fn remove(&mut self, tag: Tag) -> Result<bool, NotHeld> {
-        let at = self.position(tag).ok_or(NotHeld(tag))?;
-        self.counts[at].1 -= 1;
-        if self.counts[at].1 > 0 {
+        let at = self.present.index_of(tag).ok_or(NotHeld(tag))?;
+        self.counts[at] -= 1;
+        if self.counts[at] > 0 {
             return Ok(false);
         }
         self.counts.remove(at);
@@ -112,7 +112,7 @@ impl TagCounts {
     /// Releases one reference to every tag of `tags`; returns the tags that
     /// disappeared. All-or-nothing: if any tag is not held, nothing changes.
     pub fn remove_all(&mut self, tags: &TagSet) -> Result<TagSet, NotHeld> {
-        if let Some(missing) = tags.iter().find(|&t| self.position(t).is_none()) {
+        if let Some(missing) = tags.iter().find(|&t| !self.present.has_exact(t)) {
             return Err(NotHeld(missing));
         }
         let mut vanished = TagSet::new();
@@ -126,24 +126,92 @@ impl TagCounts {
 
     /// Every `(tag, count)` with a non-zero count, in registry order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = (Tag, u32)> + '_ {
-        self.counts.iter().copied()
+        self.present.iter().zip(self.counts.iter().copied())
     }
+}
 
-    fn position(&self, tag: Tag) -> Option<usize> {
-        if !self.present.has_exact(tag) {
-            return None;
+/// Saved as before the counts followed the present set's order: the present
+/// set, then `(tag, count)` pairs.
+impl Serialize for TagCounts {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        struct Pairs<'a>(&'a TagCounts);
+        impl Serialize for Pairs<'_> {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.collect_seq(self.0.iter())
+            }
         }
-        Some(
-            self.counts
-                .partition_point(|(t, _)| t.index() < tag.index()),
-        )
+        let mut state = serializer.serialize_struct("TagCounts", 2)?;
+        state.serialize_field("present", &self.present)?;
+        state.serialize_field("counts", &Pairs(self))?;
+        state.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for TagCounts {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(rename = "TagCounts")]
+        struct Saved {
+            present: TagSet,
+            counts: Vec<(Tag, u32)>,
+        }
+        let saved = Saved::deserialize(deserializer)?;
+        if !saved
+            .counts
+            .iter()
+            .map(|&(t, _)| t)
+            .eq(saved.present.iter())
+        {
+            return Err(D::Error::custom(
+                "tag counts do not list exactly the present tags, in order",
+            ));
+        }
+        Ok(Self {
+            present: saved.present,
+            counts: saved.counts.iter().map(|&(_, n)| n).collect(),
+        })
     }
 }
 
 impl fmt::Debug for TagCounts {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_map()
-            .entries(self.counts.iter().map(|(t, c)| (t.index(), c)))
+            .entries(self.iter().map(|(t, c)| (t.index(), c)))
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tags::TagRegistry;
+
+    #[test]
+    fn counts_follow_the_present_tags_and_save_as_pairs() {
+        let registry = TagRegistry::core();
+        let t: Vec<Tag> = registry.iter().take(4).collect();
+        let mut counts = TagCounts::new();
+        assert!(counts.add(t[3]));
+        assert!(counts.add(t[1]));
+        assert!(!counts.add(t[3]));
+        assert_eq!(counts.iter().collect::<Vec<_>>(), [(t[1], 1), (t[3], 2)]);
+        assert_eq!(counts.remove(t[3]), Ok(false));
+        assert_eq!(counts.remove(t[1]), Ok(true));
+        assert_eq!(counts.remove(t[1]), Err(NotHeld(t[1])));
+        assert!(counts.is_valid_in(&registry));
+        assert!(counts.add(t[2]));
+        // The saved form lists (tag, count) pairs next to the present set.
+        let text = ron::to_string(&counts).unwrap();
+        let pairs = ron::to_string(&vec![(t[2], 1u32), (t[3], 1)]).unwrap();
+        let present = ron::to_string(counts.tags()).unwrap();
+        assert_eq!(text, format!("(present:{present},counts:{pairs})"));
+        assert_eq!(ron::from_str::<TagCounts>(&text).unwrap(), counts);
+        // Pairs that do not list exactly the present tags are refused.
+        let wrong = format!(
+            "(present:{present},counts:{})",
+            ron::to_string(&vec![(t[3], 1u32)]).unwrap()
+        );
+        let error = ron::from_str::<TagCounts>(&wrong).unwrap_err().to_string();
+        assert!(error.contains("tag counts"), "{error}");
     }
 }

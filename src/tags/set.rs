@@ -89,6 +89,17 @@ impl TagSet {
         true
     }
 
+    /// Where `tag` stands among the members, if it is one.
+    pub(super) fn index_of(&self, tag: Tag) -> Option<usize> {
+        self.has_exact(tag)
+            .then(|| self.tags.partition_point(|t| t.index() < tag.index()))
+    }
+
+    /// Where `tag` would stand among the members (it is not one).
+    pub(super) fn index_for(&self, tag: Tag) -> usize {
+        self.tags.partition_point(|t| t.index() < tag.index())
+    }
+
     /// Removes every tag, keeping any heap capacity.
     pub fn clear(&mut self) {
         self.bits.clear();
