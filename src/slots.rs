@@ -172,6 +172,15 @@ impl<K: Key, V> Slots<K, V> {
         true
     }
 
+    /// Removes every value, keeping the memory (a restore refills it).
+    /// Versions start over, so a key from before may name a new value:
+    /// only for a store whose holders of keys are all replaced with it.
+    pub(crate) fn clear(&mut self) {
+        self.slots.clear();
+        self.free.clear();
+        self.len = 0;
+    }
+
     /// Number of values.
     pub(crate) fn len(&self) -> usize {
         self.len
@@ -325,6 +334,19 @@ mod tests {
             s.slots.capacity() >= 2 * SMALL_STORE,
             "doubling past the small size"
         );
+    }
+
+    #[test]
+    fn a_cleared_store_is_empty_and_keeps_its_memory() {
+        let mut s: Slots<TestKey, u32> = Slots::new();
+        let keys: Vec<_> = (0..5).map(|i| s.insert(i)).collect();
+        s.remove(keys[2]);
+        let capacity = s.slots.capacity();
+        s.clear();
+        assert_eq!((s.len(), s.iter().count()), (0, 0));
+        assert_eq!(s.slots.capacity(), capacity);
+        let again = s.insert(9);
+        assert_eq!((s.len(), s[again]), (1, 9));
     }
 
     #[test]

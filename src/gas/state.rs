@@ -72,7 +72,9 @@ impl Gas {
     /// not got that far (a fresh context) is left as it is.
     pub(crate) fn load_state(&mut self, state: &GasState) {
         self.now = state.now;
-        self.queued_events = Default::default();
+        // Keys of queued events are the store's own business (nothing
+        // saves them): refilled from the saved timers, keeping its memory.
+        self.queued_events.clear();
         let events = &mut self.queued_events;
         self.timers
             .load(&state.timers.map(|saved| saved.restore(events)));
