@@ -145,31 +145,29 @@ impl<K: Key, V> Slots<K, V> {
 
     /// Removes and returns the value under `key`.
     pub(crate) fn remove(&mut self, key: K) -> Option<V> {
-        let (index, version) = parts(key);
-        let slot = self.slots.get_mut(index).filter(|s| s.version == version)?;
-        let value = slot.value.take()?;
-        slot.version = slot.version.wrapping_add(1);
-        self.free.push(index as u32);
-        self.len -= 1;
-        Some(value)
+        self.vacate(key, Option::take).flatten()
     }
 
     /// Removes the value under `key` and drops it where it lies: for a
     /// caller done reading it, no copy of a large value out of the store.
     /// `false` if there was none.
     pub(crate) fn discard(&mut self, key: K) -> bool {
+        self.vacate(key, |value| *value = None).is_some()
+    }
+
+    /// Frees the occupied slot under `key`, letting `empty` take or drop
+    /// its value; `None` if `key` names no value.
+    fn vacate<R>(&mut self, key: K, empty: impl FnOnce(&mut Option<V>) -> R) -> Option<R> {
         let (index, version) = parts(key);
-        let Some(slot) = self.slots.get_mut(index).filter(|s| s.version == version) else {
-            return false;
-        };
-        if slot.value.is_none() {
-            return false;
-        }
-        slot.value = None;
+        let slot = self
+            .slots
+            .get_mut(index)
+            .filter(|s| s.version == version && s.value.is_some())?;
+        let emptied = empty(&mut slot.value);
         slot.version = slot.version.wrapping_add(1);
         self.free.push(index as u32);
         self.len -= 1;
-        true
+        Some(emptied)
     }
 
     /// Removes every value, keeping the memory (a restore refills it).
