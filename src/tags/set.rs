@@ -69,7 +69,7 @@ impl TagSet {
             return false;
         }
         self.bits[word] |= bit;
-        let at = self.tags.partition_point(|t| t.index() < tag.index());
+        let at = self.index_for(tag);
         self.tags.insert(at, tag);
         true
     }
@@ -84,18 +84,17 @@ impl TagSet {
         while self.bits.last() == Some(&0) {
             self.bits.pop();
         }
-        let at = self.tags.partition_point(|t| t.index() < tag.index());
+        let at = self.index_for(tag);
         self.tags.remove(at);
         true
     }
 
     /// Where `tag` stands among the members, if it is one.
     pub(super) fn index_of(&self, tag: Tag) -> Option<usize> {
-        self.has_exact(tag)
-            .then(|| self.tags.partition_point(|t| t.index() < tag.index()))
+        self.has_exact(tag).then(|| self.index_for(tag))
     }
 
-    /// Where `tag` would stand among the members (it is not one).
+    /// Where `tag` stands, or would stand, among the members.
     pub(super) fn index_for(&self, tag: Tag) -> usize {
         self.tags.partition_point(|t| t.index() < tag.index())
     }
