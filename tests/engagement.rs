@@ -1118,6 +1118,29 @@ fn line_of_sight_lost_past_the_tolerance_ends_the_engagement() {
     assert_eq!(a.attack_times("alice"), [0.0, 2.4]);
 }
 
+#[test]
+fn regaining_sight_restarts_the_tolerance() {
+    struct Flicker;
+    impl combat::LineOfSight for Flicker {
+        fn visible(&self, _: &World, _: Entity, _: Entity, now: SimTime) -> bool {
+            let secs = now.as_secs_f64();
+            secs < 3.0 || (5.0..6.0).contains(&secs)
+        }
+    }
+    let mut a = Arena::with_sight(std::sync::Arc::new(Flicker));
+    let alice = a.spawn("alice", 0.0, 0.0, Some("Test Sword"));
+    let bob = a.spawn("bob", 100.0, 0.0, None);
+    a.engage(alice, bob);
+    // Lost at the 4.8 poll, back at 5.0 (the attack goes), lost again from
+    // 6.0 and noticed at the 7.4 poll: the tolerance counts from 7.4, not
+    // from the first loss at 4.8.
+    a.at(8.4);
+    assert!(a.engaged(alice), "within the tolerance of the second loss");
+    assert_eq!(a.attack_times("alice"), [0.0, 2.4, 5.0]);
+    a.at(8.5);
+    a.assert_torn_down(alice, bob);
+}
+
 // ------------------------------------------------------------- ceiling
 
 #[test]

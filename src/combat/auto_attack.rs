@@ -40,7 +40,7 @@ use crate::abilities::AbilitySystem;
 use crate::abilities::{AbilityBehaviour, AbilityCx, Activation, EndReason, WakeReason};
 use crate::gas::Gas;
 use crate::tags::Tag;
-use crate::time::SimDuration;
+use crate::time::{SimDuration, SimTime};
 
 /// The auto-attack behaviour (`behaviour: Registered("AutoAttack")`).
 pub struct AutoAttack(pub Arc<CombatRuntime>);
@@ -107,7 +107,8 @@ impl AutoAttack {
         }
         // Stats first: the range compared below is this weapon's (or
         // spell's). One look at the owner's components for the stats, the
-        // target, the kind and the attack cooldown's remaining time.
+        // target, the kind, the weave queue, sight and the attack
+        // cooldown's remaining time.
         let effects = cx.gas.catalog().effects();
         let looked = cx
             .world
@@ -120,9 +121,11 @@ impl AutoAttack {
                     .host
                     .time_remaining(effects, now, runtime.attack_cooldown)
                     .map_or(SimDuration::ZERO, |(remaining, _)| remaining);
-                (stats, c.kind, changed, c.targeting.pending_weave, cooldown)
+                let targeting = &c.targeting;
+                let queue = (targeting.pending_weave, targeting.sight_lost_since);
+                (stats, c.kind, changed, queue, cooldown)
             });
-        let Some((stats, kind, changed, weave, cooldown)) = looked else {
+        let Some((stats, kind, changed, (weave, sight_lost), cooldown)) = looked else {
             cx.end();
             return;
         };
@@ -137,7 +140,7 @@ impl AutoAttack {
             });
         }
         let kind = runtime.defs().kind(kind);
-        if !self.sight_ok(cx, target, kind) {
+        if !self.sight_ok(cx, target, kind, sight_lost) {
             return;
         }
         // The range gate is that of what fires next: the queued weave when
@@ -153,8 +156,9 @@ impl AutoAttack {
             return;
         }
         // Ending a chase changes a tag, which a rule may react to; only
-        // then can the cooldown read above be stale.
-        let remaining = if end_chase(runtime, cx.world, cx.gas, cx.owner, Some(target)) {
+        // then can the cooldown and weave queue read above be stale.
+        let chase_ended = end_chase(runtime, cx.world, cx.gas, cx.owner, Some(target));
+        let remaining = if chase_ended {
             cx.gas
                 .time_remaining(cx.world, cx.owner, runtime.attack_cooldown)
         } else {
@@ -164,7 +168,8 @@ impl AutoAttack {
             cx.wait_delay(remaining);
             return;
         }
-        if let Some(interval) = self.resolve_next(cx, target, &stats) {
+        let may_weave = weave.is_some() || chase_ended;
+        if let Some(interval) = self.resolve_next(cx, target, &stats, may_weave) {
             // The attack may have ended the engagement (a death, a
             // reaction); waiting is then a no-op.
             cx.wait_delay(interval);
@@ -176,20 +181,25 @@ impl AutoAttack {
     /// happen and the engagement ended. A weave whose target is beyond its
     /// spell's range stays queued and this tick's attack goes instead; a
     /// weave failing any other gate (runes, spellbook, level) is dropped
-    /// and the attack goes ahead.
+    /// and the attack goes ahead. `may_weave` is false when the caller
+    /// knows the queue is empty (no look at it then).
     fn resolve_next(
         &self,
         cx: &mut AbilityCx<'_>,
         target: Entity,
         stats: &SwingStats,
+        may_weave: bool,
     ) -> Option<SimDuration> {
         let runtime = &self.0;
         let defs = runtime.defs();
-        let weave = cx
-            .world
-            .query_one_mut::<&mut Combatant>(cx.owner)
-            .ok()
-            .and_then(|c| c.targeting.pending_weave.take());
+        let weave = if may_weave {
+            cx.world
+                .query_one_mut::<&mut Combatant>(cx.owner)
+                .ok()
+                .and_then(|c| c.targeting.pending_weave.take())
+        } else {
+            None
+        };
         if let Some(spell) = weave {
             // Every gate of the manual cast, again: the spellbook, the
             // level or the range may have changed since it was queued.
@@ -263,17 +273,23 @@ impl AutoAttack {
 
     /// Tracks line of sight; ends the engagement once it has been lost
     /// longer than the kind's tolerance. `false` when this poll must stop.
+    /// `lost_since` is when sight was lost as the poll read it (`None`
+    /// while in sight), so the common case, still in sight, writes nothing.
     fn sight_ok(
         &self,
         cx: &mut AbilityCx<'_>,
         target: Entity,
         kind: &super::defs::CombatKind,
+        lost_since: Option<SimTime>,
     ) -> bool {
         let runtime = &self.0;
         let now = cx.gas.now();
         let visible = runtime
             .line_of_sight
             .visible(cx.world, cx.owner, target, now);
+        if visible && lost_since.is_none() {
+            return true;
+        }
         let since = {
             let Ok(c) = cx.world.query_one_mut::<&mut Combatant>(cx.owner) else {
                 return false;
