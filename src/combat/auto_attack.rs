@@ -122,10 +122,10 @@ impl AutoAttack {
                     .time_remaining(effects, now, runtime.attack_cooldown)
                     .map_or(SimDuration::ZERO, |(remaining, _)| remaining);
                 let targeting = &c.targeting;
-                let queue = (targeting.pending_weave, targeting.sight_lost_since);
-                (stats, c.kind, changed, queue, cooldown)
+                let (weave, sight_lost) = (targeting.pending_weave, targeting.sight_lost_since);
+                (stats, c.kind, changed, weave, sight_lost, cooldown)
             });
-        let Some((stats, kind, changed, (weave, sight_lost), cooldown)) = looked else {
+        let Some((stats, kind, changed, weave, sight_lost, cooldown)) = looked else {
             cx.end();
             return;
         };
