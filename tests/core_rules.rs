@@ -725,3 +725,70 @@ fn immunity_and_inhibition_see_through_many_plain_effects_and_survive_a_restore_
     g.at(2.0);
     assert_eq!(g.read(imp, "Gold").1, 0.0, "and its end brings it back");
 }
+
+// ------------------------------------------------------------ reactions
+
+#[test]
+fn an_ongoing_requirement_on_a_parent_tag_follows_a_child_coming_and_going() {
+    // `Cooldown.Spell.Bolt` is reactive only through its parent: no rule
+    // names the leaf itself.
+    let mut g = Game::over(
+        catalog_with(
+            r#"(effects: [
+                (name: "GE_Focus", duration: Infinite,
+                 ongoing_requirements: (all: ["Cooldown.Spell"]),
+                 modifiers: [(attribute: "Gold", op: Flat, magnitude: Constant(7))]),
+            ])"#,
+        )
+        .unwrap(),
+    );
+    let imp = g.imp;
+    g.apply(imp, g.spec("GE_Focus"));
+    assert_eq!(g.read(imp, "Gold").1, 0.0, "inhibited without the parent");
+    let cooldown = g
+        .spec("GE_Bolt_Cooldown")
+        .with_set_by_caller(g.tag("Cooldown.Spell.Bolt"), 1.0);
+    g.apply(imp, cooldown);
+    assert_eq!(g.read(imp, "Gold").1, 7.0, "a child of the parent arrived");
+    g.at(1.5);
+    assert!(!g.has(imp, "Cooldown.Spell.Bolt"));
+    assert_eq!(g.read(imp, "Gold").1, 0.0, "the child went");
+}
+
+// ------------------------------------------------------------ queued events
+
+#[test]
+fn a_queued_event_outlives_a_restore_into_a_fresh_context() {
+    let mut g = Game::new();
+    let (hero, imp) = (g.hero, g.imp);
+    let bolt = GameplayEvent::new(g.tag("Action.Trigger.Bolt"))
+        .target(imp)
+        .magnitude(12.0);
+    g.gas.send_event_at(SimTime::from_secs(2), hero, bolt);
+    g.at(1.0);
+    let text = Snapshot::<()>::save(&g.world, &g.gas).to_ron().unwrap();
+
+    // The uninterrupted run.
+    g.at(3.0);
+    assert_eq!(g.read(imp, "Health").1, 38.0, "the bolt landed at 2 s");
+
+    // The same event, carried by the saved timer into a fresh context.
+    let mut world = World::new();
+    let mut gas = Gas::new(g.gas.catalog().clone());
+    Snapshot::<()>::from_ron(&text)
+        .unwrap()
+        .restore(&mut world, &mut gas)
+        .unwrap();
+    assert_eq!(gas.pending_timers(), 1);
+    assert_eq!(
+        gaskit::invariants::check(&world, &gas),
+        Vec::<String>::new()
+    );
+    let mut restored = Game { world, gas, ..g };
+    restored.at(3.0);
+    assert_eq!(restored.read(imp, "Health").1, 38.0);
+    assert_eq!(
+        Snapshot::<()>::save(&restored.world, &restored.gas).checksum(),
+        Snapshot::<()>::save(&g.world, &g.gas).checksum()
+    );
+}
