@@ -803,6 +803,31 @@ mod tests {
         assert!(serde_json::from_value::<TimerQueue<u8>>(value).is_ok());
     }
 
+    /// The counting pass alone puts a crowd scheduled in order in its exact
+    /// order (the comparison sort after it is only for what it cannot).
+    #[test]
+    fn the_counting_pass_orders_a_crowd_scheduled_in_order() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        let key = TimerKey::default();
+        // Newest first, as a bucket's list holds them.
+        let mut bucket: Vec<Entry> = (0..500u64)
+            .map(|seq| Entry {
+                at: at(4_096 + u64::from(rng.next_u32() % 3) * 100),
+                lane: if seq % 2 == 0 {
+                    Lane::Expiry
+                } else {
+                    Lane::Normal
+                },
+                seq,
+                key,
+            })
+            .rev()
+            .collect();
+        assert!(!bucket.is_sorted_by(|a, b| a >= b));
+        Crowd::default().spread(&mut bucket);
+        assert!(bucket.is_sorted_by(|a, b| a >= b));
+    }
+
     /// A bucket crowded with fighters in step (a few instants, expiries and
     /// wake-ups interleaved) pops in exact order, including the entries a
     /// counting pass cannot order: timers scheduled out of order, timers
@@ -820,9 +845,14 @@ mod tests {
             };
             let base = (200_000_000 >> BUCKET_SHIFT << BUCKET_SHIFT) + round * 4_096;
             match round % 3 {
-                // Far ahead at first: these move into the ring later,
-                // behind newer timers of their bucket.
-                0 => (0..40).for_each(|i| push(&mut q, base + u64::from(i % 3), Lane::Normal, i)),
+                // Beyond the horizon at first; the cursor then comes within
+                // reach of their bucket without pulling them, so the newer
+                // timers below go straight into the ring and these join the
+                // bucket's list after them, out of schedule order.
+                0 => {
+                    (0..40).for_each(|i| push(&mut q, base + u64::from(i % 3), Lane::Normal, i));
+                    assert_eq!(q.pop_due(at(base - 60_000_000)), None);
+                }
                 // The cursor stops at the empty bucket, then a timer from
                 // before it joins that bucket.
                 1 => {
