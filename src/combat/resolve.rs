@@ -292,9 +292,7 @@ pub(crate) fn roll_and_apply(
         .query_one_mut::<&Combatant>(attacker)
         .ok()
         .map(|a| Offence::of(runtime, a, damage_type, style, spell_def));
-    // The damage spec but for its amount, which is rolled below.
-    let mut damage = EffectSpec::new(runtime.damage_effect).with_source(attacker);
-    damage.tags = runtime.damage_tags(damage_type, style, spell).clone();
+    let damage_tags = runtime.damage_tags(damage_type, style, spell);
     let effects = gas.catalog().effects();
     let defence = world
         .query_one_mut::<(&Combatant, Option<&AbilitySystem>)>(target)
@@ -303,7 +301,7 @@ pub(crate) fn roll_and_apply(
             let d_style = system.map_or(Style::Aggressive, |s| active_style(runtime, s));
             let refusal = system.map_or(Some(BlockReason::Requirements), |s| {
                 s.host
-                    .refusal(effects, effects.def(runtime.damage_effect), &damage)
+                    .refusal(effects, effects.def(runtime.damage_effect), damage_tags)
             });
             (defence_roll(runtime, d, d_style, damage_type), refusal)
         });
@@ -319,7 +317,9 @@ pub(crate) fn roll_and_apply(
     let cue = spell_def.map_or_else(|| damage_type.hit_cue(tags), |s| s.hit_cue);
     let hit = match rolled {
         AttackOutcome::Hit(amount) => {
-            Some(damage.with_set_by_caller(damage_type.tag(tags), f64::from(amount)))
+            let mut spec = EffectSpec::new(runtime.damage_effect).with_source(attacker);
+            spec.tags = damage_tags.clone();
+            Some(spec.with_set_by_caller(damage_type.tag(tags), f64::from(amount)))
         }
         _ => None,
     };

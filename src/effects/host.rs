@@ -257,7 +257,7 @@ impl EffectHost {
         let Some(def) = defs.try_def(spec.effect) else {
             return Err(EffectError::UnknownEffect(spec.effect));
         };
-        if let Some(reason) = self.refusal(defs, def, &spec) {
+        if let Some(reason) = self.refusal(defs, def, &spec.tags) {
             return Ok(self.blocked(cx, &spec, reason));
         }
         // Evaluate every magnitude first: a missing SetByCaller key fails
@@ -402,13 +402,14 @@ impl EffectHost {
         defs.life().is_dead(self.tags.tags())
     }
 
-    /// Why the host refuses `spec` before anything is evaluated or rolled:
-    /// application requirements, the life rule, immunity.
+    /// Why the host refuses `def` applied with `spec_tags` (the tags of
+    /// the spec, all of it a refusal reads) before anything is evaluated
+    /// or rolled: application requirements, the life rule, immunity.
     pub(crate) fn refusal(
         &self,
         defs: &EffectDefs,
         def: &EffectDef,
-        spec: &EffectSpec,
+        spec_tags: &TagSet,
     ) -> Option<BlockReason> {
         if !def.application_requirements.matches(self.tags.tags()) {
             return Some(BlockReason::Requirements);
@@ -416,7 +417,7 @@ impl EffectHost {
         if !def.affects_dead && self.is_dead(defs) {
             return Some(BlockReason::Dead);
         }
-        self.immunity_against(defs, def, spec)
+        self.immunity_against(defs, def, spec_tags)
             .map(|by| BlockReason::Immune { by })
     }
 
@@ -426,7 +427,7 @@ impl EffectHost {
         &self,
         defs: &EffectDefs,
         incoming: &EffectDef,
-        spec: &EffectSpec,
+        spec_tags: &TagSet,
     ) -> Option<EffectId> {
         let mut described: Option<TagSet> = None;
         for effect in self.watched_effects() {
@@ -438,7 +439,7 @@ impl EffectHost {
             };
             let tags = described.get_or_insert_with(|| {
                 let mut tags = incoming.asset_tags.clone();
-                tags.extend_from(&spec.tags);
+                tags.extend_from(spec_tags);
                 tags
             });
             if immunity.matches(tags) {

@@ -91,7 +91,7 @@ impl Gas {
         ) else {
             return Err(crate::trace::BlockReason::Requirements);
         };
-        match system.host.refusal(defs, def, spec) {
+        match system.host.refusal(defs, def, &spec.tags) {
             Some(reason) => Err(reason),
             None => Ok(()),
         }
