@@ -31,7 +31,7 @@ use crate::combat::{
     self, native, CombatDefs, CombatRuntime, Combatant, Kinematic, Skill, Skills, Vec2,
 };
 use crate::time::{SimDuration, SimTime};
-use crate::{Catalog, GameplayEvent, Gas};
+use crate::{AbilitySystem, Catalog, GameplayEvent, Gas};
 
 /// The weapon a fighter of the arena uses.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -137,6 +137,12 @@ impl Arena {
         let runtime = combat::install(&mut gas).map_err(|e| ArenaError(e.to_string()))?;
         let loadouts = Loadouts::new(&catalog, runtime.defs())?;
         let mut world = World::new();
+        // One allocation of exactly the fighters' room: left to grow by
+        // doubling, the component columns of 50 000 fighters would hold
+        // room for 65 536 (a third of the columns' memory unused).
+        world.reserve::<(AbilitySystem, Combatant, Kinematic)>(
+            u32::try_from(config.combatants).unwrap_or(u32::MAX),
+        );
         let mut entities = Vec::with_capacity(config.combatants);
         let groups = config.combatants.div_ceil(config.group);
         let side = (groups as f64).sqrt().ceil() as usize;

@@ -558,3 +558,92 @@ fn has_agrees_with_member_matching_for_random_sets() {
         }
     }
 }
+
+#[test]
+fn small_and_large_sets_answer_every_query_alike() {
+    // Up to six members a set scans its list; past that it also keeps a
+    // bitset, and keeps it when members are removed again. Every query must
+    // agree with plain member matching on both sides of that line, and for
+    // each pairing of the two forms.
+    let text: String = (0..150)
+        .map(|i| format!("Wide.Group{}.T{i:03}\n", i % 3))
+        .collect();
+    let r = build(&text).unwrap();
+    let all: Vec<Tag> = r.iter().collect();
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = move |below: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % below as u64) as usize
+    };
+    let mut grown: Vec<TagSet> = Vec::new();
+    for round in 0..300 {
+        // Grow to a random size (some past six), then shrink some back.
+        let mut set = TagSet::new();
+        let mut members: Vec<Tag> = Vec::new();
+        for _ in 0..next(12) {
+            let tag = all[next(all.len())];
+            assert_eq!(set.insert(tag), !members.contains(&tag));
+            if !members.contains(&tag) {
+                members.push(tag);
+            }
+        }
+        for _ in 0..next(10) {
+            if members.is_empty() {
+                break;
+            }
+            let tag = members.swap_remove(next(members.len()));
+            assert!(set.remove(tag), "round {round}: a member is removed");
+        }
+        members.sort_by_key(|t| t.index());
+        assert_eq!(set.iter().collect::<Vec<_>>(), members, "round {round}");
+        let rebuilt: TagSet = members.iter().copied().collect();
+        assert_eq!(set, rebuilt, "round {round}: equality is by members");
+        for other in grown.iter().rev().take(8) {
+            let naive_has = |probe: Tag| members.iter().any(|m| m.matches(probe));
+            let naive_exact = |probe: Tag| members.contains(&probe);
+            assert_eq!(set.has_any(other), other.iter().any(naive_has));
+            assert_eq!(set.has_all(other), other.iter().all(naive_has));
+            assert_eq!(set.has_any_exact(other), other.iter().any(naive_exact));
+            assert_eq!(set.has_all_exact(other), other.iter().all(naive_exact));
+        }
+        for &probe in all.iter().step_by(7) {
+            assert_eq!(set.has(probe), members.iter().any(|m| m.matches(probe)));
+            assert_eq!(set.has_exact(probe), members.contains(&probe));
+        }
+        grown.push(set);
+    }
+}
+
+#[test]
+fn sets_save_their_members_with_bits_and_refuse_bits_that_disagree() {
+    let r = registry();
+    let few = set(&r, &["Status.Dead", "Status.Stunned"]);
+    // Seven members: the set keeps its bitset; removing two keeps it still.
+    let mut many: TagSet = r.iter().take(7).collect();
+    let dropped: Vec<Tag> = many.iter().take(2).collect();
+    for tag in dropped {
+        many.remove(tag);
+    }
+    let small_twin: TagSet = many.iter().collect();
+    let saved = ron::to_string(&many).unwrap();
+    assert_eq!(
+        saved,
+        ron::to_string(&small_twin).unwrap(),
+        "the saved form does not depend on how the set is held"
+    );
+    for original in [&few, &many] {
+        let text = ron::to_string(original).unwrap();
+        assert!(text.starts_with("(bits:["), "saved shape: {text}");
+        let back: TagSet = ron::from_str(&text).unwrap();
+        assert_eq!(&back, original);
+    }
+    // The same members under a wrong bit.
+    let text = ron::to_string(&few).unwrap();
+    let bits_start = text.find('[').unwrap() + 1;
+    let bits_end = text.find(']').unwrap();
+    let wrong = format!("{}1{}", &text[..bits_start], &text[bits_end..]);
+    let error = ron::from_str::<TagSet>(&wrong).unwrap_err().to_string();
+    assert!(error.contains("bits do not match"), "{error}");
+}
