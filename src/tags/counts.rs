@@ -74,14 +74,17 @@ impl TagCounts {
 
     /// Adds one reference to `tag`; returns `true` when it became present.
     pub fn add(&mut self, tag: Tag) -> bool {
-        if let Some(at) = self.present.index_of(tag) {
-            self.counts[at] += 1;
-            return false;
+        match self.present.position(tag) {
+            Ok(at) => {
+                self.counts[at] += 1;
+                false
+            }
+            Err(at) => {
+                self.present.insert_at(at, tag);
+                self.counts.insert(at, 1);
+                true
+            }
         }
-        let at = self.present.index_for(tag);
-        self.present.insert(tag);
-        self.counts.insert(at, 1);
-        true
     }
 
     /// Releases one reference to `tag`; returns `true` when it stopped being
@@ -93,7 +96,7 @@ impl TagCounts {
             return Ok(false);
         }
         self.counts.remove(at);
-        self.present.remove(tag);
+        self.present.remove_at(at);
         Ok(true)
     }
 

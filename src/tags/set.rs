@@ -71,31 +71,50 @@ impl TagSet {
 
     /// Adds `tag`; returns `true` if it was not already a member.
     pub fn insert(&mut self, tag: Tag) -> bool {
-        let at = self.index_for(tag);
-        if self.tags.get(at).is_some_and(|t| t.index() == tag.index()) {
-            return false;
-        }
-        self.tags.insert(at, tag);
-        match &mut self.bits {
-            Some(bits) => set_bit(bits, tag.index()),
-            None if self.tags.len() > INLINE_TAGS => {
-                let mut bits = Bits::new();
-                for member in &self.tags {
-                    set_bit(&mut bits, member.index());
-                }
-                self.bits = Some(Box::new(bits));
+        match self.position(tag) {
+            Ok(_) => false,
+            Err(at) => {
+                self.insert_at(at, tag);
+                true
             }
-            None => {}
         }
-        true
     }
 
     /// Removes `tag`; returns `true` if it was a member.
     pub fn remove(&mut self, tag: Tag) -> bool {
-        let Some(at) = self.index_of(tag) else {
-            return false;
-        };
-        self.tags.remove(at);
+        match self.position(tag) {
+            Ok(at) => {
+                self.remove_at(at);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// Where `tag` stands among the members (`Ok`), or would stand
+    /// (`Err`): one search for a caller that goes on to insert or remove.
+    #[inline]
+    pub(super) fn position(&self, tag: Tag) -> Result<usize, usize> {
+        let at = self.index_for(tag);
+        match self.tags.get(at) {
+            Some(t) if t.index() == tag.index() => Ok(at),
+            _ => Err(at),
+        }
+    }
+
+    /// Inserts `tag`, not a member, at `at` (its [`position`](Self::position)).
+    pub(super) fn insert_at(&mut self, at: usize, tag: Tag) {
+        self.tags.insert(at, tag);
+        match &mut self.bits {
+            Some(bits) => set_bit(bits, tag.index()),
+            None if self.tags.len() > INLINE_TAGS => self.keep_bits(),
+            None => {}
+        }
+    }
+
+    /// Removes the member at `at` (its [`position`](Self::position)).
+    pub(super) fn remove_at(&mut self, at: usize) {
+        let tag = self.tags.remove(at);
         if let Some(bits) = &mut self.bits {
             let (word, bit) = split(tag.index());
             bits[word] &= !bit;
@@ -103,20 +122,25 @@ impl TagSet {
                 bits.pop();
             }
         }
-        true
+    }
+
+    /// Starts keeping the bitset (the set has outgrown its inline room).
+    #[cold]
+    fn keep_bits(&mut self) {
+        let mut bits = Bits::new();
+        for member in &self.tags {
+            set_bit(&mut bits, member.index());
+        }
+        self.bits = Some(Box::new(bits));
     }
 
     /// Where `tag` stands among the members, if it is one.
     pub(super) fn index_of(&self, tag: Tag) -> Option<usize> {
-        let at = self.index_for(tag);
-        self.tags
-            .get(at)
-            .is_some_and(|t| t.index() == tag.index())
-            .then_some(at)
+        self.position(tag).ok()
     }
 
     /// Where `tag` stands, or would stand, among the members.
-    pub(super) fn index_for(&self, tag: Tag) -> usize {
+    fn index_for(&self, tag: Tag) -> usize {
         self.tags.partition_point(|t| t.index() < tag.index())
     }
 
