@@ -586,3 +586,49 @@ fn breakdown_lists_every_source_per_accumulator() {
         "{text}"
     );
 }
+
+#[test]
+fn saved_values_list_base_then_current_and_round_trip() {
+    let c = catalog();
+    let schema = c.attributes();
+    let (health, max_health) = (id(&c, "Health"), id(&c, "MaxHealth"));
+    let mut a = Attributes::new(schema);
+    a.add_modifier(schema, max_health, ModOp::Mult, 0.5, CARD)
+        .unwrap();
+    assert_eq!((a.base(health), a.current(health)), (20.0, 20.0));
+    assert_eq!((a.base(max_health), a.current(max_health)), (40.0, 20.0));
+    let text = ron::to_string(&a).unwrap();
+    // Base and current values are saved as two lists, one value per
+    // attribute each, whatever the in-memory layout.
+    let list = |field: &str| -> Vec<f64> {
+        let start = text.find(&format!("{field}:[")).unwrap() + field.len() + 2;
+        let end = start + text[start..].find(']').unwrap();
+        text[start..end]
+            .split(',')
+            .map(|v| v.parse().unwrap())
+            .collect()
+    };
+    let (base, current) = (list("base"), list("current"));
+    assert_eq!((base.len(), current.len()), (schema.len(), schema.len()));
+    assert_eq!(
+        (base[max_health.index()], current[max_health.index()]),
+        (40.0, 20.0)
+    );
+    let back: Attributes = ron::from_str(&text).unwrap();
+    assert_eq!(back, a);
+    assert_eq!(back.current(max_health), 20.0);
+
+    // A current list one value short is refused when read, naming both counts.
+    let short_start = text.find("current:[").unwrap() + "current:[".len();
+    let first_comma = short_start + text[short_start..].find(',').unwrap();
+    let short = format!("{}{}", &text[..short_start], &text[first_comma + 1..]);
+    let error = ron::from_str::<Attributes>(&short).unwrap_err().to_string();
+    assert!(
+        error.contains(&format!(
+            "{} base values and {} current",
+            schema.len(),
+            schema.len() - 1
+        )),
+        "{error}"
+    );
+}

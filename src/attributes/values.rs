@@ -2,7 +2,8 @@
 
 use std::fmt;
 
-use serde::{Deserialize, Serialize};
+use serde::ser::SerializeStruct;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use smallvec::SmallVec;
 
 use super::breakdown::Breakdown;
@@ -12,8 +13,10 @@ use super::modifiers::{accumulate, ModOp, Modifiers, SourceId};
 use super::schema::{AttributeId, AttributeSchema};
 use crate::names::Named;
 
-/// Inline capacity for per-entity value arrays.
-const INLINE_ATTRIBUTES: usize = 8;
+/// Inline room for an entity's values: base and current of up to four
+/// attributes (a combatant's). A larger schema keeps them in one heap block
+/// sized to it.
+const INLINE_VALUES: usize = 8;
 
 /// One attribute whose current value changed.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -91,11 +94,12 @@ impl std::error::Error for AttributeError {}
 /// order computed at load.
 ///
 /// Ids must come from the schema this value set was created with.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Attributes {
     profile: ProfileId,
-    base: SmallVec<[f64; INLINE_ATTRIBUTES]>,
-    current: SmallVec<[f64; INLINE_ATTRIBUTES]>,
+    /// Every base value, then every current value, each indexed by
+    /// attribute: one array sized to the schema.
+    values: SmallVec<[f64; INLINE_VALUES]>,
     modifiers: Modifiers,
 }
 
@@ -105,10 +109,10 @@ impl Attributes {
     /// on known attributes, every number finite.
     pub(crate) fn check(&self, schema: &AttributeSchema) -> Result<(), String> {
         let count = schema.len();
-        if self.base.len() != count || self.current.len() != count {
+        if self.count() != count {
             return Err(format!(
                 "{} attribute values where the catalog has {count}",
-                self.base.len()
+                self.count()
             ));
         }
         if self.profile.index() >= schema.profile_count() {
@@ -120,12 +124,7 @@ impl Attributes {
         if !self.modifiers.is_valid(count) {
             return Err("a modifier names an unknown attribute or is not finite".into());
         }
-        if self
-            .base
-            .iter()
-            .chain(&self.current)
-            .any(|v| !v.is_finite())
-        {
+        if self.values.iter().any(|v| !v.is_finite()) {
             return Err("an attribute value is not finite".into());
         }
         Ok(())
@@ -151,7 +150,7 @@ impl Attributes {
         profile: ProfileId,
         bases: &[(AttributeId, f64)],
     ) -> Result<Self, AttributeError> {
-        let mut base: SmallVec<[f64; INLINE_ATTRIBUTES]> =
+        let mut base: SmallVec<[f64; INLINE_VALUES]> =
             schema.ids().map(|id| schema.def(id).base).collect();
         for &(id, value) in bases {
             check_finite(schema, id, value)?;
@@ -163,10 +162,12 @@ impl Attributes {
             }
             base[id.index()] = value;
         }
+        // Current values start at the base ones.
+        let mut values = base.clone();
+        values.extend_from_slice(&base);
         let mut attributes = Attributes {
             profile,
-            current: base.clone(),
-            base,
+            values,
             modifiers: Modifiers::default(),
         };
         let mut changes = AttributeChanges::new();
@@ -176,7 +177,7 @@ impl Attributes {
         // Starting values read what the rules computed (Health at MaxHealth).
         for &id in schema.derived(profile).order() {
             if let Some(from) = schema.def(id).starts_at {
-                attributes.base[id.index()] = attributes.current[from.index()];
+                *attributes.base_mut(id.index()) = attributes.current(from);
                 attributes.refresh_into(schema, id, &mut changes);
             }
         }
@@ -191,13 +192,42 @@ impl Attributes {
     /// The effective value of `id`.
     #[inline]
     pub fn current(&self, id: AttributeId) -> f64 {
-        self.current[id.index()]
+        self.currents()[id.index()]
     }
 
     /// The base value of `id`.
     #[inline]
     pub fn base(&self, id: AttributeId) -> f64 {
-        self.base[id.index()]
+        self.bases()[id.index()]
+    }
+
+    /// Number of attributes.
+    #[inline]
+    fn count(&self) -> usize {
+        self.values.len() / 2
+    }
+
+    /// Every base value, indexed by attribute.
+    #[inline]
+    fn bases(&self) -> &[f64] {
+        &self.values[..self.count()]
+    }
+
+    /// Every current value, indexed by attribute.
+    #[inline]
+    fn currents(&self) -> &[f64] {
+        &self.values[self.count()..]
+    }
+
+    #[inline]
+    fn base_mut(&mut self, index: usize) -> &mut f64 {
+        &mut self.values[index]
+    }
+
+    #[inline]
+    fn current_mut(&mut self, index: usize) -> &mut f64 {
+        let count = self.count();
+        &mut self.values[count + index]
     }
 
     /// Every current value, indexed by attribute.
@@ -226,7 +256,7 @@ impl Attributes {
                 profile: schema.profile_name(self.profile).to_owned(),
             });
         }
-        self.base[id.index()] = value;
+        *self.base_mut(id.index()) = value;
         Ok(self.refresh(schema, id))
     }
 
@@ -294,22 +324,22 @@ impl Attributes {
         let index = id.index();
         if let Some(value) = schema
             .derived(self.profile)
-            .evaluate_rule(id, &self.current)
+            .evaluate_rule(id, self.currents())
         {
             if value.is_finite() {
-                self.base[index] = value;
+                *self.base_mut(index) = value;
             }
         }
         let def = schema.def(id);
-        let range = formula::bounds(def, &self.current);
+        let range = formula::bounds(def, self.currents());
         if def.clamp_base {
-            self.base[index] = formula::clamp(self.base[index], range);
+            *self.base_mut(index) = formula::clamp(self.bases()[index], range);
         }
         let acc = accumulate(self.modifiers.of(id));
-        let value = formula::clamp(formula::unbounded(def, self.base[index], &acc), range);
-        let old = self.current[index];
+        let value = formula::clamp(formula::unbounded(def, self.bases()[index], &acc), range);
+        let old = self.currents()[index];
         if value.is_finite() && value.to_bits() != old.to_bits() {
-            self.current[index] = value;
+            *self.current_mut(index) = value;
             changes.push(AttributeChange {
                 attribute: id,
                 old,
@@ -327,8 +357,51 @@ impl Attributes {
             id,
             self.base(id),
             self.modifiers.of(id),
-            &self.current,
+            self.currents(),
         )
+    }
+}
+
+/// Saved as before base and current values shared one array: `profile`,
+/// `base`, `current`, `modifiers` (same shape, same checksums).
+impl Serialize for Attributes {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut saved = serializer.serialize_struct("Attributes", 4)?;
+        saved.serialize_field("profile", &self.profile)?;
+        saved.serialize_field("base", self.bases())?;
+        saved.serialize_field("current", self.currents())?;
+        saved.serialize_field("modifiers", &self.modifiers)?;
+        saved.end()
+    }
+}
+
+/// Base and current values of different lengths are refused when read
+/// (the number against the schema is checked with the rest of a snapshot).
+impl<'de> Deserialize<'de> for Attributes {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(rename = "Attributes")]
+        struct Saved {
+            profile: ProfileId,
+            base: SmallVec<[f64; INLINE_VALUES]>,
+            current: SmallVec<[f64; INLINE_VALUES]>,
+            modifiers: Modifiers,
+        }
+        let saved = Saved::deserialize(deserializer)?;
+        if saved.base.len() != saved.current.len() {
+            return Err(serde::de::Error::custom(format_args!(
+                "an entity's attributes have {} base values and {} current ones",
+                saved.base.len(),
+                saved.current.len()
+            )));
+        }
+        let mut values = saved.base;
+        values.extend_from_slice(&saved.current);
+        Ok(Attributes {
+            profile: saved.profile,
+            values,
+            modifiers: saved.modifiers,
+        })
     }
 }
 
