@@ -54,28 +54,92 @@ const FAR_SWEEP_FLOOR: usize = 1024;
 const CROWDED_BUCKET: usize = 128;
 
 /// One scheduled timer: its order key and its slot.
+///
+/// The lane and the sequence number share one word (the lane in the top
+/// bit, which sequence numbers never reach), so an entry is 24 bytes and a
+/// pool node 32: a queue holds a few of them per live effect and waiting
+/// instance. Saved as the four fields it packs.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(into = "SavedEntry", try_from = "SavedEntry")]
 struct Entry {
+    at: SimTime,
+    /// The lane in bit 63 (set for [`Lane::Normal`]), the sequence number
+    /// below it.
+    lane_seq: u64,
+    key: TimerKey,
+}
+
+/// Bit 63 of [`Entry::lane_seq`]: set for [`Lane::Normal`].
+const NORMAL_LANE_BIT: u64 = 1 << 63;
+
+impl Entry {
+    /// Sequence numbers stay below 2^63 (one timer per nanosecond would
+    /// take three centuries), which leaves the top bit to the lane.
+    fn new(at: SimTime, lane: Lane, seq: u64, key: TimerKey) -> Self {
+        debug_assert!(seq < NORMAL_LANE_BIT, "timer sequence number out of range");
+        let lane_bit = match lane {
+            Lane::Expiry => 0,
+            Lane::Normal => NORMAL_LANE_BIT,
+        };
+        Self {
+            at,
+            lane_seq: lane_bit | seq,
+            key,
+        }
+    }
+
+    fn lane(&self) -> Lane {
+        if self.lane_seq & NORMAL_LANE_BIT == 0 {
+            Lane::Expiry
+        } else {
+            Lane::Normal
+        }
+    }
+
+    fn seq(&self) -> u64 {
+        self.lane_seq & !NORMAL_LANE_BIT
+    }
+
+    fn bucket(&self) -> u64 {
+        self.at.as_micros() >> BUCKET_SHIFT
+    }
+
+    /// `(time, lane, sequence)` packed into one integer, so sorting a
+    /// bucket compares one number.
+    fn order(&self) -> u128 {
+        (u128::from(self.at.as_micros()) << 64) | u128::from(self.lane_seq)
+    }
+}
+
+/// An [`Entry`] as saved: its fields unpacked.
+#[derive(Serialize, Deserialize)]
+#[serde(rename = "Entry")]
+struct SavedEntry {
     at: SimTime,
     lane: Lane,
     seq: u64,
     key: TimerKey,
 }
 
-impl Entry {
-    fn bucket(&self) -> u64 {
-        self.at.as_micros() >> BUCKET_SHIFT
+impl From<Entry> for SavedEntry {
+    fn from(entry: Entry) -> Self {
+        Self {
+            at: entry.at,
+            lane: entry.lane(),
+            seq: entry.seq(),
+            key: entry.key,
+        }
     }
+}
 
-    /// `(time, lane, sequence)` packed into one integer, so sorting a
-    /// bucket compares one number. Sequence numbers stay below 2^63 (one
-    /// timer per nanosecond would take three centuries).
-    fn order(&self) -> u128 {
-        let lane = match self.lane {
-            Lane::Expiry => 0u128,
-            Lane::Normal => 1u128,
-        };
-        (u128::from(self.at.as_micros()) << 64) | (lane << 63) | u128::from(self.seq)
+impl TryFrom<SavedEntry> for Entry {
+    type Error = &'static str;
+
+    fn try_from(saved: SavedEntry) -> Result<Self, Self::Error> {
+        if saved.seq >= NORMAL_LANE_BIT {
+            return Err("timer sequence number out of range");
+        }
+        Ok(Entry::new(saved.at, saved.lane, saved.seq, saved.key))
     }
 }
 
@@ -168,7 +232,7 @@ impl Crowd {
 
     fn key(entry: &Entry) -> usize {
         let offset = (entry.at.as_micros() & ((1 << BUCKET_SHIFT) - 1)) as usize;
-        (offset << 1) | usize::from(entry.lane == Lane::Normal)
+        (offset << 1) | usize::from(entry.lane() == Lane::Normal)
     }
 
     /// Reorders `bucket` by (offset, lane), largest first, keeping the
@@ -229,12 +293,7 @@ impl<P> TimerQueue<P> {
     /// Schedules `payload` at `at` in `lane`.
     pub fn schedule_in(&mut self, at: SimTime, lane: Lane, payload: P) -> TimerKey {
         let key = self.live.insert(payload);
-        let entry = Entry {
-            at,
-            lane,
-            seq: self.next_seq,
-            key,
-        };
+        let entry = Entry::new(at, lane, self.next_seq, key);
         self.next_seq += 1;
         self.place(entry);
         key
@@ -588,7 +647,7 @@ impl<P> SavedTimers<P> {
         if !self.timers.is_sorted_by(|a, b| a < b) {
             return Err("saved timers are not in strictly increasing order");
         }
-        let mut seqs: Vec<u64> = self.timers.iter().map(|e| e.seq).collect();
+        let mut seqs: Vec<u64> = self.timers.iter().map(Entry::seq).collect();
         seqs.sort_unstable();
         if seqs.windows(2).any(|w| w[0] == w[1]) || seqs.last() >= Some(&self.next_seq) {
             return Err("a saved timer repeats a sequence number or comes from the future");
@@ -803,6 +862,38 @@ mod tests {
         assert!(serde_json::from_value::<TimerQueue<u8>>(value).is_ok());
     }
 
+    /// An entry keeps its lane and sequence number in one word, but is
+    /// saved as the four fields, so saves and checksums kept their shape.
+    #[test]
+    fn an_entry_is_packed_in_memory_and_saved_unpacked() {
+        assert_eq!(std::mem::size_of::<Entry>(), 24);
+        assert_eq!(std::mem::size_of::<Node>(), 32);
+        let mut q = TimerQueue::new();
+        q.schedule_in(at(10), Lane::Normal, 'n');
+        q.schedule_in(at(10), Lane::Expiry, 'e');
+        let value = serde_json::to_value(&q).unwrap();
+        let timers = &value["timers"];
+        assert_eq!(timers[0]["lane"], "Expiry");
+        assert_eq!(timers[0]["seq"], 1);
+        assert_eq!(timers[1]["lane"], "Normal");
+        assert_eq!(timers[1]["seq"], 0);
+        assert_eq!(
+            timers[0].as_object().unwrap().keys().collect::<Vec<_>>(),
+            ["at", "key", "lane", "seq"]
+        );
+        // A sequence number that would run into the lane's bit.
+        let mut huge = value.clone();
+        huge["timers"][1]["seq"] = serde_json::json!(1u64 << 63);
+        let error = serde_json::from_value::<TimerQueue<char>>(huge).unwrap_err();
+        assert!(
+            error.to_string().contains("sequence number out of range"),
+            "{error}"
+        );
+        let mut restored: TimerQueue<char> = serde_json::from_value(value).unwrap();
+        assert_eq!(restored.pop_due(at(10)), Some((at(10), 'e')));
+        assert_eq!(restored.pop_due(at(10)), Some((at(10), 'n')));
+    }
+
     /// The counting pass alone puts a crowd scheduled in order in its exact
     /// order (the comparison sort after it is only for what it cannot).
     #[test]
@@ -811,15 +902,18 @@ mod tests {
         let key = TimerKey::default();
         // Newest first, as a bucket's list holds them.
         let mut bucket: Vec<Entry> = (0..500u64)
-            .map(|seq| Entry {
-                at: at(4_096 + u64::from(rng.next_u32() % 3) * 100),
-                lane: if seq % 2 == 0 {
+            .map(|seq| {
+                let lane = if seq % 2 == 0 {
                     Lane::Expiry
                 } else {
                     Lane::Normal
-                },
-                seq,
-                key,
+                };
+                Entry::new(
+                    at(4_096 + u64::from(rng.next_u32() % 3) * 100),
+                    lane,
+                    seq,
+                    key,
+                )
             })
             .rev()
             .collect();
