@@ -4,7 +4,7 @@
 //! the RNG, and write attributes (meta attributes drain as usual).
 
 use gaskit::prelude::*;
-use gaskit::snapshot;
+use gaskit::snapshot::{self, Snapshot};
 use hecs::{Entity, World};
 
 const TAGS: &str = "
@@ -36,6 +36,9 @@ const CONTENT: &str = r#"(
          modifiers: [(attribute: "Potency", op: Flat, magnitude: Custom("Falloff"))]),
         (name: "GE_Unstable", duration: Duration(Constant(10)), period: (seconds: 1.0),
          executions: ["Volatile"]),
+        // A periodic brew: the brewer's Skill is captured once, at application.
+        (name: "GE_Steep", duration: Duration(Constant(10)), period: (seconds: 1.0),
+         executions: ["Brew"]),
     ],
 )"#;
 
@@ -303,6 +306,58 @@ fn a_live_periodic_execution_is_bit_identical_at_any_frame_step() {
             "step {micros} µs"
         );
     }
+}
+
+/// A duration effect keeps what it captured at application: later ticks
+/// read it, not the source's new value, and a snapshot carries it into a
+/// fresh world.
+#[test]
+fn captured_values_stay_with_the_effect_and_travel_with_a_snapshot() {
+    let run = |raise_skill: bool| {
+        let mut lab = Lab::new(5);
+        let (alchemist, cauldron) = (lab.alchemist, lab.cauldron);
+        lab.apply(cauldron, lab.spec("GE_Steep")).unwrap();
+        if raise_skill {
+            let skill = lab.gas.catalog().attributes().get("Skill").unwrap();
+            lab.gas
+                .set_base_attribute(&mut lab.world, alchemist, skill, 50.0)
+                .unwrap();
+            assert_eq!(lab.value(alchemist, "Skill"), 50.0);
+        }
+        lab.gas
+            .advance_to(&mut lab.world, SimTime::from_millis(2_500));
+        lab
+    };
+    let mut lab = run(true);
+    // 10 + 2 × the captured 10 per tick (not 10 + 2 × 50), from 1 s on.
+    assert_eq!(
+        lab.value(lab.cauldron, "Potency"),
+        60.0,
+        "ticks at 1 and 2 s"
+    );
+    let unraised = run(false);
+    assert_eq!(unraised.value(unraised.cauldron, "Potency"), 60.0);
+
+    let text = Snapshot::<()>::save(&lab.world, &lab.gas).to_ron().unwrap();
+    let mut world = World::new();
+    let mut gas = Gas::new(lab.gas.catalog().clone());
+    Snapshot::<()>::from_ron(&text)
+        .unwrap()
+        .restore(&mut world, &mut gas)
+        .unwrap();
+    let mut restored = Lab { world, gas, ..lab };
+    let end = SimTime::from_millis(6_500);
+    lab.gas.advance_to(&mut lab.world, end);
+    restored.gas.advance_to(&mut restored.world, end);
+    assert_eq!(lab.value(lab.cauldron, "Potency"), 180.0, "four more ticks");
+    assert_eq!(
+        restored.value(restored.cauldron, "Potency"),
+        lab.value(lab.cauldron, "Potency")
+    );
+    assert_eq!(
+        snapshot::checksum::<()>(&restored.world, &restored.gas),
+        snapshot::checksum::<()>(&lab.world, &lab.gas)
+    );
 }
 
 #[test]

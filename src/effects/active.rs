@@ -29,6 +29,12 @@ impl EffectKey {
 /// again before each periodic execution.
 pub(crate) type Captures = SmallVec<[(CaptureFrom, AttributeId, f64); 2]>;
 
+/// [`Captures`] as an active effect keeps them: a boxed slice, 16 bytes
+/// and no allocation when empty (most effects capture nothing), where the
+/// inline room of the working form would take 40 in every effect slot.
+/// Saved the same way (a list).
+pub(crate) type StoredCaptures = Box<[(CaptureFrom, AttributeId, f64)]>;
+
 /// An active duration or infinite effect.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct ActiveEffect {
@@ -51,7 +57,7 @@ pub(crate) struct ActiveEffect {
     /// Evaluated magnitude of each modifier, for one stack.
     pub magnitudes: SmallVec<[f64; 2]>,
     /// Attribute values captured at application.
-    pub captures: Captures,
+    pub captures: StoredCaptures,
 }
 
 impl ActiveEffect {
@@ -77,5 +83,22 @@ impl ActiveEffect {
             Some(_) => self.expires_at().saturating_since(now),
             None => SimDuration::MAX,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every entity reserves room for a few of these; what an effect that
+    /// captures nothing keeps of its captures is an empty box.
+    #[test]
+    fn an_active_effect_keeps_its_captures_out_of_line() {
+        assert_eq!(std::mem::size_of::<StoredCaptures>(), 16);
+        assert!(
+            std::mem::size_of::<ActiveEffect>() <= 208,
+            "{}",
+            std::mem::size_of::<ActiveEffect>()
+        );
     }
 }

@@ -588,7 +588,7 @@ impl EffectHost {
             next_period: SimTime::MAX,
             inhibited: true,
             magnitudes,
-            captures,
+            captures: captures.into_boxed_slice(),
         });
         if def.is_watched() {
             let at = self.watched.partition_point(|k| slot_of(*k) < slot_of(key));
@@ -821,7 +821,7 @@ impl EffectHost {
         let spec = effect.spec.clone();
         let magnitudes = effect.magnitudes.clone();
         let stacks = effect.stacks;
-        let mut captures = effect.captures.clone();
+        let mut captures = Captures::from_slice(&effect.captures);
         // Live source captures read fresh values for this tick.
         for &(from, attribute, value) in &cx.live_sources {
             if let Some(slot) = captures
