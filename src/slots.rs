@@ -18,22 +18,34 @@ use slotmap::{Key, KeyData};
 
 /// Below this many slots a full store grows by exactly one.
 const SMALL_STORE: usize = 8;
+/// End of the free list.
+const NIL: u32 = u32::MAX;
 
 /// One slot: an odd version while it holds a value, even while vacant.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+/// A vacant slot links to the slot freed before it, so the free list lives
+/// in the slots themselves: the link fills what would be padding beside the
+/// version in every store gaskit keeps (values aligned to 8 bytes), and a
+/// store needs no second allocation for its free list. Saved without the
+/// link (the free list is saved as a list of its own).
+#[derive(Clone, Debug)]
 struct Slot<V> {
     version: u32,
+    /// While vacant, the next vacant slot to reuse after this one.
+    next_free: u32,
     value: Option<V>,
 }
 
 /// A generational slot map with O(1) insert, remove and lookup, and a
 /// last-freed-first-reused free list that survives serialization.
+///
+/// 32 bytes itself, so one in every entity (its effects, its ability
+/// instances) stays small.
 #[derive(Clone, Debug)]
 pub(crate) struct Slots<K, V> {
     slots: Vec<Slot<V>>,
-    /// Vacant slot indices; the last one is reused first.
-    free: Vec<u32>,
-    len: usize,
+    /// The vacant slot reused first (the last one freed), `NIL` if none.
+    free_head: u32,
+    len: u32,
     _key: PhantomData<fn(K) -> K>,
 }
 
@@ -41,7 +53,7 @@ impl<K: Key, V> Default for Slots<K, V> {
     fn default() -> Self {
         Self {
             slots: Vec::new(),
-            free: Vec::new(),
+            free_head: NIL,
             len: 0,
             _key: PhantomData,
         }
@@ -73,18 +85,22 @@ impl<K: Key, V> Slots<K, V> {
 
     /// Stores `value` and returns its key.
     pub(crate) fn insert(&mut self, value: V) -> K {
-        self.len += 1;
-        if let Some(index) = self.free.pop() {
+        if self.free_head != NIL {
+            let index = self.free_head;
             let slot = &mut self.slots[index as usize];
+            self.free_head = slot.next_free;
             slot.version = slot.version.wrapping_add(1) | 1;
             slot.value = Some(value);
+            self.len += 1;
             return key_of(index, slot.version);
         }
-        // The null key uses index u32::MAX; stop one short of it.
+        // The null key uses index u32::MAX (also the free list's end); stop
+        // one short of it.
         let index = u32::try_from(self.slots.len())
             .ok()
-            .filter(|&i| i < u32::MAX)
+            .filter(|&i| i < NIL)
             .expect("fewer than 2^32 - 1 live keys");
+        self.len += 1;
         // Stores inside a component (an entity's effects, its ability
         // instances) are small and there is one per entity: they grow one
         // slot at a time, not to four or double, so an entity that needs
@@ -94,6 +110,7 @@ impl<K: Key, V> Slots<K, V> {
         }
         self.slots.push(Slot {
             version: 1,
+            next_free: NIL,
             value: Some(value),
         });
         key_of(index, 1)
@@ -115,10 +132,11 @@ impl<K: Key, V> Slots<K, V> {
                 .iter()
                 .map(|slot| Slot {
                     version: slot.version,
+                    next_free: slot.next_free,
                     value: slot.value.as_ref().map(&mut f),
                 })
                 .collect(),
-            free: self.free.clone(),
+            free_head: self.free_head,
             len: self.len,
             _key: PhantomData,
         }
@@ -165,7 +183,8 @@ impl<K: Key, V> Slots<K, V> {
             .filter(|s| s.version == version && s.value.is_some())?;
         let emptied = empty(&mut slot.value);
         slot.version = slot.version.wrapping_add(1);
-        self.free.push(index as u32);
+        slot.next_free = self.free_head;
+        self.free_head = index as u32;
         self.len -= 1;
         Some(emptied)
     }
@@ -175,13 +194,13 @@ impl<K: Key, V> Slots<K, V> {
     /// only for a store whose holders of keys are all replaced with it.
     pub(crate) fn clear(&mut self) {
         self.slots.clear();
-        self.free.clear();
+        self.free_head = NIL;
         self.len = 0;
     }
 
     /// Number of values.
     pub(crate) fn len(&self) -> usize {
-        self.len
+        self.len as usize
     }
 
     /// True when empty.
@@ -223,17 +242,53 @@ impl<K: Key, V> IndexMut<K> for Slots<K, V> {
     }
 }
 
+impl<K, V> Slots<K, V> {
+    /// The free list as saved: vacant slot indices, the one reused first
+    /// last (the order they were freed in).
+    fn saved_free_list(&self) -> Vec<u32> {
+        let mut free = Vec::new();
+        let mut next = self.free_head;
+        while next != NIL {
+            free.push(next);
+            next = self.slots[next as usize].next_free;
+        }
+        free.reverse();
+        free
+    }
+}
+
+/// A store as saved: its slots (version and value) and its free list.
 #[derive(Serialize, Deserialize)]
 struct SavedSlots<S, F> {
     slots: S,
     free: F,
 }
 
+/// A slot as saved: its version and value.
+#[derive(Serialize, Deserialize)]
+#[serde(rename = "Slot")]
+struct SavedSlot<V> {
+    version: u32,
+    value: Option<V>,
+}
+
+/// Serializes a store's slots without their free-list links.
+struct SavedSlotList<'a, V>(&'a [Slot<V>]);
+
+impl<V: Serialize> Serialize for SavedSlotList<'_, V> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(|slot| SavedSlot {
+            version: slot.version,
+            value: slot.value.as_ref(),
+        }))
+    }
+}
+
 impl<K: Key, V: Serialize> Serialize for Slots<K, V> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         SavedSlots {
-            slots: &self.slots,
-            free: &self.free,
+            slots: SavedSlotList(&self.slots),
+            free: self.saved_free_list(),
         }
         .serialize(serializer)
     }
@@ -241,8 +296,8 @@ impl<K: Key, V: Serialize> Serialize for Slots<K, V> {
 
 impl<'de, K: Key, V: Deserialize<'de>> Deserialize<'de> for Slots<K, V> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let saved = SavedSlots::<Vec<Slot<V>>, Vec<u32>>::deserialize(deserializer)?;
-        if saved.slots.len() >= u32::MAX as usize {
+        let saved = SavedSlots::<Vec<SavedSlot<V>>, Vec<u32>>::deserialize(deserializer)?;
+        if saved.slots.len() >= NIL as usize {
             return Err(D::Error::custom("too many slots"));
         }
         let mut listed = vec![false; saved.slots.len()];
@@ -265,11 +320,25 @@ impl<'de, K: Key, V: Deserialize<'de>> Deserialize<'de> for Slots<K, V> {
                     "a slot's version, value and free listing disagree",
                 ));
             }
-            len += usize::from(occupied);
+            len += u32::from(occupied);
+        }
+        let mut slots: Vec<Slot<V>> = saved
+            .slots
+            .into_iter()
+            .map(|slot| Slot {
+                version: slot.version,
+                next_free: NIL,
+                value: slot.value,
+            })
+            .collect();
+        let mut free_head = NIL;
+        for &index in &saved.free {
+            slots[index as usize].next_free = free_head;
+            free_head = index;
         }
         Ok(Self {
-            slots: saved.slots,
-            free: saved.free,
+            slots,
+            free_head,
             len,
             _key: PhantomData,
         })
@@ -316,6 +385,31 @@ mod tests {
         }
         let pairs = |s: &Slots<TestKey, u32>| s.iter().map(|(k, v)| (k, *v)).collect::<Vec<_>>();
         assert_eq!(pairs(&restored), pairs(&s));
+    }
+
+    /// The free list lives in the vacant slots, but is saved as the list
+    /// of vacant indices in the order they were freed, beside slots of a
+    /// version and a value: the form saves had before.
+    #[test]
+    fn the_free_list_is_threaded_through_the_slots_and_saved_as_a_list() {
+        assert_eq!(std::mem::size_of::<Slots<TestKey, u64>>(), 32);
+        assert_eq!(
+            std::mem::size_of::<Slot<(u64, u32)>>(),
+            std::mem::size_of::<(u32, Option<(u64, u32)>)>(),
+            "the link sits in what was padding"
+        );
+        let mut s: Slots<TestKey, u32> = Slots::new();
+        let keys: Vec<_> = (0..4).map(|i| s.insert(i)).collect();
+        s.remove(keys[2]);
+        s.remove(keys[0]);
+        assert_eq!(
+            serde_json::to_string(&s).unwrap(),
+            r#"{"slots":[{"version":2,"value":null},{"version":1,"value":1},{"version":2,"value":null},{"version":1,"value":3}],"free":[2,0]}"#
+        );
+        let reused = s.insert(7);
+        assert_eq!(parts(reused), (0, 3), "the last freed is reused first");
+        assert_eq!(parts(s.insert(8)).0, 2);
+        assert_eq!(parts(s.insert(9)).0, 4, "then the store grows");
     }
 
     #[test]
