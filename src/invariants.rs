@@ -98,7 +98,7 @@ pub fn check(world: &World, gas: &Gas) -> Vec<String> {
                 "owned tag counts differ from loose + effect + ability tags",
             ));
         }
-        if !same_counts(&blocked, &system.abilities.blocked) {
+        if !blocked.iter().eq(system.abilities.blocked.iter()) {
             broken.push(at(
                 "ability blocks differ from the running abilities' block tags",
             ));

@@ -25,6 +25,7 @@
 //! no cooldown and pays no cost.
 
 mod behaviour;
+mod blocks;
 mod data;
 mod def;
 mod event;

@@ -8,6 +8,7 @@ use slotmap::new_key_type;
 use crate::slots::Slots;
 use smallvec::SmallVec;
 
+use super::blocks::AbilityBlocks;
 use super::def::AbilityId;
 use super::event::GameplayEvent;
 use crate::attributes::AttributeId;
@@ -90,7 +91,7 @@ pub(crate) struct AbilityState {
     /// The loose tags that belong in a saved game.
     pub saved_loose: TagSet,
     /// `block_abilities_with_tags` of the active abilities, counted.
-    pub blocked: TagCounts,
+    pub blocked: AbilityBlocks,
     /// Instances on other entities whose event targets this entity.
     pub targeted_by: SmallVec<[(Entity, InstanceKey); 2]>,
 }

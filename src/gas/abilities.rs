@@ -430,7 +430,7 @@ impl Gas {
                 tag: first_held(blocked, owned),
             });
         }
-        if system.abilities.blocked.tags().has_any(&def.ability_tags) {
+        if system.abilities.blocked.blocks_any(&def.ability_tags) {
             let abilities = self.catalog.abilities();
             let by = system.abilities.instances.values().find_map(|i| {
                 let blocks = &abilities.def(i.ability).block_abilities_with_tags;
