@@ -22,17 +22,42 @@ const SMALL_STORE: usize = 8;
 const NIL: u32 = u32::MAX;
 
 /// One slot: an odd version while it holds a value, even while vacant.
-/// A vacant slot links to the slot freed before it, so the free list lives
-/// in the slots themselves: the link fills what would be padding beside the
-/// version in every store gaskit keeps (values aligned to 8 bytes), and a
-/// store needs no second allocation for its free list. Saved without the
-/// link (the free list is saved as a list of its own).
 #[derive(Clone, Debug)]
 struct Slot<V> {
     version: u32,
-    /// While vacant, the next vacant slot to reuse after this one.
-    next_free: u32,
-    value: Option<V>,
+    content: Content<V>,
+}
+
+/// What a slot holds. A vacant slot links to the slot freed before it, so
+/// the free list lives in the slots themselves and a store needs no second
+/// allocation for it; the link takes no room of its own, since the
+/// compiler lays it out beside the niche the value already has, as it did
+/// the `None` of an `Option` (a test checks). Saved without the link (the
+/// free list is saved as a list of its own).
+#[derive(Clone, Debug)]
+enum Content<V> {
+    Value(V),
+    Vacant { next_free: u32 },
+}
+
+impl<V> Content<V> {
+    fn value(&self) -> Option<&V> {
+        match self {
+            Content::Value(value) => Some(value),
+            Content::Vacant { .. } => None,
+        }
+    }
+
+    fn value_mut(&mut self) -> Option<&mut V> {
+        match self {
+            Content::Value(value) => Some(value),
+            Content::Vacant { .. } => None,
+        }
+    }
+
+    fn is_value(&self) -> bool {
+        matches!(self, Content::Value(_))
+    }
 }
 
 /// A generational slot map with O(1) insert, remove and lookup, and a
@@ -88,9 +113,11 @@ impl<K: Key, V> Slots<K, V> {
         if self.free_head != NIL {
             let index = self.free_head;
             let slot = &mut self.slots[index as usize];
-            self.free_head = slot.next_free;
+            if let Content::Vacant { next_free } = slot.content {
+                self.free_head = next_free;
+            }
             slot.version = slot.version.wrapping_add(1) | 1;
-            slot.value = Some(value);
+            slot.content = Content::Value(value);
             self.len += 1;
             return key_of(index, slot.version);
         }
@@ -110,8 +137,7 @@ impl<K: Key, V> Slots<K, V> {
         }
         self.slots.push(Slot {
             version: 1,
-            next_free: NIL,
-            value: Some(value),
+            content: Content::Value(value),
         });
         key_of(index, 1)
     }
@@ -120,7 +146,7 @@ impl<K: Key, V> Slots<K, V> {
         let (index, version) = parts(key);
         self.slots
             .get(index)
-            .filter(|s| s.version == version && s.value.is_some())
+            .filter(|s| s.version == version && s.content.is_value())
     }
 
     /// The same store with every value mapped by `f`: the same keys, the
@@ -132,8 +158,10 @@ impl<K: Key, V> Slots<K, V> {
                 .iter()
                 .map(|slot| Slot {
                     version: slot.version,
-                    next_free: slot.next_free,
-                    value: slot.value.as_ref().map(&mut f),
+                    content: match &slot.content {
+                        Content::Value(value) => Content::Value(f(value)),
+                        &Content::Vacant { next_free } => Content::Vacant { next_free },
+                    },
                 })
                 .collect(),
             free_head: self.free_head,
@@ -144,7 +172,7 @@ impl<K: Key, V> Slots<K, V> {
 
     /// The value under `key`, if it is still there.
     pub(crate) fn get(&self, key: K) -> Option<&V> {
-        self.slot(key).and_then(|s| s.value.as_ref())
+        self.slot(key).and_then(|s| s.content.value())
     }
 
     /// The value under `key`, mutably.
@@ -153,7 +181,7 @@ impl<K: Key, V> Slots<K, V> {
         self.slots
             .get_mut(index)
             .filter(|s| s.version == version)
-            .and_then(|s| s.value.as_mut())
+            .and_then(|s| s.content.value_mut())
     }
 
     /// True while `key` holds a value.
@@ -163,27 +191,40 @@ impl<K: Key, V> Slots<K, V> {
 
     /// Removes and returns the value under `key`.
     pub(crate) fn remove(&mut self, key: K) -> Option<V> {
-        self.vacate(key, Option::take).flatten()
+        self.vacate(key, |content, vacant| {
+            match std::mem::replace(content, vacant) {
+                Content::Value(value) => Some(value),
+                Content::Vacant { .. } => None,
+            }
+        })
+        .flatten()
     }
 
     /// Removes the value under `key` and drops it where it lies: for a
     /// caller done reading it, no copy of a large value out of the store.
     /// `false` if there was none.
     pub(crate) fn discard(&mut self, key: K) -> bool {
-        self.vacate(key, |value| *value = None).is_some()
+        // An assignment drops the old content in place.
+        self.vacate(key, |content, vacant| *content = vacant)
+            .is_some()
     }
 
-    /// Frees the occupied slot under `key`, letting `empty` take or drop
-    /// its value; `None` if `key` names no value.
-    fn vacate<R>(&mut self, key: K, empty: impl FnOnce(&mut Option<V>) -> R) -> Option<R> {
+    /// Frees the occupied slot under `key`, letting `empty` put the given
+    /// vacant content (linked into the free list) in place of the value,
+    /// taking or dropping it; `None` if `key` names no value.
+    fn vacate<R>(
+        &mut self,
+        key: K,
+        empty: impl FnOnce(&mut Content<V>, Content<V>) -> R,
+    ) -> Option<R> {
         let (index, version) = parts(key);
+        let next_free = self.free_head;
         let slot = self
             .slots
             .get_mut(index)
-            .filter(|s| s.version == version && s.value.is_some())?;
-        let emptied = empty(&mut slot.value);
+            .filter(|s| s.version == version && s.content.is_value())?;
+        let emptied = empty(&mut slot.content, Content::Vacant { next_free });
         slot.version = slot.version.wrapping_add(1);
-        slot.next_free = self.free_head;
         self.free_head = index as u32;
         self.len -= 1;
         Some(emptied)
@@ -211,8 +252,8 @@ impl<K: Key, V> Slots<K, V> {
     /// Keys and values in slot order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = (K, &V)> + '_ {
         self.slots.iter().enumerate().filter_map(|(i, s)| {
-            s.value
-                .as_ref()
+            s.content
+                .value()
                 .map(|v| (key_of::<K>(i as u32, s.version), v))
         })
     }
@@ -224,7 +265,7 @@ impl<K: Key, V> Slots<K, V> {
 
     /// Values in slot order.
     pub(crate) fn values(&self) -> impl Iterator<Item = &V> + '_ {
-        self.slots.iter().filter_map(|s| s.value.as_ref())
+        self.slots.iter().filter_map(|s| s.content.value())
     }
 }
 
@@ -250,7 +291,10 @@ impl<K, V> Slots<K, V> {
         let mut next = self.free_head;
         while next != NIL {
             free.push(next);
-            next = self.slots[next as usize].next_free;
+            next = match self.slots[next as usize].content {
+                Content::Vacant { next_free } => next_free,
+                Content::Value(_) => NIL,
+            };
         }
         free.reverse();
         free
@@ -279,7 +323,7 @@ impl<V: Serialize> Serialize for SavedSlotList<'_, V> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.collect_seq(self.0.iter().map(|slot| SavedSlot {
             version: slot.version,
-            value: slot.value.as_ref(),
+            value: slot.content.value(),
         }))
     }
 }
@@ -327,13 +371,17 @@ impl<'de, K: Key, V: Deserialize<'de>> Deserialize<'de> for Slots<K, V> {
             .into_iter()
             .map(|slot| Slot {
                 version: slot.version,
-                next_free: NIL,
-                value: slot.value,
+                content: match slot.value {
+                    Some(value) => Content::Value(value),
+                    None => Content::Vacant { next_free: NIL },
+                },
             })
             .collect();
         let mut free_head = NIL;
         for &index in &saved.free {
-            slots[index as usize].next_free = free_head;
+            slots[index as usize].content = Content::Vacant {
+                next_free: free_head,
+            };
             free_head = index;
         }
         Ok(Self {
@@ -392,12 +440,17 @@ mod tests {
     /// version and a value: the form saves had before.
     #[test]
     fn the_free_list_is_threaded_through_the_slots_and_saved_as_a_list() {
-        assert_eq!(std::mem::size_of::<Slots<TestKey, u64>>(), 32);
-        assert_eq!(
-            std::mem::size_of::<Slot<(u64, u32)>>(),
-            std::mem::size_of::<(u32, Option<(u64, u32)>)>(),
-            "the link sits in what was padding"
-        );
+        use std::mem::size_of;
+        assert_eq!(size_of::<Slots<TestKey, u64>>(), 32);
+        // The link takes no room: a slot is the size a version and an
+        // `Option` of the value were, for the values gaskit stores.
+        fn same_size_as_before<V>() {
+            assert_eq!(size_of::<Slot<V>>(), size_of::<(u32, Option<V>)>());
+        }
+        same_size_as_before::<crate::gas::Timer>();
+        same_size_as_before::<crate::effects::ActiveEffect>();
+        same_size_as_before::<crate::abilities::Instance>();
+        same_size_as_before::<(hecs::Entity, crate::abilities::GameplayEvent)>();
         let mut s: Slots<TestKey, u32> = Slots::new();
         let keys: Vec<_> = (0..4).map(|i| s.insert(i)).collect();
         s.remove(keys[2]);
