@@ -201,9 +201,12 @@ impl EffectHost {
         log: &mut TagLog<'_>,
     ) -> Result<(), NotHeld> {
         // All or nothing, like `TagCounts::remove_all`, without building the
-        // set of vanished tags first.
-        if let Some(missing) = tags.iter().find(|&t| self.tags.count(t) == 0) {
-            return Err(NotHeld(missing));
+        // set of vanished tags first. A single tag (a cooldown's) needs no
+        // check first: its removal alone is all or nothing.
+        if tags.len() > 1 {
+            if let Some(missing) = tags.iter().find(|&t| self.tags.count(t) == 0) {
+                return Err(NotHeld(missing));
+            }
         }
         for tag in tags.iter() {
             self.release_tag(tag, log)?;
