@@ -113,6 +113,7 @@ impl<K: Key, V> Slots<K, V> {
         if self.free_head != NIL {
             let index = self.free_head;
             let slot = &mut self.slots[index as usize];
+            debug_assert!(!slot.content.is_value(), "the free list names a full slot");
             if let Content::Vacant { next_free } = slot.content {
                 self.free_head = next_free;
             }

@@ -38,7 +38,7 @@ impl AbilityBlocks {
             return Ok(());
         };
         match &mut self.0 {
-            Some(counts) => counts.remove_all(tags).map(drop),
+            Some(counts) => counts.remove_each(tags, |_| {}),
             None => Err(NotHeld(first)),
         }
     }

@@ -200,18 +200,11 @@ impl EffectHost {
         tags: &TagSet,
         log: &mut TagLog<'_>,
     ) -> Result<(), NotHeld> {
-        // All or nothing, like `TagCounts::remove_all`, without building the
-        // set of vanished tags first. A single tag (a cooldown's) needs no
-        // check first: its removal alone is all or nothing.
-        if tags.len() > 1 {
-            if let Some(missing) = tags.iter().find(|&t| self.tags.count(t) == 0) {
-                return Err(NotHeld(missing));
-            }
-        }
-        for tag in tags.iter() {
-            self.release_tag(tag, log)?;
-        }
-        Ok(())
+        let vanished = &mut self.vanished;
+        self.tags.remove_each(tags, |tag| {
+            vanished.insert(tag);
+            log.changed(tag, false);
+        })
     }
 
     pub(crate) fn note_changes(

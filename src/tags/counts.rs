@@ -115,16 +115,34 @@ impl TagCounts {
     /// Releases one reference to every tag of `tags`; returns the tags that
     /// disappeared. All-or-nothing: if any tag is not held, nothing changes.
     pub fn remove_all(&mut self, tags: &TagSet) -> Result<TagSet, NotHeld> {
-        if let Some(missing) = tags.iter().find(|&t| !self.present.has_exact(t)) {
-            return Err(NotHeld(missing));
-        }
         let mut vanished = TagSet::new();
-        for tag in tags.iter() {
-            if self.remove(tag) == Ok(true) {
-                vanished.insert(tag);
+        self.remove_each(tags, |tag| {
+            vanished.insert(tag);
+        })?;
+        Ok(vanished)
+    }
+
+    /// Releases one reference to every tag of `tags`, calling `vanished`
+    /// with each that stops being present, in order. All-or-nothing: if any
+    /// tag is not held, nothing changes and `vanished` is not called.
+    pub(crate) fn remove_each(
+        &mut self,
+        tags: &TagSet,
+        mut vanished: impl FnMut(Tag),
+    ) -> Result<(), NotHeld> {
+        // Several tags are checked before any is removed; one tag's removal
+        // is all or nothing by itself (a cooldown grants one).
+        if tags.len() > 1 {
+            if let Some(missing) = tags.iter().find(|&t| !self.present.has_exact(t)) {
+                return Err(NotHeld(missing));
             }
         }
-        Ok(vanished)
+        for tag in tags.iter() {
+            if self.remove(tag)? {
+                vanished(tag);
+            }
+        }
+        Ok(())
     }
 
     /// Every `(tag, count)` with a non-zero count, in registry order.
@@ -188,6 +206,36 @@ impl fmt::Debug for TagCounts {
 mod tests {
     use super::*;
     use crate::tags::TagRegistry;
+
+    /// One or several tags, a release is all or nothing, and only the tags
+    /// whose last reference goes are reported.
+    #[test]
+    fn releasing_several_is_all_or_nothing_and_reports_what_vanished() {
+        let registry = TagRegistry::core();
+        let t: Vec<Tag> = registry.iter().take(3).collect();
+        let set = |tags: &[Tag]| tags.iter().copied().collect::<TagSet>();
+        let mut counts = TagCounts::new();
+        counts.add_all(&set(&[t[0], t[1]]));
+        counts.add(t[1]);
+        let before: Vec<_> = counts.iter().collect();
+        let mut seen = Vec::new();
+        assert_eq!(
+            counts.remove_each(&set(&[t[2]]), |tag| seen.push(tag)),
+            Err(NotHeld(t[2]))
+        );
+        assert_eq!(
+            counts.remove_each(&set(&[t[0], t[1], t[2]]), |tag| seen.push(tag)),
+            Err(NotHeld(t[2]))
+        );
+        assert_eq!(counts.iter().collect::<Vec<_>>(), before, "nothing changed");
+        assert!(seen.is_empty());
+        counts
+            .remove_each(&set(&[t[0], t[1]]), |tag| seen.push(tag))
+            .unwrap();
+        assert_eq!(seen, [t[0]], "t1 still has a reference");
+        assert_eq!(counts.remove_all(&set(&[t[1]])), Ok(set(&[t[1]])));
+        assert!(counts.tags().is_empty());
+    }
 
     #[test]
     fn counts_follow_the_present_tags_and_save_as_pairs() {
