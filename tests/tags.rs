@@ -608,6 +608,18 @@ fn small_and_large_sets_answer_every_query_alike() {
             assert_eq!(set.has_any_exact(other), other.iter().any(naive_exact));
             assert_eq!(set.has_all_exact(other), other.iter().all(naive_exact));
         }
+        // Subsets, and subsets with one stranger, exercise the true side
+        // of the exact superset test.
+        let part: TagSet = members.iter().copied().step_by(2).collect();
+        assert!(set.has_all_exact(&part), "round {round}: a subset");
+        let stranger = all[next(all.len())];
+        let mut with_stranger = part.clone();
+        with_stranger.insert(stranger);
+        assert_eq!(
+            set.has_all_exact(&with_stranger),
+            members.contains(&stranger),
+            "round {round}: a subset and {stranger:?}"
+        );
         for &probe in all.iter().step_by(7) {
             assert_eq!(set.has(probe), members.iter().any(|m| m.matches(probe)));
             assert_eq!(set.has_exact(probe), members.contains(&probe));
