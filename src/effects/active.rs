@@ -1,13 +1,15 @@
 //! One active (duration or infinite) effect on an entity.
 
+use hecs::Entity;
 use serde::{Deserialize, Serialize};
 use slotmap::{new_key_type, Key};
 use smallvec::SmallVec;
 
 use super::data::CaptureFrom;
 use super::def::EffectId;
-use super::spec::EffectSpec;
+use super::spec::{EffectSpec, SetByCallers};
 use crate::attributes::{AttributeId, SourceId};
+use crate::tags::TagSet;
 use crate::time::{SimDuration, SimTime, TimerKey};
 
 new_key_type! {
@@ -36,15 +38,35 @@ pub(crate) type Captures = SmallVec<[(CaptureFrom, AttributeId, f64); 2]>;
 pub(crate) type StoredCaptures = Box<[(CaptureFrom, AttributeId, f64)]>;
 
 /// An active duration or infinite effect.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+///
+/// It keeps the spec it was applied with in parts, not as an
+/// [`EffectSpec`]: the definition is already `def`, and the spec's tags
+/// (40 bytes inline) sit behind a box made only when there are some. The
+/// effects that stay active (cooldowns, combat marks, buffs) are seldom
+/// applied with tags, and every entity reserves several of these slots,
+/// so each byte here is paid per slot per entity. Saved in the shape it
+/// had with a whole spec (see [`SavedActive`]).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(try_from = "SavedActive")]
 pub(crate) struct ActiveEffect {
     pub def: EffectId,
-    pub spec: EffectSpec,
     pub stacks: u32,
+    /// The spec's level.
+    pub level: u32,
+    /// The spec's source.
+    pub source: Option<Entity>,
+    /// Granting nothing and modifying nothing while the ongoing requirements fail.
+    pub inhibited: bool,
+    /// No end: `duration` means nothing.
+    infinite: bool,
+    /// The spec's tags; `None` when it has none.
+    tags: Option<Box<TagSet>>,
+    /// The spec's SetByCaller values.
+    set_by_caller: SetByCallers,
     /// Start of the current duration window (application or last refresh).
     pub started: SimTime,
-    /// Length of the current window; `None` when infinite.
-    pub duration: Option<SimDuration>,
+    /// Length of the current window, unless `infinite`.
+    duration: SimDuration,
     pub expiry_timer: Option<TimerKey>,
     /// When the pending expiry timer fires. A refresh that only pushes the
     /// expiry later keeps the timer; it re-arms itself when it fires early.
@@ -52,8 +74,6 @@ pub(crate) struct ActiveEffect {
     pub period_timer: Option<TimerKey>,
     /// When the next periodic execution is due (meaningful with a period).
     pub next_period: SimTime,
-    /// Granting nothing and modifying nothing while the ongoing requirements fail.
-    pub inhibited: bool,
     /// Evaluated magnitude of each modifier, for one stack.
     pub magnitudes: SmallVec<[f64; 2]>,
     /// Attribute values captured at application.
@@ -61,9 +81,68 @@ pub(crate) struct ActiveEffect {
 }
 
 impl ActiveEffect {
+    /// A freshly applied effect: one stack, inhibited until its owner
+    /// checks the ongoing requirements, no timer yet.
+    pub fn new(
+        spec: EffectSpec,
+        started: SimTime,
+        duration: Option<SimDuration>,
+        magnitudes: SmallVec<[f64; 2]>,
+        captures: StoredCaptures,
+    ) -> Self {
+        let (def, level, source, tags, set_by_caller) = spec.into_parts();
+        Self {
+            def,
+            stacks: 1,
+            level,
+            source,
+            inhibited: true,
+            infinite: duration.is_none(),
+            tags: (!tags.is_empty()).then(|| Box::new(tags)),
+            set_by_caller,
+            started,
+            duration: duration.unwrap_or(SimDuration::ZERO),
+            expiry_timer: None,
+            expiry_timer_at: SimTime::ZERO,
+            period_timer: None,
+            next_period: SimTime::MAX,
+            magnitudes,
+            captures,
+        }
+    }
+
+    /// The spec it was applied with, rebuilt.
+    pub fn spec(&self) -> EffectSpec {
+        EffectSpec::from_parts(
+            self.def,
+            self.level,
+            self.source,
+            self.tags().clone(),
+            self.set_by_caller.clone(),
+        )
+    }
+
+    /// The tags of the spec it was applied with.
+    pub fn tags(&self) -> &TagSet {
+        static NONE: TagSet = TagSet::new();
+        self.tags.as_deref().unwrap_or(&NONE)
+    }
+
+    /// Length of the current window; `None` when infinite.
+    pub fn duration(&self) -> Option<SimDuration> {
+        (!self.infinite).then_some(self.duration)
+    }
+
+    /// Starts a new window of `duration` (`None`: infinite) at `now`.
+    pub fn restart(&mut self, now: SimTime, duration: Option<SimDuration>) {
+        self.started = now;
+        self.infinite = duration.is_none();
+        self.duration = duration.unwrap_or(SimDuration::ZERO);
+    }
+
     /// When the current window ends ([`SimTime::MAX`] if infinite).
     pub fn expires_at(&self) -> SimTime {
-        match self.duration {
+        match self.duration() {
             Some(duration) => self.started + duration,
             None => SimTime::MAX,
         }
@@ -79,26 +158,201 @@ impl ActiveEffect {
 
     /// Time left at `now` ([`SimDuration::MAX`] if infinite).
     pub fn remaining(&self, now: SimTime) -> SimDuration {
-        match self.duration {
+        match self.duration() {
             Some(_) => self.expires_at().saturating_since(now),
             None => SimDuration::MAX,
         }
     }
 }
 
+/// An [`ActiveEffect`] as saved: the shape it had when it kept a whole
+/// spec, so saves and checksums are unchanged. Read owned; written from
+/// borrows ([`SavedActiveRef`]), so a save copies no effect.
+#[derive(Deserialize)]
+#[serde(rename = "ActiveEffect")]
+struct SavedActive {
+    def: EffectId,
+    spec: EffectSpec,
+    stacks: u32,
+    started: SimTime,
+    duration: Option<SimDuration>,
+    expiry_timer: Option<TimerKey>,
+    expiry_timer_at: SimTime,
+    period_timer: Option<TimerKey>,
+    next_period: SimTime,
+    inhibited: bool,
+    magnitudes: SmallVec<[f64; 2]>,
+    captures: StoredCaptures,
+}
+
+/// [`SavedActive`]'s fields, in its order, borrowed from the effect (the
+/// spec is rebuilt).
+#[derive(Serialize)]
+#[serde(rename = "ActiveEffect")]
+struct SavedActiveRef<'a> {
+    def: EffectId,
+    spec: EffectSpec,
+    stacks: u32,
+    started: SimTime,
+    duration: Option<SimDuration>,
+    expiry_timer: Option<TimerKey>,
+    expiry_timer_at: SimTime,
+    period_timer: Option<TimerKey>,
+    next_period: SimTime,
+    inhibited: bool,
+    magnitudes: &'a SmallVec<[f64; 2]>,
+    captures: &'a StoredCaptures,
+}
+
+impl Serialize for ActiveEffect {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        SavedActiveRef {
+            def: self.def,
+            spec: self.spec(),
+            stacks: self.stacks,
+            started: self.started,
+            duration: self.duration(),
+            expiry_timer: self.expiry_timer,
+            expiry_timer_at: self.expiry_timer_at,
+            period_timer: self.period_timer,
+            next_period: self.next_period,
+            inhibited: self.inhibited,
+            magnitudes: &self.magnitudes,
+            captures: &self.captures,
+        }
+        .serialize(serializer)
+    }
+}
+
+/// A saved effect whose spec names another definition than its own cannot
+/// be kept (the effect holds the definition once).
+impl TryFrom<SavedActive> for ActiveEffect {
+    type Error = String;
+
+    fn try_from(saved: SavedActive) -> Result<Self, String> {
+        if saved.spec.effect != saved.def {
+            return Err(format!(
+                "an active effect of effect #{} carries a spec of effect #{}",
+                saved.def.index(),
+                saved.spec.effect.index()
+            ));
+        }
+        let mut effect = ActiveEffect::new(
+            saved.spec,
+            saved.started,
+            saved.duration,
+            saved.magnitudes,
+            saved.captures,
+        );
+        effect.stacks = saved.stacks;
+        effect.inhibited = saved.inhibited;
+        effect.expiry_timer = saved.expiry_timer;
+        effect.expiry_timer_at = saved.expiry_timer_at;
+        effect.period_timer = saved.period_timer;
+        effect.next_period = saved.next_period;
+        Ok(effect)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tags::Tag;
+    use slotmap::KeyData;
 
-    /// Every entity reserves room for a few of these; what an effect that
-    /// captures nothing keeps of its captures is an empty box.
+    /// Every entity reserves room for a few of these: the spec's tags and
+    /// the captures sit out of line, an empty box each when there are none.
     #[test]
-    fn an_active_effect_keeps_its_captures_out_of_line() {
+    fn an_active_effect_keeps_its_spec_tags_and_captures_out_of_line() {
         assert_eq!(std::mem::size_of::<StoredCaptures>(), 16);
         assert!(
-            std::mem::size_of::<ActiveEffect>() <= 208,
+            std::mem::size_of::<ActiveEffect>() <= 160,
             "{}",
             std::mem::size_of::<ActiveEffect>()
+        );
+    }
+
+    /// The form saves had when the effect kept a whole spec.
+    #[derive(Serialize, Deserialize)]
+    #[serde(rename = "ActiveEffect")]
+    struct WholeSpecEffect {
+        def: EffectId,
+        spec: EffectSpec,
+        stacks: u32,
+        started: SimTime,
+        duration: Option<SimDuration>,
+        expiry_timer: Option<TimerKey>,
+        expiry_timer_at: SimTime,
+        period_timer: Option<TimerKey>,
+        next_period: SimTime,
+        inhibited: bool,
+        magnitudes: SmallVec<[f64; 2]>,
+        captures: StoredCaptures,
+    }
+
+    fn whole(spec: EffectSpec, duration: Option<SimDuration>) -> WholeSpecEffect {
+        WholeSpecEffect {
+            def: spec.effect,
+            spec,
+            stacks: 3,
+            started: SimTime::from_micros(1_500),
+            duration,
+            expiry_timer: Some(KeyData::from_ffi((1 << 32) | 4).into()),
+            expiry_timer_at: SimTime::from_micros(2_000),
+            period_timer: None,
+            next_period: SimTime::MAX,
+            inhibited: false,
+            magnitudes: SmallVec::from_slice(&[2.5]),
+            captures: Box::new([(CaptureFrom::Source, AttributeId::new(1), 7.0)]),
+        }
+    }
+
+    /// Saves and checksums read the same whether the spec had tags or
+    /// not, a window or none; the effect rebuilds the spec it was given.
+    #[test]
+    fn an_active_effect_saves_as_it_did_with_a_whole_spec() {
+        let key = Tag::from_parts(3, 4);
+        let tagged = EffectSpec::new(EffectId::new(2))
+            .with_level(4)
+            .with_source(hecs::Entity::from_bits((1 << 32) | 9).unwrap())
+            .with_tag(Tag::from_parts(5, 6))
+            .with_set_by_caller(key, 1.25);
+        let plain = EffectSpec::new(EffectId::new(1)).with_set_by_caller(key, 20.0);
+        for (spec, duration) in [
+            (tagged, Some(SimDuration::from_millis(2_400))),
+            (plain, None),
+        ] {
+            let old = whole(spec.clone(), duration);
+            let text = ron::to_string(&old).unwrap();
+            let effect: ActiveEffect = ron::from_str(&text).unwrap();
+            assert_eq!(effect.spec(), spec);
+            assert_eq!(effect.tags.is_some(), !spec.tags.is_empty());
+            assert_eq!(effect.duration(), duration);
+            assert_eq!(effect.stacks, 3);
+            assert_eq!(ron::to_string(&effect).unwrap(), text);
+            assert_eq!(
+                serde_json::to_string(&effect).unwrap(),
+                serde_json::to_string(&old).unwrap()
+            );
+            assert_eq!(
+                crate::checksum::checksum_of(&effect),
+                crate::checksum::checksum_of(&old)
+            );
+        }
+    }
+
+    /// The effect holds its definition once, so a save whose spec names
+    /// another is refused, naming both.
+    #[test]
+    fn a_saved_effect_whose_spec_names_another_definition_is_refused() {
+        let mut old = whole(EffectSpec::new(EffectId::new(2)), None);
+        old.def = EffectId::new(5);
+        let error = ron::from_str::<ActiveEffect>(&ron::to_string(&old).unwrap()).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("an active effect of effect #5 carries a spec of effect #2"),
+            "{error}"
         );
     }
 }

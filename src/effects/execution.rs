@@ -6,7 +6,7 @@ use hecs::Entity;
 use rand_chacha::ChaCha8Rng;
 use smallvec::SmallVec;
 
-use super::active::Captures;
+use super::active::{ActiveEffect, Captures};
 use super::calculation::{Calculations, CaptureValues, ExecutionCx, MagnitudeCx, Outputs};
 use super::cx::{Defs, EffectCx};
 use super::data::{CaptureFrom, CueEvent};
@@ -15,7 +15,7 @@ use super::error::EffectError;
 use super::host::EffectHost;
 use super::spec::EffectSpec;
 use crate::attributes::{AttributeChanges, AttributeId, AttributeMode, ModOp};
-use crate::tags::Tag;
+use crate::tags::{Tag, TagSet};
 use crate::trace::{TraceCategory, TraceKind};
 
 /// One meta attribute consumed by an execution (`Damage` into `Health`).
@@ -266,19 +266,19 @@ impl EffectHost {
         }
     }
 
-    /// Records `def`'s cues for `event`, with the spec they came from and
-    /// their magnitude.
+    /// Records `def`'s cues for `event`, with the application they came
+    /// from and their magnitude.
     #[inline]
-    pub(super) fn fire_cues<P>(
+    pub(super) fn fire_cues<'a, P>(
         &self,
         cx: &mut EffectCx<P>,
         def: &EffectDef,
         event: CueEvent,
-        spec: &EffectSpec,
+        origin: impl Into<CueOrigin<'a>>,
         magnitude: f64,
     ) {
         if !def.cues.is_empty() && cx.trace.wants(TraceCategory::CUES) {
-            Self::record_cues(cx, def, event, spec, magnitude);
+            Self::record_cues(cx, def, event, origin.into(), magnitude);
         }
     }
 
@@ -290,7 +290,7 @@ impl EffectHost {
         cx: &mut EffectCx<P>,
         def: &EffectDef,
         event: CueEvent,
-        spec: &EffectSpec,
+        origin: CueOrigin<'_>,
         magnitude: f64,
     ) {
         for cue in def.cues_on(event) {
@@ -298,12 +298,12 @@ impl EffectHost {
                 cx.now,
                 TraceKind::Cue {
                     target: cx.entity,
-                    source: spec.source,
+                    source: origin.source,
                     cue,
                     event,
-                    effect: Some(spec.effect),
+                    effect: Some(origin.effect),
                     magnitude,
-                    tags: spec.tags.clone(),
+                    tags: origin.tags.clone(),
                 },
             );
         }
@@ -324,6 +324,35 @@ pub(super) fn note_zero(
             && !reached.contains(&change.attribute)
         {
             reached.push(change.attribute);
+        }
+    }
+}
+
+/// What a cue reports of the application it came from: an executing spec,
+/// or an active effect (which keeps its spec in parts).
+#[derive(Copy, Clone)]
+pub(super) struct CueOrigin<'a> {
+    effect: EffectId,
+    source: Option<Entity>,
+    tags: &'a TagSet,
+}
+
+impl<'a> From<&'a EffectSpec> for CueOrigin<'a> {
+    fn from(spec: &'a EffectSpec) -> Self {
+        Self {
+            effect: spec.effect,
+            source: spec.source,
+            tags: &spec.tags,
+        }
+    }
+}
+
+impl<'a> From<&'a ActiveEffect> for CueOrigin<'a> {
+    fn from(effect: &'a ActiveEffect) -> Self {
+        Self {
+            effect: effect.def,
+            source: effect.source,
+            tags: effect.tags(),
         }
     }
 }

@@ -91,9 +91,9 @@ impl EffectHost {
             tags: TagCounts::new(),
             // A fighter holds up to three effects at once (cooldown,
             // in-combat, a buff or the death mark): reserving them at spawn
-            // keeps the first fight from allocating. Each slot is a few
-            // hundred bytes for every entity, so no more than that (an
-            // entity holding more grows once and keeps the room).
+            // keeps the first fight from allocating. Each slot is 168
+            // bytes for every entity, so no more than that (an entity
+            // holding more grows once and keeps the room).
             effects: Slots::with_capacity(3),
             watched: SmallVec::new(),
             appeared: TagChanges::default(),
@@ -141,7 +141,7 @@ impl EffectHost {
     ) -> Option<(SimDuration, Option<SimDuration>)> {
         self.effects
             .get(key)
-            .map(|e| (e.remaining(now), e.duration))
+            .map(|e| (e.remaining(now), e.duration()))
     }
 
     /// The time remaining as a *level*: the maximum remaining time over the
@@ -161,7 +161,7 @@ impl EffectHost {
             }
             let remaining = effect.remaining(now);
             if best.is_none_or(|(r, _)| remaining > r) {
-                best = Some((remaining, effect.duration.unwrap_or(SimDuration::MAX)));
+                best = Some((remaining, effect.duration().unwrap_or(SimDuration::MAX)));
             }
         }
         best
@@ -555,8 +555,7 @@ impl EffectHost {
         self.effects
             .iter()
             .find(|(_, e)| {
-                e.def == spec.effect
-                    && (stacking.by == StackBy::Target || e.spec.source == spec.source)
+                e.def == spec.effect && (stacking.by == StackBy::Target || e.source == spec.source)
             })
             .map(|(k, _)| k)
     }
@@ -572,20 +571,13 @@ impl EffectHost {
     ) -> EffectKey {
         let source = spec.source;
         let effect_id = spec.effect;
-        let key = self.effects.insert(ActiveEffect {
-            def: effect_id,
+        let key = self.effects.insert(ActiveEffect::new(
             spec,
-            stacks: 1,
-            started: cx.now,
+            cx.now,
             duration,
-            expiry_timer: None,
-            expiry_timer_at: SimTime::ZERO,
-            period_timer: None,
-            next_period: SimTime::MAX,
-            inhibited: true,
             magnitudes,
-            captures: captures.into_boxed_slice(),
-        });
+            captures.into_boxed_slice(),
+        ));
         if def.is_watched() {
             let at = self.watched.partition_point(|k| slot_of(*k) < slot_of(key));
             self.watched.insert(at, key);
@@ -611,7 +603,7 @@ impl EffectHost {
             self.set_inhibited(cx, key, false);
         }
         let effect = &self.effects[key];
-        self.fire_cues(cx, def, CueEvent::Add, &effect.spec, effect.cue_magnitude());
+        self.fire_cues(cx, def, CueEvent::Add, effect, effect.cue_magnitude());
         if def.period.is_some_and(|p| p.execute_on_application) {
             self.execute_period(cx, key);
         }
@@ -634,8 +626,7 @@ impl EffectHost {
         effect.stacks = (effect.stacks + 1).min(stacking.limit);
         let stacks = effect.stacks;
         if stacking.duration == DurationOnReapply::Refresh {
-            effect.started = cx.now;
-            effect.duration = duration;
+            effect.restart(cx.now, duration);
             arm_expiry(effect, cx, key);
         }
         if let (Some(period), PeriodOnReapply::Reset) = (def.period, stacking.period) {
@@ -646,7 +637,7 @@ impl EffectHost {
         }
         // A longer window may make room for a tick that had none.
         arm_period(effect, cx, key);
-        let duration = effect.duration;
+        let duration = effect.duration();
         if stacks != before {
             self.restack(cx, key);
         }
@@ -725,7 +716,7 @@ impl EffectHost {
             self.grant_tags(&def.granted_tags, &mut TagLog::of(cx));
         }
         if !def.granted_abilities.is_empty() {
-            let level = self.effects[key].spec.level;
+            let level = self.effects[key].level;
             cx.follow_ups.push_back((
                 cx.entity,
                 FollowUp::Grants {
@@ -765,7 +756,7 @@ impl EffectHost {
             .is_some_and(|s| s.on_expiry == StackExpiry::RemoveOneAndRefresh);
         if remove_one && effect.stacks > 1 {
             effect.stacks -= 1;
-            effect.started = cx.now;
+            effect.restart(cx.now, effect.duration());
             arm_expiry(effect, cx, key);
             // The tick just run could not see the new window: follow it.
             arm_period(effect, cx, key);
@@ -814,7 +805,7 @@ impl EffectHost {
         if effect.inhibited || (!def.affects_dead && self.is_dead(cx.defs)) {
             return;
         }
-        let spec = effect.spec.clone();
+        let spec = effect.spec();
         let magnitudes = effect.magnitudes.clone();
         let stacks = effect.stacks;
         let mut captures = Captures::from_slice(&effect.captures);
@@ -857,8 +848,8 @@ impl EffectHost {
             self.set_inhibited(cx, key, true);
         }
         // Everything that reads the effect runs while it is still in its
-        // slot; then it is dropped there (moving a 256-byte effect out just
-        // to drop it was a cold copy per removal).
+        // slot; then it is dropped there (moving an effect out just to drop
+        // it was a cold copy per removal).
         let effect = &self.effects[key];
         for timer in [effect.expiry_timer, effect.period_timer]
             .into_iter()
@@ -875,19 +866,13 @@ impl EffectHost {
             },
         );
         let def = cx.defs.def(effect.def);
-        self.fire_cues(
-            cx,
-            def,
-            CueEvent::Remove,
-            &effect.spec,
-            effect.cue_magnitude(),
-        );
+        self.fire_cues(cx, def, CueEvent::Remove, effect, effect.cue_magnitude());
         let next = match reason {
             RemovalReason::Expired => &def.on_expiry,
             _ => &def.on_removal,
         };
         if !next.is_empty() {
-            queue_follow_ons(cx, next, &effect.spec);
+            queue_follow_ons(cx, next, &effect.spec());
         }
         self.effects.discard(key);
         self.watched.retain(|k| *k != key);
@@ -1015,7 +1000,6 @@ impl EffectHost {
                 let value = match capture.from {
                     CaptureFrom::Target => Some(self.attributes.current(capture.attribute)),
                     CaptureFrom::Source => effect
-                        .spec
                         .source
                         .and_then(|s| source_value(s, capture.attribute)),
                 };
@@ -1040,7 +1024,7 @@ impl EffectHost {
                 .modifiers
                 .iter()
                 .any(|m| matches!(m.magnitude, Magnitude::Attribute(c) if c.live && c.from == CaptureFrom::Source));
-            if let (true, Some(source)) = (reads_source, effect.spec.source) {
+            if let (true, Some(source)) = (reads_source, effect.source) {
                 if !sources.contains(&source) {
                     sources.push(source);
                 }
@@ -1079,7 +1063,7 @@ fn arm_expiry<P: From<EffectTimer>>(
     cx: &mut EffectCx<P>,
     key: EffectKey,
 ) {
-    if effect.duration.is_none() {
+    if effect.duration().is_none() {
         if let Some(timer) = effect.expiry_timer.take() {
             cx.timers.cancel(timer);
         }

@@ -43,8 +43,11 @@ pub struct EffectSpec {
     /// Tags the caller attaches to this application (matched by immunity,
     /// reported to hooks): a damage type, "weaved", ...
     pub tags: TagSet,
-    set_by_caller: SmallVec<[(Tag, f64); 2]>,
+    set_by_caller: SetByCallers,
 }
+
+/// A spec's SetByCaller values, key and value: two inline.
+pub(crate) type SetByCallers = SmallVec<[(Tag, f64); 2]>;
 
 /// Why a SetByCaller magnitude could not be read.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -76,6 +79,35 @@ impl EffectSpec {
             source: self.source,
             tags: TagSet::new(),
             set_by_caller: self.set_by_caller.clone(),
+        }
+    }
+
+    /// The spec taken apart: definition, level, source, tags, SetByCaller
+    /// values (how an active effect keeps it).
+    pub(crate) fn into_parts(self) -> (EffectId, u32, Option<Entity>, TagSet, SetByCallers) {
+        (
+            self.effect,
+            self.level,
+            self.source,
+            self.tags,
+            self.set_by_caller,
+        )
+    }
+
+    /// A spec put back together from [`into_parts`](Self::into_parts).
+    pub(crate) fn from_parts(
+        effect: EffectId,
+        level: u32,
+        source: Option<Entity>,
+        tags: TagSet,
+        set_by_caller: SetByCallers,
+    ) -> Self {
+        Self {
+            effect,
+            level,
+            source,
+            tags,
+            set_by_caller,
         }
     }
 

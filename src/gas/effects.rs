@@ -153,7 +153,7 @@ impl Gas {
         let removed = self
             .with_host(world, target, |host, cx| {
                 host.remove_where(cx, RemovalReason::Removed, |_, active| {
-                    active.spec.source == Some(source)
+                    active.source == Some(source)
                 })
             })
             .unwrap_or(0);
@@ -263,7 +263,7 @@ impl Gas {
         if !def.live_source_calculation {
             return values;
         }
-        let Some(source) = active.spec.source else {
+        let Some(source) = active.source else {
             return values;
         };
         let calcs = self.catalog.calculations();

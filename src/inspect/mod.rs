@@ -368,8 +368,8 @@ fn effects(world: &World, gas: &Gas, system: &AbilitySystem) -> Vec<EffectView> 
             EffectView {
                 effect: def.name.clone(),
                 stacks: effect.stacks,
-                remaining: effect.duration.map(|_| effect.remaining(now)),
-                duration: effect.duration,
+                remaining: effect.duration().map(|_| effect.remaining(now)),
+                duration: effect.duration(),
                 period: def.period.map(|p| p.interval),
                 next_tick: def.period.map(|_| effect.next_period),
                 inhibited: effect.inhibited,
@@ -378,7 +378,7 @@ fn effects(world: &World, gas: &Gas, system: &AbilitySystem) -> Vec<EffectView> 
                     .iter()
                     .map(|t| catalog.tags().name(t).to_owned())
                     .collect(),
-                source: effect.spec.source.map(|s| world.name_of(s)),
+                source: effect.source.map(|s| world.name_of(s)),
             }
         })
         .collect()

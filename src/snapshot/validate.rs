@@ -101,9 +101,8 @@ fn check_effect(catalog: &Catalog, effect: &ActiveEffect) -> Result<(), String> 
         .effects()
         .try_def(effect.def)
         .ok_or_else(|| format!("effect #{} is not in this catalog", effect.def.index()))?;
-    check_spec(catalog, &effect.spec)?;
-    if effect.spec.effect != effect.def
-        || effect.magnitudes.len() != def.modifiers.len()
+    check_spec(catalog, &effect.spec())?;
+    if effect.magnitudes.len() != def.modifiers.len()
         || effect.stacks == 0
         || effect.magnitudes.iter().any(|m| !m.is_finite())
     {

@@ -50,8 +50,11 @@ impl TagSet {
     }
 
     /// An empty set.
-    pub fn new() -> Self {
-        Self::default()
+    pub const fn new() -> Self {
+        Self {
+            tags: SmallVec::new_const(),
+            bits: None,
+        }
     }
 
     /// Number of tags explicitly in the set (parents implied by them are not counted).
