@@ -266,7 +266,7 @@ mod tests {
     fn an_active_effect_keeps_its_spec_tags_and_captures_out_of_line() {
         assert_eq!(std::mem::size_of::<StoredCaptures>(), 16);
         assert!(
-            std::mem::size_of::<ActiveEffect>() <= 160,
+            std::mem::size_of::<ActiveEffect>() == 160,
             "{}",
             std::mem::size_of::<ActiveEffect>()
         );
