@@ -139,7 +139,9 @@ impl PawnCombatant for ChasingPawn {
 
     fn update_chase(&self, world: &mut World, entity: Entity, now: SimTime) -> Option<Vec2> {
         let (target, kind) = {
-            let combatant = world.get::<&Combatant>(entity).ok()?;
+            // Exclusive access is at hand: no shared borrow to take and
+            // give back.
+            let combatant = world.query_one_mut::<&Combatant>(entity).ok()?;
             (combatant.chase.target?, combatant.kind)
         };
         let target_at = self.mover.position(world, target, now)?;

@@ -22,9 +22,12 @@ use hecs::{Entity, World};
 use super::native;
 use super::pursuit::{chase_step, end_chase};
 use super::runtime::CombatRuntime;
+use super::stats::snapshot_of;
 use super::vec2::Vec2;
 use super::Combatant;
-use crate::abilities::{AbilityBehaviour, AbilityCx, Activation, EndReason, GameplayEvent};
+use crate::abilities::{
+    AbilityBehaviour, AbilityCx, AbilitySystem, Activation, EndReason, GameplayEvent,
+};
 use crate::gas::Gas;
 use crate::tags::{Tag, TagSet};
 
@@ -95,25 +98,33 @@ impl QueuedInteract {
             cx.end_with(EndReason::Behaviour(dead));
             return;
         }
-        let reached = if engages {
-            runtime.in_engagement_reach(cx.world, cx.gas, cx.owner, target)
+        // One look at the walker for what a poll needs of it: its kind's
+        // poll interval and, to engage, its engagement range (what
+        // `in_engagement_reach` reads).
+        let walker = cx
+            .world
+            .query_one_mut::<(&Combatant, &AbilitySystem)>(cx.owner)
+            .ok()
+            .map(|(c, system)| {
+                let poll = runtime.defs().kind(c.kind).chase_poll_interval;
+                (
+                    poll,
+                    engages.then(|| snapshot_of(runtime, c, system).range_cm),
+                )
+            });
+        let range_cm = if engages {
+            walker.and_then(|(_, range)| range)
         } else {
-            let now = cx.gas.now();
-            let melee = runtime.defs().settings.melee_range_cm;
-            runtime.in_range(cx.world, cx.owner, target, melee, now)
-                && runtime
-                    .line_of_sight
-                    .visible(cx.world, cx.owner, target, now)
+            Some(runtime.defs().settings.melee_range_cm)
         };
+        let now = cx.gas.now();
+        let reached =
+            range_cm.is_some_and(|r| runtime.within_reach(cx.world, cx.owner, target, r, now));
         if !reached {
             chase_step(runtime, cx.world, cx.gas, cx.owner, target);
-            let poll = cx
-                .world
-                .get::<&Combatant>(cx.owner)
-                .map(|c| runtime.defs().kind(c.kind).chase_poll_interval);
-            match poll {
-                Ok(poll) => cx.wait_delay(poll),
-                Err(_) => cx.end(),
+            match walker {
+                Some((poll, _)) => cx.wait_delay(poll),
+                None => cx.end(),
             }
             return;
         }

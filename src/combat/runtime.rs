@@ -256,8 +256,21 @@ impl CombatRuntime {
         let Some(stats) = snapshot(self, world, attacker) else {
             return false;
         };
-        let now = gas.now();
-        self.in_range(world, attacker, target, stats.range_cm, now)
+        self.within_reach(world, attacker, target, stats.range_cm, gas.now())
+    }
+
+    /// [`in_engagement_reach`](Self::in_engagement_reach) for a caller
+    /// that already holds the attacker's range: within `range_cm` and in
+    /// sight.
+    pub(crate) fn within_reach(
+        &self,
+        world: &World,
+        attacker: Entity,
+        target: Entity,
+        range_cm: f64,
+        now: SimTime,
+    ) -> bool {
+        self.in_range(world, attacker, target, range_cm, now)
             && self.line_of_sight.visible(world, attacker, target, now)
     }
 
