@@ -48,21 +48,21 @@ pub(crate) type StoredCaptures = Box<[(CaptureFrom, AttributeId, f64)]>;
 /// had with a whole spec (see [`SavedActive`]).
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(try_from = "SavedActive")]
+// In declaration order, what every scan of a host's effects reads first
+// (definition, inhibition, the window, the source): at scale a slot is
+// cold, and the scans (the cooldown's time remaining on every swing, the
+// stack lookup on every application) then touch one or two of its lines
+// rather than all three. The saved form does not follow this order.
+#[repr(C)]
 pub(crate) struct ActiveEffect {
     pub def: EffectId,
-    pub stacks: u32,
-    /// The spec's level.
-    pub level: u32,
-    /// The spec's source.
-    pub source: Option<Entity>,
     /// Granting nothing and modifying nothing while the ongoing requirements fail.
     pub inhibited: bool,
     /// No end: `duration` means nothing.
     infinite: bool,
-    /// The spec's tags; `None` when it has none.
-    tags: Option<Box<TagSet>>,
-    /// The spec's SetByCaller values.
-    set_by_caller: SetByCallers,
+    pub stacks: u32,
+    /// The spec's source.
+    pub source: Option<Entity>,
     /// Start of the current duration window (application or last refresh).
     pub started: SimTime,
     /// Length of the current window, unless `infinite`.
@@ -76,6 +76,12 @@ pub(crate) struct ActiveEffect {
     pub next_period: SimTime,
     /// Evaluated magnitude of each modifier, for one stack.
     pub magnitudes: SmallVec<[f64; 2]>,
+    /// The spec's level.
+    pub level: u32,
+    /// The spec's tags; `None` when it has none.
+    tags: Option<Box<TagSet>>,
+    /// The spec's SetByCaller values.
+    set_by_caller: SetByCallers,
     /// Attribute values captured at application.
     pub captures: StoredCaptures,
 }
