@@ -271,11 +271,7 @@ mod tests {
     #[test]
     fn an_active_effect_keeps_its_spec_tags_and_captures_out_of_line() {
         assert_eq!(std::mem::size_of::<StoredCaptures>(), 16);
-        assert!(
-            std::mem::size_of::<ActiveEffect>() == 160,
-            "{}",
-            std::mem::size_of::<ActiveEffect>()
-        );
+        assert_eq!(std::mem::size_of::<ActiveEffect>(), 160);
     }
 
     /// The form saves had when the effect kept a whole spec.
