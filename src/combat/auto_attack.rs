@@ -123,9 +123,16 @@ impl AutoAttack {
                     .map_or(SimDuration::ZERO, |(remaining, _)| remaining);
                 let targeting = &c.targeting;
                 let (weave, sight_lost) = (targeting.pending_weave, targeting.sight_lost_since);
-                (stats, c.kind, changed, weave, sight_lost, cooldown)
+                // A chase runs exactly while `State.Chasing` is owned (the
+                // pursuit keeps it so, an invariant), so the owned tags say
+                // whether there is one to end.
+                let chasing = system
+                    .tags()
+                    .tags()
+                    .has_exact(runtime.tags()[native::STATE_CHASING]);
+                (stats, c.kind, changed, weave, sight_lost, cooldown, chasing)
             });
-        let Some((stats, kind, changed, weave, sight_lost, cooldown)) = looked else {
+        let Some((stats, kind, changed, weave, sight_lost, cooldown, chasing)) = looked else {
             cx.end();
             return;
         };
@@ -157,7 +164,7 @@ impl AutoAttack {
         }
         // Ending a chase changes a tag, which a rule may react to; only
         // then can the cooldown and weave queue read above be stale.
-        let chase_ended = end_chase(runtime, cx.world, cx.gas, cx.owner, Some(target));
+        let chase_ended = chasing && end_chase(runtime, cx.world, cx.gas, cx.owner, Some(target));
         let remaining = if chase_ended {
             cx.gas
                 .time_remaining(cx.world, cx.owner, runtime.attack_cooldown)
