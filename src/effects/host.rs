@@ -756,7 +756,7 @@ impl EffectHost {
             .is_some_and(|s| s.on_expiry == StackExpiry::RemoveOneAndRefresh);
         if remove_one && effect.stacks > 1 {
             effect.stacks -= 1;
-            effect.restart(cx.now, effect.duration());
+            effect.started = cx.now;
             arm_expiry(effect, cx, key);
             // The tick just run could not see the new window: follow it.
             arm_period(effect, cx, key);
