@@ -362,6 +362,45 @@ fn cue_observers_match_the_cue_tree_and_carry_what_caused_the_cue() {
     );
 }
 
+/// A lasting effect keeps the application it came from (source, spec
+/// tags) in parts; its add and remove cues still report them, the remove
+/// cue two seconds later when it expires.
+#[test]
+fn a_lasting_effect_s_cues_carry_its_application_s_source_and_tags() {
+    let mut shop = Workshop::new();
+    let (cues, log) = collector::<(String, f64, Option<Entity>, bool)>();
+    let work = shop.tag("GameplayCue.Work");
+    let fine = shop.tag("Craft.Fine");
+    shop.gas
+        .observe(Observe::cue(work), move |_world, _gas, seen| {
+            if let Some(TraceKind::Cue {
+                source,
+                event,
+                tags,
+                ..
+            }) = seen.kind()
+            {
+                let at = seen.event().map_or(-1.0, |e| e.time.as_secs_f64());
+                log.lock()
+                    .unwrap()
+                    .push((format!("{event:?}"), at, *source, tags.has(fine)));
+            }
+        });
+    let (smith, apprentice) = (shop.smith, shop.apprentice);
+    let tired = shop.spec("GE_Tired").with_source(apprentice).with_tag(fine);
+    shop.gas
+        .apply_effect(&mut shop.world, smith, tired)
+        .unwrap();
+    shop.at(3.0);
+    assert_eq!(
+        *cues.lock().unwrap(),
+        [
+            ("Add".to_owned(), 0.0, Some(apprentice), true),
+            ("Remove".to_owned(), 2.0, Some(apprentice), true),
+        ]
+    );
+}
+
 #[test]
 fn effect_observers_see_applications_stacks_blocks_and_removals() {
     let mut shop = Workshop::new();
