@@ -15,6 +15,7 @@ use std::ops::{Index, IndexMut};
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use slotmap::{Key, KeyData};
+use smallvec::SmallVec;
 
 /// Below this many slots a full store grows by exactly one.
 const SMALL_STORE: usize = 8;
@@ -286,9 +287,11 @@ impl<K: Key, V> IndexMut<K> for Slots<K, V> {
 
 impl<K, V> Slots<K, V> {
     /// The free list as saved: vacant slot indices, the one reused first
-    /// last (the order they were freed in).
-    fn saved_free_list(&self) -> Vec<u32> {
-        let mut free = Vec::new();
+    /// last (the order they were freed in). A few inline: state checksums
+    /// write every entity's stores, and most hold a vacant slot or two, so
+    /// a heap list here was an allocation per entity per checksum.
+    fn saved_free_list(&self) -> SmallVec<[u32; 4]> {
+        let mut free = SmallVec::new();
         let mut next = self.free_head;
         while next != NIL {
             free.push(next);
