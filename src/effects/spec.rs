@@ -112,24 +112,30 @@ impl EffectSpec {
     }
 
     /// Sets the level.
+    #[inline]
     pub fn with_level(mut self, level: u32) -> Self {
         self.level = level;
         self
     }
 
     /// Sets the source entity.
+    #[inline]
     pub fn with_source(mut self, source: Entity) -> Self {
         self.source = Some(source);
         self
     }
 
     /// Attaches a tag to this application.
+    #[inline]
     pub fn with_tag(mut self, tag: Tag) -> Self {
         self.tags.insert(tag);
         self
     }
 
     /// Sets a SetByCaller value, replacing an earlier one under the same key.
+    // Inlined, as the other builders below: a builder moves the whole spec
+    // in and out, which a caller that builds in place does not pay.
+    #[inline]
     pub fn with_set_by_caller(mut self, key: Tag, value: f64) -> Self {
         self.set(key, value);
         self
