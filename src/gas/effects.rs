@@ -426,16 +426,32 @@ impl Gas {
 /// Reads the source attribute values `def` needs (its attribute
 /// magnitudes' and its calculations'), before the target is borrowed (the
 /// two may share a column).
+///
+/// Most effects read nothing of their source: that answer is inlined into
+/// every application, the reading itself is not.
+#[inline]
 pub(super) fn source_captures(
     world: &World,
     defs: Defs<'_>,
     def: &EffectDef,
     spec: &EffectSpec,
 ) -> Result<Captures, EffectError> {
-    let mut captures = Captures::new();
-    if !def.reads_source {
-        return Ok(captures);
+    if def.reads_source {
+        read_source_captures(world, defs, def, spec)
+    } else {
+        Ok(Captures::new())
     }
+}
+
+/// [`source_captures`] of an effect that reads its source.
+#[inline(never)]
+fn read_source_captures(
+    world: &World,
+    defs: Defs<'_>,
+    def: &EffectDef,
+    spec: &EffectSpec,
+) -> Result<Captures, EffectError> {
+    let mut captures = Captures::new();
     let from_source = |m: &Magnitude| match m {
         Magnitude::Attribute(c) if c.from == CaptureFrom::Source => Some(c.attribute),
         _ => None,
