@@ -74,6 +74,7 @@ impl TagQuery {
     }
 
     /// True when the query states no clause (and so matches everything).
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.all.is_empty()
             && self.any.is_empty()
@@ -94,11 +95,16 @@ impl TagQuery {
     }
 
     /// Evaluates the query against `tags`.
+    // Most requirements in content are empty: that answer is inlined where
+    // a query is asked, the clauses are not.
+    #[inline]
     pub fn matches(&self, tags: &TagSet) -> bool {
-        // Most requirements in content are empty: answer those at once.
-        if self.is_empty() {
-            return true;
-        }
+        self.is_empty() || self.clauses_match(tags)
+    }
+
+    /// [`matches`](Self::matches) of a query with clauses.
+    #[inline(never)]
+    fn clauses_match(&self, tags: &TagSet) -> bool {
         tags.has_all(&self.all)
             && (self.any.is_empty() || tags.has_any(&self.any))
             && !tags.has_any(&self.none)
