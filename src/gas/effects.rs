@@ -57,12 +57,31 @@ impl Gas {
                 def.has_live_capture,
             )
         };
-        // A failed application changes nothing, so the reconcile note that
-        // follows it is a no-op.
-        let applied = self.with_host(world, target, |host, cx| host.apply(cx, spec, captures));
-        let Some(result) = applied else {
+        // `with_host`, written out: the outcome is large and comes back
+        // through no closure or option, so it is not copied on the way.
+        let Gas {
+            catalog,
+            now,
+            timers,
+            trace,
+            rng,
+            follow_ups,
+            ..
+        } = self;
+        let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(target) else {
             return Err(EffectError::NoSuchTarget(target));
         };
+        let mut cx = EffectCx::new(catalog, *now, rng, follow_ups, timers, trace, target);
+        let result = system.host.apply(&mut cx, spec, captures);
+        // A failed application changes nothing, so the reconcile note that
+        // follows it is a no-op.
+        if cx.executed.is_empty() {
+            self.note_touched(target, system);
+        } else {
+            let executed = std::mem::take(&mut cx.executed);
+            self.note_touched(target, system);
+            self.after_periodic_executions(world, target, executed);
+        }
         let outcome = result?;
         if live_capture
             && matches!(outcome, ApplyOutcome::Added(_))
@@ -375,20 +394,8 @@ impl Gas {
             ..
         } = self;
         let system = world.query_one_mut::<&mut AbilitySystem>(target).ok()?;
-        let mut cx = EffectCx {
-            defs: catalog.effects(),
-            tags: catalog.tags(),
-            calcs: catalog.calculations(),
-            rng,
-            executed: SmallVec::new(),
-            live_sources,
-            follow_ups,
-            schema: catalog.attributes(),
-            now: *now,
-            timers,
-            trace,
-            entity: target,
-        };
+        let mut cx = EffectCx::new(catalog, *now, rng, follow_ups, timers, trace, target);
+        cx.live_sources = live_sources;
         let result = f(&mut system.host, &mut cx);
         if cx.executed.is_empty() {
             self.note_touched(target, system);
