@@ -900,17 +900,30 @@ impl EffectHost {
     }
 
     /// Applies `effect`'s `remove_effects_with_tags` to the other active effects.
+    // Most effects remove nothing: that answer is inlined into every
+    // application, the removal is not.
+    #[inline]
     fn remove_tagged_by<P>(
         &mut self,
         cx: &mut EffectCx<P>,
         effect: EffectId,
         keep: Option<EffectKey>,
     ) {
-        let doomed_tags = &cx.defs.def(effect).remove_effects_with_tags;
-        if doomed_tags.is_empty() {
-            return;
+        if !cx.defs.def(effect).remove_effects_with_tags.is_empty() {
+            self.remove_effects_tagged_by(cx, effect, keep);
         }
-        let doomed_tags = doomed_tags.clone();
+    }
+
+    /// [`remove_tagged_by`](Self::remove_tagged_by) for an effect that
+    /// names tags to remove.
+    #[inline(never)]
+    fn remove_effects_tagged_by<P>(
+        &mut self,
+        cx: &mut EffectCx<P>,
+        effect: EffectId,
+        keep: Option<EffectKey>,
+    ) {
+        let doomed_tags = cx.defs.def(effect).remove_effects_with_tags.clone();
         let mut keys: SmallVec<[EffectKey; 4]> = SmallVec::new();
         for (key, active) in self.effects.iter() {
             let def = cx.defs.def(active.def);
