@@ -243,10 +243,20 @@ impl Gas {
     /// Records a game module's (or game code's) own event at the current
     /// instant. When its category is filtered out nothing is stored or
     /// allocated.
+    // Inlined, with the storing out of line: a game records at every
+    // step (an attack, a stamped cooldown), mostly into a trace that keeps
+    // none of it, and then the record is never built.
+    #[inline]
     pub fn record_game(&mut self, record: impl TraceRecord) {
         if self.trace.wants(record.category()) {
-            self.trace.record(self.now, TraceKind::game(record));
+            self.keep_game(record);
         }
+    }
+
+    /// [`record_game`](Self::record_game)'s storing, for a wanted record.
+    #[inline(never)]
+    fn keep_game(&mut self, record: impl TraceRecord) {
+        self.trace.record(self.now, TraceKind::game(record));
     }
 
     /// Fires a gameplay cue from game code (an `execute` cue no effect
