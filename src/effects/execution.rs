@@ -174,14 +174,14 @@ impl EffectHost {
                 after: self.attributes.current(drained),
             });
         }
-        cx.trace.record(
-            cx.now,
+        let target = cx.entity;
+        cx.trace.record_with(cx.now, TraceCategory::EFFECTS, || {
             TraceKind::EffectExecuted {
-                target: cx.entity,
+                target,
                 source: spec.source,
                 effect: spec.effect,
-            },
-        );
+            }
+        });
         self.fire_cues(cx, def, CueEvent::Execute, &spec, cue_magnitude);
         Ok(Execution {
             effect: spec.effect,

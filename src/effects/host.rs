@@ -589,16 +589,15 @@ impl EffectHost {
             effect.next_period = cx.now + period.interval;
             arm_period(effect, cx, key);
         }
-        cx.trace.record(
-            cx.now,
+        cx.trace.record_with(cx.now, TraceCategory::EFFECTS, || {
             TraceKind::EffectApplied {
                 target: entity,
                 source,
                 effect: effect_id,
                 stacks: 1,
                 duration,
-            },
-        );
+            }
+        });
         if def.ongoing_requirements.matches(self.tags.tags()) {
             self.set_inhibited(cx, key, false);
         }
@@ -641,16 +640,15 @@ impl EffectHost {
         if stacks != before {
             self.restack(cx, key);
         }
-        cx.trace.record(
-            cx.now,
+        cx.trace.record_with(cx.now, TraceCategory::EFFECTS, || {
             TraceKind::EffectApplied {
                 target: entity,
                 source: spec.source,
                 effect: spec.effect,
                 stacks,
                 duration,
-            },
-        );
+            }
+        });
         stacks
     }
 
@@ -857,14 +855,14 @@ impl EffectHost {
         {
             cx.timers.cancel(timer);
         }
-        cx.trace.record(
-            cx.now,
+        let target = cx.entity;
+        cx.trace.record_with(cx.now, TraceCategory::EFFECTS, || {
             TraceKind::EffectRemoved {
-                target: cx.entity,
+                target,
                 effect: effect.def,
                 reason,
-            },
-        );
+            }
+        });
         let def = cx.defs.def(effect.def);
         self.fire_cues(cx, def, CueEvent::Remove, effect, effect.cue_magnitude());
         let next = match reason {

@@ -234,6 +234,24 @@ impl Trace {
         }
     }
 
+    /// [`record`](Self::record) of an event built only when its `category`
+    /// is wanted. For the events of every step (an effect applied,
+    /// executed or removed): a built event nobody wants is still dropped
+    /// through its drop glue, a call per event.
+    #[inline(always)]
+    pub(crate) fn record_with(
+        &mut self,
+        time: SimTime,
+        category: TraceCategory,
+        build: impl FnOnce() -> TraceKind,
+    ) {
+        if self.wants(category) {
+            let kind = build();
+            debug_assert_eq!(kind.category(), category, "an event of another category");
+            self.keep(time, kind, category);
+        }
+    }
+
     /// [`record`](Self::record)'s work, for an event someone wants.
     #[inline(never)]
     fn keep(&mut self, time: SimTime, kind: TraceKind, category: TraceCategory) {
