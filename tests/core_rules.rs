@@ -755,6 +755,61 @@ fn an_ongoing_requirement_on_a_parent_tag_follows_a_child_coming_and_going() {
     assert_eq!(g.read(imp, "Gold").1, 0.0, "the child went");
 }
 
+/// A cooldown read as a level comes from the effects granting its tag,
+/// parent-aware, longest first; an inhibited one counts for nothing, and
+/// the tag owned loosely (no effect behind it) reads as no cooldown.
+#[test]
+fn time_remaining_reads_the_effects_that_grant_the_tag_not_the_tag() {
+    let mut g = Game::over(
+        catalog_with(
+            r#"(effects: [
+                (name: "GE_Ward", duration: Duration(Constant(8)),
+                 granted_tags: ["Cooldown.Spell.Bolt"],
+                 ongoing_requirements: (none: ["Status.Stunned"])),
+            ])"#,
+        )
+        .unwrap(),
+    );
+    let imp = g.imp;
+    let (bolt, spell) = (g.tag("Cooldown.Spell.Bolt"), g.tag("Cooldown.Spell"));
+    let read = |g: &Game, tag| {
+        g.gas
+            .time_remaining_and_duration(&g.world, imp, tag)
+            .map(|(left, total)| (left.as_secs_f64(), total.as_secs_f64()))
+    };
+    assert_eq!(read(&g, spell), None, "nothing owned");
+    g.gas.add_loose_tag(&mut g.world, imp, bolt, false);
+    assert!(g.has(imp, "Cooldown.Spell"));
+    assert_eq!(read(&g, bolt), None, "owned loosely: no effect to time");
+
+    let cooldown = g.spec("GE_Bolt_Cooldown").with_set_by_caller(bolt, 3.0);
+    g.apply(imp, cooldown);
+    g.apply(imp, g.spec("GE_Ward"));
+    assert_eq!(
+        read(&g, spell),
+        Some((8.0, 8.0)),
+        "the longest, parent-aware"
+    );
+    let stun = g
+        .spec("GE_Stun")
+        .with_set_by_caller(g.tag("Status.Stunned"), 10.0);
+    g.apply(imp, stun);
+    assert_eq!(
+        read(&g, bolt),
+        Some((3.0, 3.0)),
+        "the inhibited ward counts for nothing"
+    );
+    g.at(3.0);
+    assert_eq!(
+        read(&g, spell),
+        None,
+        "the cooldown ended, the ward is inhibited"
+    );
+    assert!(g.has(imp, "Cooldown.Spell.Bolt"), "still owned loosely");
+    g.gas.remove_loose_tag(&mut g.world, imp, bolt).unwrap();
+    assert_eq!(read(&g, bolt), None);
+}
+
 // ------------------------------------------------------------ queued events
 
 #[test]

@@ -154,6 +154,12 @@ impl EffectHost {
         now: SimTime,
         tag: Tag,
     ) -> Option<(SimDuration, SimDuration)> {
+        // An effect that grants the tag now puts it among the owned tags:
+        // without it (a cooldown read the instant it ended) there is
+        // nothing to scan for.
+        if !self.tags.tags().has(tag) {
+            return None;
+        }
         let mut best: Option<(SimDuration, SimDuration)> = None;
         for effect in self.effects.values() {
             if effect.inhibited || !defs.def(effect.def).granted_tags.has(tag) {
