@@ -716,7 +716,9 @@ impl EffectHost {
             // The tags were granted when the effect became uninhibited.
             let _ = self.release_tags(&def.granted_tags, &mut TagLog::of(cx));
         } else {
-            self.add_modifiers(cx, key);
+            if !def.modifiers.is_empty() {
+                self.add_modifiers(cx, key);
+            }
             self.grant_tags(&def.granted_tags, &mut TagLog::of(cx));
         }
         if !def.granted_abilities.is_empty() {
