@@ -100,7 +100,7 @@ impl AutoAttack {
     fn poll(&self, cx: &mut AbilityCx<'_>, target: Entity) {
         let runtime = &*self.0;
         let now = cx.gas.now();
-        if !runtime.is_alive(cx.world, target) {
+        if !runtime.is_alive_exclusive(cx.world, target) {
             let dead = runtime.tags()[native::FAIL_TARGET_DEAD];
             cx.end_with(EndReason::Behaviour(dead));
             return;
@@ -157,7 +157,9 @@ impl AutoAttack {
         let weave_ready = weave
             .and_then(|spell| runtime.defs().spell(spell))
             .is_some_and(|spell| spell_in_range(runtime, cx.world, now, (cx.owner, target), spell));
-        if !weave_ready && !runtime.in_range(cx.world, cx.owner, target, stats.range_cm, now) {
+        if !weave_ready
+            && !runtime.in_range_exclusive(cx.world, cx.owner, target, stats.range_cm, now)
+        {
             chase_step(runtime, cx.world, cx.gas, cx.owner, target);
             cx.wait_delay(kind.chase_poll_interval);
             return;

@@ -103,6 +103,12 @@ pub trait PawnCombatant: Send + Sync {
     fn move_to(&self, world: &mut World, entity: Entity, to: Vec2, now: SimTime);
     /// Where `entity` is at `now`.
     fn position(&self, world: &World, entity: Entity, now: SimTime) -> Option<Vec2>;
+    /// [`position`](Self::position) for a caller that holds the world
+    /// exclusively (see [`MoveIssuer::position_exclusive`]). The shared
+    /// read by default.
+    fn position_exclusive(&self, world: &mut World, entity: Entity, now: SimTime) -> Option<Vec2> {
+        self.position(world, entity, now)
+    }
 }
 
 /// The shipped pawn: keeps the [`ChaseState`] on the [`Combatant`] and
@@ -127,7 +133,7 @@ impl PawnCombatant for ChasingPawn {
         target: Entity,
         now: SimTime,
     ) -> Option<Vec2> {
-        let target_at = self.mover.position(world, target, now)?;
+        let target_at = self.mover.position_exclusive(world, target, now)?;
         let to = world
             .query_one_mut::<&mut Combatant>(entity)
             .ok()?
@@ -144,7 +150,7 @@ impl PawnCombatant for ChasingPawn {
             let combatant = world.query_one_mut::<&Combatant>(entity).ok()?;
             (combatant.chase.target?, combatant.kind)
         };
-        let target_at = self.mover.position(world, target, now)?;
+        let target_at = self.mover.position_exclusive(world, target, now)?;
         let kind = self.defs.kind(kind);
         let action = world
             .query_one_mut::<&mut Combatant>(entity)
@@ -182,6 +188,10 @@ impl PawnCombatant for ChasingPawn {
 
     fn position(&self, world: &World, entity: Entity, now: SimTime) -> Option<Vec2> {
         self.mover.position(world, entity, now)
+    }
+
+    fn position_exclusive(&self, world: &mut World, entity: Entity, now: SimTime) -> Option<Vec2> {
+        self.mover.position_exclusive(world, entity, now)
     }
 }
 

@@ -93,7 +93,7 @@ impl QueuedInteract {
             return;
         };
         let engages = self.engages(Some(interaction));
-        if engages && !runtime.is_alive(cx.world, target) {
+        if engages && !runtime.is_alive_exclusive(cx.world, target) {
             let dead = runtime.tags()[native::FAIL_TARGET_DEAD];
             cx.end_with(EndReason::Behaviour(dead));
             return;
@@ -118,8 +118,8 @@ impl QueuedInteract {
             Some(runtime.defs().settings.melee_range_cm)
         };
         let now = cx.gas.now();
-        let reached =
-            range_cm.is_some_and(|r| runtime.within_reach(cx.world, cx.owner, target, r, now));
+        let reached = range_cm
+            .is_some_and(|r| runtime.within_reach_exclusive(cx.world, cx.owner, target, r, now));
         if !reached {
             chase_step(runtime, cx.world, cx.gas, cx.owner, target);
             match walker {

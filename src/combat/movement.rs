@@ -80,6 +80,13 @@ pub trait MoveIssuer: Send + Sync {
     fn stop_move(&self, world: &mut World, entity: Entity, now: SimTime);
     /// Where `entity` is at `now`, if it has a body.
     fn position(&self, world: &World, entity: Entity, now: SimTime) -> Option<Vec2>;
+    /// [`position`](Self::position) for a caller that holds the world
+    /// exclusively (an ability's poll, every swing): an implementation can
+    /// read the body without the dynamic borrow a shared read takes and
+    /// gives back. The shared read by default.
+    fn position_exclusive(&self, world: &mut World, entity: Entity, now: SimTime) -> Option<Vec2> {
+        self.position(world, entity, now)
+    }
 }
 
 /// The shipped mover: drives [`Kinematic`] components.
@@ -104,5 +111,42 @@ impl MoveIssuer for KinematicMover {
             .get::<&Kinematic>(entity)
             .ok()
             .map(|b| b.position(now))
+    }
+
+    fn position_exclusive(&self, world: &mut World, entity: Entity, now: SimTime) -> Option<Vec2> {
+        world
+            .query_one_mut::<&Kinematic>(entity)
+            .ok()
+            .map(|b| b.position(now))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The exclusive read is the shared one: along a move, at its end,
+    /// for an entity without a body and for one that is gone.
+    #[test]
+    fn exclusive_and_shared_position_reads_agree() {
+        let mover = KinematicMover;
+        let mut world = World::new();
+        let walker = world.spawn((Kinematic::at(Vec2::new(0.0, 0.0), 100.0),));
+        let bodiless = world.spawn(((),));
+        let gone = world.spawn((Kinematic::at(Vec2::new(5.0, 5.0), 0.0),));
+        world.despawn(gone).unwrap();
+        mover.issue_move_to(&mut world, walker, Vec2::new(300.0, 400.0), SimTime::ZERO);
+        for millis in [0, 1_250, 4_999, 5_000, 9_000] {
+            let now = SimTime::from_micros(millis * 1_000);
+            for entity in [walker, bodiless, gone] {
+                let shared = mover.position(&world, entity, now);
+                assert_eq!(mover.position_exclusive(&mut world, entity, now), shared);
+            }
+        }
+        let halfway = SimTime::from_micros(2_500_000);
+        assert_eq!(
+            mover.position_exclusive(&mut world, walker, halfway),
+            Some(Vec2::new(150.0, 200.0))
+        );
     }
 }

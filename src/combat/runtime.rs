@@ -188,13 +188,29 @@ impl CombatRuntime {
         range_cm: f64,
         now: SimTime,
     ) -> bool {
-        match (
+        apart_within(
             self.position(world, attacker, now),
             self.position(world, target, now),
-        ) {
-            (Some(a), Some(b)) => a.within(b, range_cm),
-            _ => false,
-        }
+            range_cm,
+        )
+    }
+
+    /// [`in_range`](Self::in_range) for a caller that holds the world
+    /// exclusively (an ability's poll): the positions are read without
+    /// dynamic borrows.
+    pub(crate) fn in_range_exclusive(
+        &self,
+        world: &mut World,
+        attacker: Entity,
+        target: Entity,
+        range_cm: f64,
+        now: SimTime,
+    ) -> bool {
+        apart_within(
+            self.pawn.position_exclusive(world, attacker, now),
+            self.pawn.position_exclusive(world, target, now),
+            range_cm,
+        )
     }
 
     /// The combatant an attack or cast `activation` is aimed at: the
@@ -216,7 +232,20 @@ impl CombatRuntime {
     pub fn is_alive(&self, world: &World, entity: Entity) -> bool {
         world
             .get::<&AbilitySystem>(entity)
-            .is_ok_and(|s| !s.tags().tags().has(self.dead))
+            .is_ok_and(|s| self.lives(&s))
+    }
+
+    /// [`is_alive`](Self::is_alive) for a caller that holds the world
+    /// exclusively: no dynamic borrow taken and given back.
+    pub(crate) fn is_alive_exclusive(&self, world: &mut World, entity: Entity) -> bool {
+        world
+            .query_one_mut::<&AbilitySystem>(entity)
+            .is_ok_and(|s| self.lives(s))
+    }
+
+    /// The combat reading of an ability system's life: not `Status.Dead`.
+    fn lives(&self, system: &AbilitySystem) -> bool {
+        !system.tags().tags().has(self.dead)
     }
 
     /// The engage gate: can `attacker` engage `target` right now? The
@@ -274,6 +303,20 @@ impl CombatRuntime {
             && self.line_of_sight.visible(world, attacker, target, now)
     }
 
+    /// [`within_reach`](Self::within_reach) for a caller that holds the
+    /// world exclusively (the walk-up's poll).
+    pub(crate) fn within_reach_exclusive(
+        &self,
+        world: &mut World,
+        attacker: Entity,
+        target: Entity,
+        range_cm: f64,
+        now: SimTime,
+    ) -> bool {
+        self.in_range_exclusive(world, attacker, target, range_cm, now)
+            && self.line_of_sight.visible(world, attacker, target, now)
+    }
+
     /// The attacker ceiling's peek: would `target` accept `attacker` now?
     /// Attackers that no longer exist are not counted.
     pub fn would_accept_attacker(&self, world: &World, target: Entity, attacker: Entity) -> bool {
@@ -288,6 +331,14 @@ impl CombatRuntime {
             .filter(|&&e| world.contains(e))
             .count() as u32;
         combatant.attackers.current.contains(&attacker) || alive < max
+    }
+}
+
+/// Both positions known and no further apart than `range_cm`.
+fn apart_within(a: Option<super::Vec2>, b: Option<super::Vec2>, range_cm: f64) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => a.within(b, range_cm),
+        _ => false,
     }
 }
 
