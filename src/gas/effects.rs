@@ -30,12 +30,16 @@ impl Gas {
         target: Entity,
         spec: EffectSpec,
     ) -> Result<ApplyOutcome, EffectError> {
-        let outcome = self.apply_effect_inner(world, target, spec)?;
-        if let ApplyOutcome::Executed(execution) = &outcome {
-            self.after_execution(world, target, execution);
+        // The result is returned as it came, not unwrapped and wrapped
+        // again: it is large, and each wrapping is a copy.
+        let result = self.apply_effect_inner(world, target, spec);
+        match &result {
+            Ok(ApplyOutcome::Executed(execution)) => self.after_execution(world, target, execution),
+            Ok(_) => {}
+            Err(_) => return result,
         }
         self.reconcile(world);
-        Ok(outcome)
+        result
     }
 
     // Never inlined: its callers (game code's applications, the
