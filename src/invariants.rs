@@ -28,7 +28,9 @@ use crate::time::TimerKey;
 /// Every broken invariant, one line each naming the entity and the rule;
 /// empty when all hold. The core's rules:
 ///
-/// - every attribute's current value lies within its bounds;
+/// - every attribute's current value lies within its bounds, and is what
+///   its base, modifiers and bounds give (a recompute would not move it;
+///   a formula that gives no finite value keeps the last one);
 /// - each entity's owned tag counts equal its loose tags plus the granted
 ///   tags of its active, uninhibited effects plus the activation-owned tags
 ///   of its running abilities; its ability blocks equal the block tags of
@@ -72,6 +74,13 @@ pub fn check(world: &World, gas: &Gas) -> Vec<String> {
                     def.name,
                     min.unwrap_or(f64::NEG_INFINITY),
                     max.unwrap_or(f64::INFINITY)
+                )));
+            }
+            let recomputed = system.attributes().breakdown(schema, id).value;
+            if recomputed.is_finite() && recomputed.to_bits() != value.to_bits() {
+                broken.push(at(&format!(
+                    "{} is {value} where its base and modifiers give {recomputed}",
+                    def.name
                 )));
             }
         }
@@ -226,4 +235,36 @@ fn timer_problem(world: &World, key: TimerKey, timer: &Timer) -> Option<String> 
 
 fn same_counts(a: &TagCounts, b: &TagCounts) -> bool {
     a.iter().eq(b.iter())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::CatalogBuilder;
+
+    /// A current value its base and modifiers do not give is reported,
+    /// naming the attribute and both values.
+    #[test]
+    fn a_current_value_out_of_step_with_its_base_is_reported() {
+        let mut builder = CatalogBuilder::new();
+        builder.add_source(
+            "game.ron",
+            r#"(attributes: [(name: "Stamina", base: 10), (name: "Focus", base: 2)])"#,
+        );
+        let gas = Gas::new(builder.build().unwrap());
+        let mut world = World::new();
+        let hero = world.spawn((gas.new_ability_system(),));
+        assert_eq!(check(&world, &gas), Vec::<String>::new());
+        let stamina = gas.catalog().attributes().get("Stamina").unwrap();
+        let system = world.query_one_mut::<&mut AbilitySystem>(hero).unwrap();
+        // The scratch write leaves the current value behind, as no path
+        // outside an execution may.
+        system.host.attributes.write_scratch_base(stamina, 321.0);
+        let broken = check(&world, &gas);
+        assert_eq!(broken.len(), 1, "{broken:?}");
+        assert!(
+            broken[0].contains("Stamina is 10 where its base and modifiers give 321"),
+            "{broken:?}"
+        );
+    }
 }

@@ -810,6 +810,55 @@ fn time_remaining_reads_the_effects_that_grant_the_tag_not_the_tag() {
     assert_eq!(read(&g, bolt), None);
 }
 
+/// A meta attribute is scratch within one execution: the drain takes
+/// everything the execution wrote to its base, and at rest its base and
+/// current value are zero, whether or not another attribute's bound reads
+/// it (then it is recomputed at each write, as any attribute). The
+/// invariants check at every step that every current value is what a
+/// recompute gives.
+#[test]
+fn a_meta_attribute_is_scratch_within_an_execution_and_at_rest_after() {
+    let mut g = Game::over(
+        catalog_with(
+            r#"(
+            attributes: [
+                (name: "Mend", meta: true, drains: "Gold"),
+                (name: "Ward", min: 0, max: "Mend"),
+            ],
+            effects: [
+                (name: "GE_Cut", modifiers: [
+                    (attribute: "Damage", op: Flat, magnitude: Constant(4)),
+                    (attribute: "Damage", op: Flat, magnitude: Constant(2)),
+                ]),
+                (name: "GE_Mend", modifiers: [(attribute: "Mend", op: Flat, magnitude: Constant(-7))]),
+            ])"#,
+        )
+        .unwrap(),
+    );
+    let imp = g.imp;
+    let at_rest = |g: &Game| {
+        assert_eq!(
+            gaskit::invariants::check(&g.world, &g.gas),
+            Vec::<String>::new()
+        );
+        (g.read(imp, "Damage"), g.read(imp, "Health").1)
+    };
+    assert_eq!(at_rest(&g), ((0.0, 0.0), 50.0));
+    g.apply(imp, g.spec("GE_Cut"));
+    assert_eq!(
+        at_rest(&g),
+        ((0.0, 0.0), 44.0),
+        "both writes drained together"
+    );
+    g.apply(imp, g.spec("GE_Cut"));
+    assert_eq!(at_rest(&g), ((0.0, 0.0), 38.0));
+    // `Ward` is bounded by `Mend`: Mend's writes are recomputed as before.
+    g.apply(imp, g.spec("GE_Mend"));
+    assert_eq!(g.read(imp, "Gold"), (7.0, 7.0));
+    assert_eq!(g.read(imp, "Mend"), (0.0, 0.0));
+    assert!(gaskit::invariants::check(&g.world, &g.gas).is_empty());
+}
+
 // ------------------------------------------------------------ queued events
 
 #[test]

@@ -260,6 +260,30 @@ impl Attributes {
         Ok(self.refresh(schema, id))
     }
 
+    /// True when `id` is a meta attribute at rest whose base nothing
+    /// follows: its base is `+0.0` and no clamping of the base, derived
+    /// rule or dependent attribute reads it. An execution may then use the
+    /// base as scratch ([`write_scratch_base`](Self::write_scratch_base))
+    /// and put it back to zero: its current value, that of a zero base,
+    /// is right all along, so no one can tell it from
+    /// [`set_base`](Self::set_base) twice.
+    pub(crate) fn meta_base_is_scratch(&self, schema: &AttributeSchema, id: AttributeId) -> bool {
+        let def = schema.def(id);
+        let profile = schema.derived(self.profile);
+        def.meta
+            && !def.clamp_base
+            && self.base(id).to_bits() == 0
+            && !profile.owns(id)
+            && profile.dependents(id).is_empty()
+    }
+
+    /// Writes `id`'s base alone, nothing recomputed: only for a base that
+    /// [`meta_base_is_scratch`](Self::meta_base_is_scratch) found at rest,
+    /// and only until it is written back to zero.
+    pub(crate) fn write_scratch_base(&mut self, id: AttributeId, value: f64) {
+        *self.base_mut(id.index()) = value;
+    }
+
     /// Adds a modifier from `source` and recomputes what depends on `id`.
     pub fn add_modifier(
         &mut self,

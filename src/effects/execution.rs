@@ -116,7 +116,9 @@ impl EffectHost {
             };
             self.run_calculations(Defs::of(cx), cx.rng, target, run, &mut calculated)?;
         }
-        let mut touched_meta: SmallVec<[AttributeId; 1]> = SmallVec::new();
+        // The meta attributes written, each with whether its base is used
+        // as scratch (decided at its first write, kept until the drain).
+        let mut touched_meta: SmallVec<[(AttributeId, bool); 1]> = SmallVec::new();
         let mut reached_zero: SmallVec<[AttributeId; 1]> = SmallVec::new();
         let modifiers = def
             .modifiers
@@ -140,23 +142,31 @@ impl EffectHost {
                 },
                 ModOp::Override => value,
             };
-            if let Ok(changes) = self.attributes.set_base(cx.schema, id, next) {
+            let scratch = attribute.meta && self.meta_scratch(cx, &mut touched_meta, id);
+            if scratch {
+                // As `set_base` would: a value that is not finite is not
+                // written.
+                if next.is_finite() {
+                    self.attributes.write_scratch_base(id, next);
+                }
+            } else if let Ok(changes) = self.attributes.set_base(cx.schema, id, next) {
                 self.note_changes(&changes, cx.schema, cx.now, cx.trace, cx.entity);
                 note_zero(cx.defs, &changes, &mut reached_zero);
-            }
-            if attribute.meta && !touched_meta.contains(&id) {
-                touched_meta.push(id);
             }
         }
         for &mark in &calculated.marks {
             spec.tags.insert(mark);
         }
-        touched_meta.sort();
+        touched_meta.sort_by_key(|&(id, _)| id);
         let mut meta = SmallVec::new();
-        for id in touched_meta {
+        for (id, scratch) in touched_meta {
             let amount = self.attributes.base(id);
             // Zeroing the meta attribute always succeeds (0 is finite).
-            let _ = self.attributes.set_base(cx.schema, id, 0.0);
+            if scratch {
+                self.attributes.write_scratch_base(id, 0.0);
+            } else {
+                let _ = self.attributes.set_base(cx.schema, id, 0.0);
+            }
             let Some(drained) = cx.schema.def(id).drains else {
                 continue;
             };
@@ -264,6 +274,27 @@ impl EffectHost {
                 }
             }
         }
+    }
+
+    /// Whether this execution uses meta attribute `id`'s base as scratch:
+    /// decided at its first write (noted in `touched`), when its base is at
+    /// rest and nothing watches it (see
+    /// [`Attributes::meta_base_is_scratch`](crate::attributes::Attributes::meta_base_is_scratch); a zero rule watches the write
+    /// too). Then its writes recompute and note nothing, which is most of
+    /// what a hit costs.
+    fn meta_scratch<P>(
+        &self,
+        cx: &EffectCx<P>,
+        touched: &mut SmallVec<[(AttributeId, bool); 1]>,
+        id: AttributeId,
+    ) -> bool {
+        if let Some(&(_, scratch)) = touched.iter().find(|(t, _)| *t == id) {
+            return scratch;
+        }
+        let scratch = cx.defs.zero_effect(id).is_none()
+            && self.attributes.meta_base_is_scratch(cx.schema, id);
+        touched.push((id, scratch));
+        scratch
     }
 
     /// Records `def`'s cues for `event`, with the application they came

@@ -250,7 +250,9 @@ mod tests {
             0.49999999999999994,
             4503599627370495.5,
         ];
-        cases.extend([9007199254740993.0, 1.8446744073709550e19, f64::MIN_POSITIVE]);
+        // Past 2^53 every double is whole; the largest below 2^64.
+        let below_2_64 = f64::from_bits((u64::MAX as f64).to_bits() - 1);
+        cases.extend([(1u64 << 53) as f64 + 2.0, below_2_64, f64::MIN_POSITIVE]);
         for whole in [0u64, 1, 2, 3, 1_000, 2_400_000, 1 << 40, (1 << 52) - 1] {
             let half = whole as f64 + 0.5;
             cases.extend([
