@@ -88,6 +88,15 @@ impl<'a, P> EffectCx<'a, P> {
     }
 }
 
+impl<P> EffectCx<'_, P> {
+    /// The periodic executions run during this call, if any (taken only
+    /// then: the list holds one execution inline).
+    #[inline]
+    pub fn take_executed(&mut self) -> Option<SmallVec<[Execution; 1]>> {
+        (!self.executed.is_empty()).then(|| std::mem::take(&mut self.executed))
+    }
+}
+
 /// Where tag presence changes are told: the trace (for its records and its
 /// observers), when it wants them.
 pub(crate) struct TagLog<'a> {

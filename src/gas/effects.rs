@@ -63,27 +63,16 @@ impl Gas {
         };
         // `with_host`, written out: the outcome is large and comes back
         // through no closure or option, so it is not copied on the way.
-        let Gas {
-            catalog,
-            now,
-            timers,
-            trace,
-            rng,
-            follow_ups,
-            ..
-        } = self;
         let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(target) else {
             return Err(EffectError::NoSuchTarget(target));
         };
-        let mut cx = EffectCx::new(catalog, *now, rng, follow_ups, timers, trace, target);
+        let mut cx = self.effect_cx(target);
         let result = system.host.apply(&mut cx, spec, captures);
         // A failed application changes nothing, so the reconcile note that
         // follows it is a no-op.
-        if cx.executed.is_empty() {
-            self.note_touched(target, system);
-        } else {
-            let executed = std::mem::take(&mut cx.executed);
-            self.note_touched(target, system);
+        let executed = cx.take_executed();
+        self.note_touched(target, system);
+        if let Some(executed) = executed {
             self.after_periodic_executions(world, target, executed);
         }
         let outcome = result?;
@@ -388,27 +377,30 @@ impl Gas {
         live_sources: Captures,
         f: impl FnOnce(&mut crate::effects::EffectHost, &mut EffectCx<super::Timer>) -> R,
     ) -> Option<R> {
-        let Gas {
-            catalog,
-            now,
-            timers,
-            trace,
-            rng,
-            follow_ups,
-            ..
-        } = self;
         let system = world.query_one_mut::<&mut AbilitySystem>(target).ok()?;
-        let mut cx = EffectCx::new(catalog, *now, rng, follow_ups, timers, trace, target);
+        let mut cx = self.effect_cx(target);
         cx.live_sources = live_sources;
         let result = f(&mut system.host, &mut cx);
-        if cx.executed.is_empty() {
-            self.note_touched(target, system);
-        } else {
-            let executed = std::mem::take(&mut cx.executed);
-            self.note_touched(target, system);
+        let executed = cx.take_executed();
+        self.note_touched(target, system);
+        if let Some(executed) = executed {
             self.after_periodic_executions(world, target, executed);
         }
         Some(result)
+    }
+
+    /// A context for an effect operation on `target`'s host: everything of
+    /// the context's the operation borrows, until its last use.
+    fn effect_cx(&mut self, target: Entity) -> EffectCx<'_, super::Timer> {
+        EffectCx::new(
+            &self.catalog,
+            self.now,
+            &mut self.rng,
+            &mut self.follow_ups,
+            &mut self.timers,
+            &mut self.trace,
+            target,
+        )
     }
 
     /// What follows the periodic executions one host call ran, in order.
