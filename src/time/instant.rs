@@ -207,9 +207,16 @@ impl fmt::Display for SimTime {
 /// as `round` does (halves away from zero).
 #[inline]
 fn round_half_up(x: f64) -> u64 {
-    let whole = x as u64;
-    let fraction = x - whole as f64;
-    whole + u64::from(fraction >= 0.5)
+    // Below 2^63 (every duration a game writes) the signed conversions are
+    // single instructions; above it every double is already whole.
+    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+    if x < TWO_63 {
+        let whole = x as i64;
+        let fraction = x - whole as f64;
+        (whole + i64::from(fraction >= 0.5)) as u64
+    } else {
+        x as u64
+    }
 }
 
 #[cfg(test)]
