@@ -97,6 +97,12 @@ pub trait PawnCombatant: Send + Sync {
     fn end_chase(&self, world: &mut World, entity: Entity, now: SimTime) -> bool;
     /// True while chasing.
     fn is_chase_active(&self, world: &World, entity: Entity) -> bool;
+    /// [`is_chase_active`](Self::is_chase_active) for a caller that holds
+    /// the world exclusively (the walk-up's poll, every 100 ms per walker):
+    /// no dynamic borrow to take and give back. The shared read by default.
+    fn is_chase_active_exclusive(&self, world: &mut World, entity: Entity) -> bool {
+        self.is_chase_active(world, entity)
+    }
     /// Halts the body.
     fn stop_movement(&self, world: &mut World, entity: Entity, now: SimTime);
     /// Moves the body to `to` on the player's order (no chase involved).
@@ -178,6 +184,12 @@ impl PawnCombatant for ChasingPawn {
             .is_ok_and(|c| c.chase.is_active())
     }
 
+    fn is_chase_active_exclusive(&self, world: &mut World, entity: Entity) -> bool {
+        world
+            .query_one_mut::<&Combatant>(entity)
+            .is_ok_and(|c| c.chase.is_active())
+    }
+
     fn stop_movement(&self, world: &mut World, entity: Entity, now: SimTime) {
         self.mover.stop_move(world, entity, now);
     }
@@ -252,5 +264,37 @@ mod tests {
         );
         assert!(chase.end());
         assert!(!chase.end(), "ending is idempotent");
+    }
+
+    /// The shipped pawn's exclusive reads are its shared ones: the chase
+    /// and the positions, before, during and after a chase, and for an
+    /// entity that is gone.
+    #[test]
+    fn the_pawns_exclusive_reads_agree_with_its_shared_ones() {
+        use crate::combat::movement::{Kinematic, KinematicMover};
+        let catalog = crate::combat::default_catalog_builder().build().unwrap();
+        let defs = catalog.section_arc::<CombatDefs>().unwrap();
+        let pawn = ChasingPawn::new(Arc::new(KinematicMover), defs.clone());
+        let mut world = World::new();
+        let combatant = || crate::combat::new_combatant(&defs, defs.default_kind());
+        let chaser = world.spawn((combatant(), Kinematic::at(Vec2::ZERO, 200.0)));
+        let target = world.spawn((combatant(), Kinematic::at(Vec2::new(900.0, 0.0), 0.0)));
+        let gone = world.spawn((combatant(),));
+        world.despawn(gone).unwrap();
+        let t = |ms: u64| SimTime::from_micros(ms * 1_000);
+        let agree = |world: &mut World, now: SimTime| {
+            for entity in [chaser, target, gone] {
+                let active = pawn.is_chase_active(world, entity);
+                assert_eq!(pawn.is_chase_active_exclusive(world, entity), active);
+                let at = pawn.position(world, entity, now);
+                assert_eq!(pawn.position_exclusive(world, entity, now), at);
+            }
+            pawn.is_chase_active(world, chaser)
+        };
+        assert!(!agree(&mut world, t(0)));
+        assert!(pawn.begin_chase(&mut world, chaser, target, t(0)).is_some());
+        assert!(agree(&mut world, t(1_500)));
+        assert!(pawn.end_chase(&mut world, chaser, t(2_000)));
+        assert!(!agree(&mut world, t(2_500)));
     }
 }

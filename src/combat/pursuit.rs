@@ -20,7 +20,7 @@ pub(crate) fn chase_step(
     target: Entity,
 ) {
     let now = gas.now();
-    if runtime.pawn.is_chase_active(world, chaser) {
+    if runtime.pawn.is_chase_active_exclusive(world, chaser) {
         if let Some(to) = runtime.pawn.update_chase(world, chaser, now) {
             record(gas, chaser, target, ChasePhase::Reissue(to));
         }
