@@ -191,13 +191,12 @@ struct SavedActive {
     captures: StoredCaptures,
 }
 
-/// [`SavedActive`]'s fields, in its order, borrowed from the effect (the
-/// spec is rebuilt).
+/// [`SavedActive`]'s fields, in its order, borrowed from the effect.
 #[derive(Serialize)]
 #[serde(rename = "ActiveEffect")]
 struct SavedActiveRef<'a> {
     def: EffectId,
-    spec: EffectSpec,
+    spec: SavedSpecRef<'a>,
     stacks: u32,
     started: SimTime,
     duration: Option<SimDuration>,
@@ -210,11 +209,30 @@ struct SavedActiveRef<'a> {
     captures: &'a StoredCaptures,
 }
 
+/// An [`EffectSpec`] as saved (its fields, in its order), borrowed from
+/// the parts an effect keeps: a save or a state checksum, once per frame
+/// under rollback, clones no tags and no SetByCaller values.
+#[derive(Serialize)]
+#[serde(rename = "EffectSpec")]
+struct SavedSpecRef<'a> {
+    effect: EffectId,
+    level: u32,
+    source: Option<Entity>,
+    tags: &'a TagSet,
+    set_by_caller: &'a SetByCallers,
+}
+
 impl Serialize for ActiveEffect {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         SavedActiveRef {
             def: self.def,
-            spec: self.spec(),
+            spec: SavedSpecRef {
+                effect: self.def,
+                level: self.level,
+                source: self.source,
+                tags: self.tags(),
+                set_by_caller: &self.set_by_caller,
+            },
             stacks: self.stacks,
             started: self.started,
             duration: self.duration(),
