@@ -13,7 +13,6 @@ use super::def::{EffectDefs, EffectId};
 use super::execution::Execution;
 use super::spec::EffectSpec;
 use crate::attributes::AttributeSchema;
-use crate::catalog::Catalog;
 use crate::names::Named;
 use crate::tags::{Tag, TagRegistry};
 use crate::time::{SimTime, TimerQueue};
@@ -57,35 +56,6 @@ pub(crate) struct EffectCx<'a, P> {
     pub trace: &'a mut Trace,
     /// The entity the host belongs to.
     pub entity: Entity,
-}
-
-impl<'a, P> EffectCx<'a, P> {
-    /// A context for operations on `entity`'s host at `now`, with nothing
-    /// executed yet and no live source values.
-    pub fn new(
-        catalog: &'a Catalog,
-        now: SimTime,
-        rng: &'a mut ChaCha8Rng,
-        follow_ups: &'a mut VecDeque<(Entity, FollowUp)>,
-        timers: &'a mut TimerQueue<P>,
-        trace: &'a mut Trace,
-        entity: Entity,
-    ) -> Self {
-        EffectCx {
-            defs: catalog.effects(),
-            tags: catalog.tags(),
-            calcs: catalog.calculations(),
-            rng,
-            executed: SmallVec::new(),
-            live_sources: Captures::new(),
-            follow_ups,
-            schema: catalog.attributes(),
-            now,
-            timers,
-            trace,
-            entity,
-        }
-    }
 }
 
 impl<P> EffectCx<'_, P> {

@@ -392,15 +392,21 @@ impl Gas {
     /// A context for an effect operation on `target`'s host: everything of
     /// the context's the operation borrows, until its last use.
     fn effect_cx(&mut self, target: Entity) -> EffectCx<'_, super::Timer> {
-        EffectCx::new(
-            &self.catalog,
-            self.now,
-            &mut self.rng,
-            &mut self.follow_ups,
-            &mut self.timers,
-            &mut self.trace,
-            target,
-        )
+        let catalog = &self.catalog;
+        EffectCx {
+            defs: catalog.effects(),
+            tags: catalog.tags(),
+            calcs: catalog.calculations(),
+            rng: &mut self.rng,
+            executed: SmallVec::new(),
+            live_sources: Captures::new(),
+            follow_ups: &mut self.follow_ups,
+            schema: catalog.attributes(),
+            now: self.now,
+            timers: &mut self.timers,
+            trace: &mut self.trace,
+            entity: target,
+        }
     }
 
     /// What follows the periodic executions one host call ran, in order.
