@@ -624,6 +624,15 @@ fn small_and_large_sets_answer_every_query_alike() {
             assert_eq!(set.has(probe), members.iter().any(|m| m.matches(probe)));
             assert_eq!(set.has_exact(probe), members.contains(&probe));
         }
+        // A clone (members copied as one block) is the same set and
+        // answers every query alike.
+        let copy = set.clone();
+        assert_eq!(copy, set, "round {round}: a clone");
+        assert_eq!(copy.iter().collect::<Vec<_>>(), members, "round {round}");
+        for &probe in all.iter().step_by(7) {
+            assert_eq!(copy.has(probe), set.has(probe), "round {round}");
+            assert_eq!(copy.has_exact(probe), set.has_exact(probe));
+        }
         grown.push(set);
     }
 }

@@ -29,7 +29,7 @@ const SAVED_INLINE_WORDS: usize = 4;
 /// set stays 40 bytes: every entity and every active effect holds several);
 /// a larger one also keeps a bitset over tag ids, for O(1) membership and
 /// subtree-range tests.
-#[derive(Clone, Default)]
+#[derive(Default)]
 pub struct TagSet {
     /// Members sorted by id.
     tags: SmallVec<[Tag; INLINE_TAGS]>,
@@ -41,6 +41,19 @@ pub struct TagSet {
 
 /// A presence bitset over tag ids, with no trailing zero words.
 type Bits = SmallVec<[u64; SAVED_INLINE_WORDS]>;
+
+/// Members are copied as one block: the derived clone would push them one
+/// by one (`SmallVec`'s clone goes through an iterator), and a spec's tags
+/// are cloned on every hit.
+impl Clone for TagSet {
+    #[inline]
+    fn clone(&self) -> Self {
+        Self {
+            tags: SmallVec::from_slice(&self.tags),
+            bits: self.bits.clone(),
+        }
+    }
+}
 
 impl TagSet {
     /// True when every member is one of `registry`'s (a set read from
@@ -374,5 +387,26 @@ impl std::fmt::Debug for TagSet {
         f.debug_set()
             .entries(self.tags.iter().map(|t| t.index()))
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn leaf(id: u16) -> Tag {
+        Tag::from_parts(id, id + 1)
+    }
+
+    #[test]
+    fn a_clone_keeps_the_form_of_the_set() {
+        let large: TagSet = (0..8).map(leaf).collect();
+        assert!(large.bits.is_some(), "eight members keep a bitset");
+        let copy = large.clone();
+        assert_eq!((&copy.tags, &copy.bits), (&large.tags, &large.bits));
+        let small: TagSet = [3, 1].into_iter().map(leaf).collect();
+        let copy = small.clone();
+        assert_eq!(copy.tags, small.tags);
+        assert!(copy.bits.is_none() && !copy.tags.spilled());
     }
 }
