@@ -12,6 +12,7 @@ use std::time::Instant;
 
 use gaskit::arena::{Arena, ArenaConfig, WeaponClass};
 use gaskit::prelude::*;
+use gaskit::Prefetch;
 
 const HELP: &str = "\
 gaskit arena: many combatants fighting in small groups.
@@ -28,6 +29,8 @@ FLAGS:
     --mix LIST          weapon classes to cycle through: melee,ranged,magic (default all three)
     --group N           combatants per group (default 4)
     --step SECONDS      frame step (default 0.05)
+    --prefetch WHEN     auto, always or never: whether the timer loop prefetches for its
+                        coming timers (default auto: from 16384 entities)
     --help              print this help
 ";
 
@@ -39,6 +42,7 @@ struct Options {
     mix: Vec<WeaponClass>,
     group: usize,
     step: f64,
+    prefetch: Prefetch,
 }
 
 fn parse() -> Result<Option<Options>, String> {
@@ -50,6 +54,7 @@ fn parse() -> Result<Option<Options>, String> {
         mix: WeaponClass::ALL.to_vec(),
         group: 4,
         step: 0.05,
+        prefetch: Prefetch::Auto,
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -76,6 +81,18 @@ fn parse() -> Result<Option<Options>, String> {
                     .map_err(|_| "--group must be a whole number")?
             }
             "--step" => o.step = value()?.parse().map_err(|_| "--step must be a number")?,
+            "--prefetch" => {
+                o.prefetch = match value()?.as_str() {
+                    "auto" => Prefetch::Auto,
+                    "always" => Prefetch::Always,
+                    "never" => Prefetch::Never,
+                    other => {
+                        return Err(format!(
+                            "--prefetch must be auto, always or never, not `{other}`"
+                        ))
+                    }
+                }
+            }
             "--mix" => {
                 o.mix = value()?
                     .split(',')
@@ -153,6 +170,7 @@ fn main() -> ExitCode {
     };
     let spawn_seconds = spawn_started.elapsed().as_secs_f64();
     let (rss_spawned, _) = memory();
+    arena.gas.set_prefetch(options.prefetch);
 
     let step = SimDuration::from_secs_f64(options.step).expect("checked positive");
     let warmup = SimDuration::from_secs_f64(options.warmup).expect("checked");
@@ -187,8 +205,13 @@ fn main() -> ExitCode {
     let engaged = arena.engaged();
 
     println!(
-        "arena: {} combatants in groups of {}, {} simulated s after {} s of warm-up, seed {}",
-        options.combatants, options.group, options.seconds, options.warmup, options.seed
+        "arena: {} combatants in groups of {}, {} simulated s after {} s of warm-up, seed {}, prefetch {}",
+        options.combatants,
+        options.group,
+        options.seconds,
+        options.warmup,
+        options.seed,
+        if arena.gas.prefetch().applies(arena.world.len()) { "on" } else { "off" }
     );
     println!("  spawn + engage          {spawn_seconds:.2} s wall");
     println!(

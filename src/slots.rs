@@ -241,6 +241,21 @@ impl<K: Key, V> Slots<K, V> {
         self.len = 0;
     }
 
+    /// Asks the memory system for the slot under `key` (a hint before it is
+    /// read; see [`crate::prefetch`]).
+    #[inline]
+    pub(crate) fn prefetch(&self, key: K) {
+        if let Some(slot) = self.slots.get(parts(key).0) {
+            crate::prefetch::value(slot);
+        }
+    }
+
+    /// Asks the memory system for the first `max_bytes` of the slots.
+    #[inline]
+    pub(crate) fn prefetch_head(&self, max_bytes: usize) {
+        crate::prefetch::head(&self.slots, max_bytes);
+    }
+
     /// Number of values.
     pub(crate) fn len(&self) -> usize {
         self.len as usize

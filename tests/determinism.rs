@@ -229,6 +229,37 @@ fn a_snapshot_from_another_catalog_or_a_damaged_file_is_refused() {
 }
 
 #[test]
+fn prefetching_changes_nothing_a_run_produces() {
+    // Fighters in step fill each instant's bucket with dozens of timers, so
+    // the timer loop prefetches before nearly every one it runs.
+    use gaskit::arena::{Arena, ArenaConfig};
+    use gaskit::Prefetch;
+    let run = |prefetch: Prefetch| {
+        let mut arena = Arena::new(ArenaConfig {
+            combatants: 240,
+            trace: true,
+            ..ArenaConfig::default()
+        })
+        .unwrap();
+        arena.gas.set_prefetch(prefetch);
+        arena.run_for(SimDuration::from_secs(30), SimDuration::from_millis(50));
+        let text = gaskit::render_text(
+            &arena.world,
+            arena.gas.catalog(),
+            arena.gas.trace().events(),
+        );
+        let state = snapshot::checksum::<CombatComponents>(&arena.world, &arena.gas);
+        (arena.attacks_resolved(), text, state)
+    };
+    let (attacks, text, state) = run(Prefetch::Never);
+    assert!(attacks > 2_000, "the fight ran: {attacks} attacks");
+    let prefetched = run(Prefetch::Always);
+    assert_eq!(prefetched.0, attacks);
+    assert!(prefetched.1 == text, "the same trace");
+    assert_eq!(prefetched.2, state, "the same final state");
+}
+
+#[test]
 fn a_restore_leaves_the_game_s_own_entities_alone_and_refuses_to_overwrite_them() {
     use gaskit::arena::{Arena, ArenaConfig};
     /// A component only the game knows.

@@ -10,6 +10,7 @@ mod effects;
 mod follow_ups;
 mod hooks;
 mod observers;
+mod prefetch;
 mod reconcile;
 mod reserved;
 mod scheduled;
@@ -26,6 +27,7 @@ use rand_chacha::ChaCha8Rng;
 pub use abilities::{AbilityError, EventOutcome};
 pub use hooks::EffectHook;
 pub use observers::{Observe, Threshold};
+pub use prefetch::Prefetch;
 pub use reserved::Reserved;
 pub(crate) use scheduled::{SavedTimer, Timer};
 pub(crate) use state::GasState;
@@ -138,6 +140,8 @@ pub struct Gas {
     waited_events: TagSet,
     /// Bounds on one `advance_to`'s work.
     limits: WorkLimits,
+    /// Whether `advance_to` prefetches for its coming timers.
+    prefetch: Prefetch,
     /// Timers handled at the current instant (which instant, how many).
     instant_work: (SimTime, u64),
     /// Timers an overloaded instant handed to the next microsecond.
@@ -196,6 +200,7 @@ impl Gas {
             live_holders: Vec::new(),
             attributes_moved: false,
             limits: WorkLimits::default(),
+            prefetch: Prefetch::default(),
             instant_work: (SimTime::ZERO, 0),
             deferred_timers: 0,
             rollback_window: None,
@@ -400,6 +405,9 @@ impl Gas {
                 return Advance::Reached;
             };
             self.now = self.now.max(at);
+            if self.prefetch.applies(world.len()) {
+                self.prefetch_upcoming(world);
+            }
             self.dispatch(world, timer);
             self.reconcile(world);
             handled += 1;

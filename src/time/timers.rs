@@ -607,6 +607,25 @@ impl<P> TimerQueue<P> {
         in_ring.into_iter().chain(in_far).min().map(|e| e.at)
     }
 
+    /// The payload of the timer `ahead` pops after the next one, when the
+    /// open bucket holds it and it is pending: what a caller may prefetch
+    /// for. A hint only: a timer scheduled into the open bucket meanwhile
+    /// may come before it.
+    #[inline]
+    pub(crate) fn upcoming(&self, ahead: usize) -> Option<&P> {
+        let index = self.draining.len().checked_sub(ahead + 1)?;
+        self.live.get(self.draining[index].key)
+    }
+
+    /// Asks the memory system for the payload [`upcoming`](Self::upcoming)
+    /// would read.
+    #[inline]
+    pub(crate) fn prefetch_upcoming(&self, ahead: usize) {
+        if let Some(index) = self.draining.len().checked_sub(ahead + 1) {
+            self.live.prefetch(self.draining[index].key);
+        }
+    }
+
     /// Every pending timer's key and payload, in no particular order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = (TimerKey, &P)> + '_ {
         self.live.iter()
@@ -792,6 +811,28 @@ mod tests {
         let twin = q.schedule(at(2_001), 't');
         assert_eq!(q.pop_due(at(2_000)), Some((at(2_000), 'n')));
         assert_eq!((q.due(near), q.due(twin)), (None, Some(at(2_001))));
+    }
+
+    #[test]
+    fn upcoming_names_the_open_bucket_s_next_timers_in_pop_order() {
+        let mut q = TimerQueue::new();
+        for (micros, name) in [(30, 'c'), (10, 'a'), (20, 'b'), (40, 'd'), (50, 'e')] {
+            q.schedule(at(micros), name);
+        }
+        let cancelled = q.schedule(at(45), 'x');
+        assert_eq!(q.upcoming(0), None, "no bucket is open yet");
+        assert_eq!(q.pop_due(at(100)), Some((at(10), 'a')));
+        let ahead: Vec<_> = (0..6).map(|k| q.upcoming(k).copied()).collect();
+        assert_eq!(
+            ahead,
+            [Some('b'), Some('c'), Some('d'), Some('x'), Some('e'), None]
+        );
+        q.cancel(cancelled);
+        assert_eq!(q.upcoming(3), None, "a cancelled timer names nothing");
+        assert_eq!(q.pop_due(at(100)), Some((at(20), 'b')));
+        assert_eq!(q.upcoming(0), Some(&'c'));
+        q.prefetch_upcoming(0);
+        q.prefetch_upcoming(100);
     }
 
     #[test]

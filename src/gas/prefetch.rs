@@ -1,0 +1,114 @@
+//! [`Prefetch`]: the timer loop asking for the memory its next timers will
+//! read, and when it does.
+
+use hecs::World;
+
+use super::Gas;
+use crate::abilities::AbilitySystem;
+
+/// Whether [`Gas::advance_to`] prefetches for the timers it is about to
+/// run.
+///
+/// In a large world an attack waits mostly on memory: the first read of
+/// each entity it touches misses every cache. Before each timer it runs,
+/// the context can ask for what a timer a few places later in the same
+/// instant's queue will read (that timer's payload, its entity's
+/// [`AbilitySystem`], the effect and ability slots it holds), so those
+/// misses overlap with the work in between. In a world that fits the
+/// caches, the lookups this takes are pure cost. Prefetching changes no
+/// state: a run is the same, checksum and trace, with it or without it.
+///
+/// Measured on the arena (README): at 100 000 fighters an attack takes
+/// about a fifth less time, at 30 000 nearly a third, a million fighters
+/// run a quarter faster; at 3 000 it is 7 % slower, at 10 000 about even.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum Prefetch {
+    /// Prefetch while the world holds at least
+    /// [`AUTO_FROM`](Prefetch::AUTO_FROM) entities.
+    #[default]
+    Auto,
+    /// Always prefetch.
+    Always,
+    /// Never prefetch.
+    Never,
+}
+
+impl Prefetch {
+    /// Entities from which [`Prefetch::Auto`] prefetches: about where the
+    /// measurements cross over, with room to spare (a fighter's state is
+    /// about 2 KiB, so this is some 32 MiB of it).
+    pub const AUTO_FROM: u32 = 16_384;
+
+    /// Does the policy prefetch in a world of `entities` entities?
+    pub fn applies(self, entities: u32) -> bool {
+        match self {
+            Prefetch::Auto => entities >= Self::AUTO_FROM,
+            Prefetch::Always => true,
+            Prefetch::Never => false,
+        }
+    }
+}
+
+/// How many timers ahead the entity's state is asked for (its payload
+/// twice as far, the slots its ability system points to half as far): far
+/// enough for the lines to arrive before their timer runs, near enough
+/// that they are still cached then. Measured flat from 2 to 16 at 100 000
+/// fighters.
+const AHEAD: usize = 4;
+/// Bytes of an entity's effect slots asked for (its first three slots).
+const EFFECT_SLOT_BYTES: usize = 512;
+/// Bytes of an entity's ability instance slots asked for (its first).
+const INSTANCE_SLOT_BYTES: usize = 128;
+
+impl Gas {
+    /// Sets whether [`advance_to`](Self::advance_to) prefetches.
+    pub fn set_prefetch(&mut self, prefetch: Prefetch) {
+        self.prefetch = prefetch;
+    }
+
+    /// Whether [`advance_to`](Self::advance_to) prefetches.
+    pub fn prefetch(&self) -> Prefetch {
+        self.prefetch
+    }
+
+    /// Asks for what the coming timers of the open bucket will read, in
+    /// three stages on three timers, so that each stage reads only what
+    /// an earlier one asked for: the payload of the timer `2 * AHEAD` on;
+    /// the ability system of the timer `AHEAD` on (whose payload was asked
+    /// for `AHEAD` timers ago); the effect and instance slots of the timer
+    /// `AHEAD / 2` on (whose ability system, holding their addresses, was
+    /// asked for `AHEAD / 2` timers ago).
+    pub(super) fn prefetch_upcoming(&self, world: &mut World) {
+        self.timers.prefetch_upcoming(2 * AHEAD);
+        if let Some(system) = self.upcoming_system(world, AHEAD) {
+            crate::prefetch::value(system);
+        }
+        if let Some(system) = self.upcoming_system(world, AHEAD / 2) {
+            system.host.effects.prefetch_head(EFFECT_SLOT_BYTES);
+            system
+                .abilities
+                .instances
+                .prefetch_head(INSTANCE_SLOT_BYTES);
+        }
+    }
+
+    /// The ability system the timer `ahead` places on will read first.
+    fn upcoming_system<'w>(&self, world: &'w mut World, ahead: usize) -> Option<&'w AbilitySystem> {
+        let entity = self.timers.upcoming(ahead)?.entity()?;
+        world.query_one_mut::<&AbilitySystem>(entity).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Prefetch;
+
+    #[test]
+    fn auto_prefetches_from_its_threshold_on() {
+        assert!(!Prefetch::Auto.applies(Prefetch::AUTO_FROM - 1));
+        assert!(Prefetch::Auto.applies(Prefetch::AUTO_FROM));
+        assert!(Prefetch::Always.applies(0));
+        assert!(!Prefetch::Never.applies(u32::MAX));
+        assert_eq!(Prefetch::default(), Prefetch::Auto);
+    }
+}
