@@ -155,7 +155,12 @@
 //! `(time, sequence)`, and [`Gas::advance_to`] pops them one at a time, each
 //! at its own instant, so advancing in one step or in many gives identical
 //! results. Cancellation is a generation-checked slot-map removal; nothing
-//! is searched for.
+//! is searched for. In a large world, before each timer it runs the loop
+//! asks the memory system for what a timer a few places on will read (its
+//! payload, its entity's [`AbilitySystem`], that system's effect and
+//! instance slots), so the cache misses of entities far apart in memory
+//! overlap ([`Prefetch`]). It is a hint that changes no state, and the
+//! crate's only `unsafe` (the prefetch intrinsic).
 //!
 //! Effects act on an entity's [`EffectHost`] (attributes, counted owned
 //! tags, active effects). The effect rules are plain methods on the host
