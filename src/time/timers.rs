@@ -5,10 +5,9 @@
 //! ring of 65 536 buckets covers the next 67 s. Each bucket is a list of
 //! blocks of up to five entries, threaded through one block pool, so
 //! scheduling is O(1) and allocates nothing once the pool has grown to the
-//! peak number of timers. When the
-//! cursor reaches a bucket, its list moves into one reused scratch vector
-//! and is sorted once (timers pushed in order, the common case, are checked
-//! and left as they are). A bitmap finds the next occupied bucket a word at
+//! peak number of timers. When the cursor reaches a bucket, its list moves
+//! into one reused scratch vector and is sorted once (timers pushed in
+//! order, the common case, are checked and left as they are). A bitmap finds the next occupied bucket a word at
 //! a time. Timers beyond the ring's horizon wait in a small binary heap and
 //! move into the ring as the cursor approaches. The pop order is exactly
 //! `(time, lane, sequence)`, so it never depends on the bucket layout.
