@@ -250,6 +250,15 @@ impl<K: Key, V> Slots<K, V> {
         }
     }
 
+    /// Asks the memory system for the slot the next insert takes (the
+    /// head of the free list).
+    #[inline]
+    pub(crate) fn prefetch_next_insert(&self) {
+        if let Some(slot) = self.slots.get(self.free_head as usize) {
+            crate::prefetch::value(slot);
+        }
+    }
+
     /// Asks the memory system for the first `max_bytes` of the slots.
     #[inline]
     pub(crate) fn prefetch_head(&self, max_bytes: usize) {

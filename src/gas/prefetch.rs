@@ -77,8 +77,11 @@ impl Gas {
     /// the ability system of the timer `AHEAD` on (whose payload was asked
     /// for `AHEAD` timers ago); the effect and instance slots of the timer
     /// `AHEAD / 2` on (whose ability system, holding their addresses, was
-    /// asked for `AHEAD / 2` timers ago).
+    /// asked for `AHEAD / 2` timers ago). And for what the handler about
+    /// to run will most likely write when it schedules: the free payload
+    /// slot and pool block the timer queue hands out next.
     pub(super) fn prefetch_upcoming(&self, world: &mut World) {
+        self.timers.prefetch_next_schedule();
         self.timers.prefetch_upcoming(2 * AHEAD);
         if let Some(system) = self.upcoming_system(world, AHEAD) {
             crate::prefetch::value(system);

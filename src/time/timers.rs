@@ -639,6 +639,18 @@ impl<P> TimerQueue<P> {
         }
     }
 
+    /// Asks the memory system for what the next schedule is likely to
+    /// write: the payload slot and the pool block at the heads of their
+    /// free lists (a timer scheduled into a bucket with room writes into
+    /// that bucket's newest block instead).
+    #[inline]
+    pub(crate) fn prefetch_next_schedule(&self) {
+        self.live.prefetch_next_insert();
+        if let Some(block) = self.blocks.get(self.free as usize) {
+            crate::prefetch::value(block);
+        }
+    }
+
     /// Every pending timer's key and payload, in no particular order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = (TimerKey, &P)> + '_ {
         self.live.iter()
