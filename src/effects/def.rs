@@ -190,6 +190,14 @@ impl EffectDef {
         self.immunity.is_some() || !self.ongoing_requirements.is_empty() || self.has_live_capture
     }
 
+    /// Do active instances hold their modifiers in the aggregator? A
+    /// periodic effect holds none: its modifiers are executed into the
+    /// base every period instead (GAS semantics), so its expiry changes
+    /// no value; a tag-only effect (a cooldown) has none to hold.
+    pub(crate) fn holds_modifiers(&self) -> bool {
+        self.period.is_none() && !self.modifiers.is_empty()
+    }
+
     /// True for `Instant` effects.
     pub fn is_instant(&self) -> bool {
         matches!(self.duration, DurationPolicy::Instant)

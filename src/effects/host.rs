@@ -660,7 +660,8 @@ impl EffectHost {
 
     /// Re-adds an active effect's modifiers after its stack count changed.
     fn restack<P>(&mut self, cx: &mut EffectCx<P>, key: EffectKey) {
-        if self.effects[key].inhibited {
+        let effect = &self.effects[key];
+        if effect.inhibited || !cx.defs.def(effect.def).holds_modifiers() {
             return;
         }
         let changes = self.attributes.remove_modifiers(cx.schema, key.source_id());
@@ -668,15 +669,22 @@ impl EffectHost {
         self.add_modifiers(cx, key);
     }
 
-    /// Adds an active effect's modifiers to the aggregator. A periodic
-    /// effect holds none: its modifiers are executed into the base every
-    /// period instead (GAS semantics), so its expiry changes no value.
+    /// Adds an active effect's modifiers to the aggregator, if it
+    /// [holds any](EffectDef::holds_modifiers). That answer is inlined
+    /// into every caller (most effects that come and go hold none), the
+    /// adding is not.
+    #[inline]
     fn add_modifiers<P>(&mut self, cx: &mut EffectCx<P>, key: EffectKey) {
+        if cx.defs.def(self.effects[key].def).holds_modifiers() {
+            self.add_held_modifiers(cx, key);
+        }
+    }
+
+    /// [`add_modifiers`](Self::add_modifiers) for an effect that holds some.
+    #[inline(never)]
+    fn add_held_modifiers<P>(&mut self, cx: &mut EffectCx<P>, key: EffectKey) {
         let effect = &self.effects[key];
         let def = cx.defs.def(effect.def);
-        if def.period.is_some() || def.modifiers.is_empty() {
-            return;
-        }
         let stacks = f64::from(effect.stacks);
         let mut all = AttributeChanges::new();
         for (modifier, &magnitude) in def.modifiers.iter().zip(&effect.magnitudes) {
@@ -708,17 +716,14 @@ impl EffectHost {
         let def_id = effect.def;
         let def = cx.defs.def(def_id);
         if inhibited {
-            // A tag-only effect (a cooldown) holds no modifier to look for.
-            if !def.modifiers.is_empty() {
+            if def.holds_modifiers() {
                 let changes = self.attributes.remove_modifiers(cx.schema, key.source_id());
                 self.note_changes(&changes, cx.schema, cx.now, cx.trace, cx.entity);
             }
             // The tags were granted when the effect became uninhibited.
             let _ = self.release_tags(&def.granted_tags, &mut TagLog::of(cx));
         } else {
-            if !def.modifiers.is_empty() {
-                self.add_modifiers(cx, key);
-            }
+            self.add_modifiers(cx, key);
             self.grant_tags(&def.granted_tags, &mut TagLog::of(cx));
         }
         if !def.granted_abilities.is_empty() {
