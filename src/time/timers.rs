@@ -626,17 +626,24 @@ impl<P> TimerQueue<P> {
     /// may come before it.
     #[inline]
     pub(crate) fn upcoming(&self, ahead: usize) -> Option<&P> {
-        let index = self.draining.len().checked_sub(ahead + 1)?;
-        self.live.get(self.draining[index].key)
+        self.live.get(self.upcoming_key(ahead)?)
     }
 
     /// Asks the memory system for the payload [`upcoming`](Self::upcoming)
     /// would read.
     #[inline]
     pub(crate) fn prefetch_upcoming(&self, ahead: usize) {
-        if let Some(index) = self.draining.len().checked_sub(ahead + 1) {
-            self.live.prefetch(self.draining[index].key);
+        if let Some(key) = self.upcoming_key(ahead) {
+            self.live.prefetch(key);
         }
+    }
+
+    /// The key of the open bucket's entry `ahead` pops after the next one
+    /// (`draining` is sorted largest first: the next pop is its last).
+    #[inline]
+    fn upcoming_key(&self, ahead: usize) -> Option<TimerKey> {
+        let index = self.draining.len().checked_sub(ahead + 1)?;
+        Some(self.draining[index].key)
     }
 
     /// Asks the memory system for what the next schedule is likely to
