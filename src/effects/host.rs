@@ -934,12 +934,12 @@ impl EffectHost {
         effect: EffectId,
         keep: Option<EffectKey>,
     ) {
-        let doomed_tags = cx.defs.def(effect).remove_effects_with_tags.clone();
+        let doomed_tags = &cx.defs.def(effect).remove_effects_with_tags;
         let mut keys: SmallVec<[EffectKey; 4]> = SmallVec::new();
         for (key, active) in self.effects.iter() {
             let def = cx.defs.def(active.def);
             if Some(key) != keep
-                && (def.asset_tags.has_any(&doomed_tags) || def.granted_tags.has_any(&doomed_tags))
+                && (def.asset_tags.has_any(doomed_tags) || def.granted_tags.has_any(doomed_tags))
             {
                 keys.push(key);
             }
