@@ -137,6 +137,13 @@ pub fn check(world: &World, gas: &Gas) -> Vec<String> {
             }
         }
 
+        let held = system.abilities.reactive_waits_held();
+        if held.with(system.abilities.reactive_waits) != system.abilities.reactive_waits {
+            broken.push(at(
+                "an instance holds a reactive wait the ability state does not know of",
+            ));
+        }
+
         if !system.host.index_agrees(catalog.effects()) {
             broken.push(at(
                 "the index of watched effects differs from the active effects",

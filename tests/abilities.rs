@@ -4,6 +4,7 @@
 use std::sync::{Arc, Mutex};
 
 use gaskit::prelude::*;
+use gaskit::snapshot::Snapshot;
 use gaskit::{
     AbilityBehaviour, AbilityCx, AbilityId, ActivationFailure, ClientId, EndReason, GameplayEvent,
     NetOwner, TraceKind, WakeReason,
@@ -20,6 +21,7 @@ Test.Trigger.Strike
 Test.Trigger.Ping
 Test.Ability.Channel
 Test.State.Channeling
+Test.State.Marked
 Cooldown.Test.Channel
 ";
 
@@ -195,7 +197,8 @@ impl Sim {
             Watcher(
                 log.clone(),
                 tags.get("Test.Trigger.Ping").unwrap(),
-                tags.get("Status.Stunned").unwrap(),
+                // No rule reacts to it: only the instance's wait does.
+                tags.get("Test.State.Marked").unwrap(),
             ),
         )
         .unwrap();
@@ -523,23 +526,60 @@ fn waits_for_events_and_tags() {
     sim.fire(hero, sim.event("Test.Trigger.Watch")).unwrap();
     let ping = sim.event("Test.Trigger.Ping").magnitude(1.0);
     sim.gas.handle_event(&mut sim.world, hero, ping);
-    let stun = sim.tag("Status.Stunned");
+    let mark = sim.tag("Test.State.Marked");
     sim.at(1.0);
-    sim.gas.add_loose_tag(&mut sim.world, hero, stun, false);
+    sim.gas.add_loose_tag(&mut sim.world, hero, mark, false);
     sim.at(2.0);
     sim.gas
-        .remove_loose_tag(&mut sim.world, hero, stun)
+        .remove_loose_tag(&mut sim.world, hero, mark)
         .unwrap();
     let log = sim.log();
     assert!(log[0].starts_with("0.000Event("), "{log:?}");
     assert_eq!(log[1], "0.000 ping 1");
     assert_eq!(
         log[2],
-        format!("1.000TagAdded({stun:?})").replace(char::is_whitespace, "")
+        format!("1.000TagAdded({mark:?})").replace(char::is_whitespace, "")
     );
     assert_eq!(
         log[3],
-        format!("2.000TagRemoved({stun:?})").replace(char::is_whitespace, "")
+        format!("2.000TagRemoved({mark:?})").replace(char::is_whitespace, "")
+    );
+    assert!(!sim.active(hero, "GA_Watcher"));
+}
+
+/// A wait on a tag outlives a save read back from text: the restored
+/// instance still wakes when the tag comes and when it goes (what the
+/// owner knows of its instances' waits is rebuilt, not saved).
+#[test]
+fn a_tag_wait_read_back_from_a_save_still_wakes() {
+    let mut sim = Sim::new();
+    let hero = sim.hero;
+    sim.fire(hero, sim.event("Test.Trigger.Watch")).unwrap();
+    let ping = sim.event("Test.Trigger.Ping").magnitude(1.0);
+    sim.gas.handle_event(&mut sim.world, hero, ping);
+    let text = Snapshot::<()>::save(&sim.world, &sim.gas).to_ron().unwrap();
+    Snapshot::<()>::from_ron(&text)
+        .unwrap()
+        .restore(&mut sim.world, &mut sim.gas)
+        .unwrap();
+    assert_eq!(
+        gaskit::invariants::check(&sim.world, &sim.gas),
+        Vec::<String>::new()
+    );
+    let mark = sim.tag("Test.State.Marked");
+    sim.at(1.0);
+    sim.gas.add_loose_tag(&mut sim.world, hero, mark, false);
+    sim.at(2.0);
+    sim.gas
+        .remove_loose_tag(&mut sim.world, hero, mark)
+        .unwrap();
+    let log = sim.log();
+    let woke =
+        |at: &str, how: &str| format!("{at}{how}({mark:?})").replace(char::is_whitespace, "");
+    assert_eq!(
+        log[2..],
+        [woke("1.000", "TagAdded"), woke("2.000", "TagRemoved")],
+        "{log:?}"
     );
     assert!(!sim.active(hero, "GA_Watcher"));
 }
