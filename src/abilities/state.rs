@@ -94,18 +94,11 @@ pub(crate) struct AbilityState {
     pub blocked: AbilityBlocks,
     /// Instances on other entities whose event targets this entity.
     pub targeted_by: SmallVec<[(Entity, InstanceKey); 2]>,
-    /// Which kinds of reactive wait an instance may hold: set whenever
-    /// one is set, cleared by the walk that finds none. Every change to
-    /// the owner's tags, attributes or effects asks whether something
-    /// waits on it; a fighter's instance waits only on delays, and this
-    /// answers for it without a walk over the instances (a cache miss
-    /// per change at scale). Derived state: not saved, rebuilt on restore.
-    #[serde(skip)]
-    pub reactive_waits: ReactiveWaits,
 }
 
-/// The kinds of reactive wait an [`AbilityState`]'s instances may hold
-/// (see [`AbilityState::reactive_waits`]): a superset of those they do.
+/// The kinds of reactive wait an [`AbilityState`]'s instances may hold: a
+/// superset of those they do, kept by the
+/// [`AbilitySystem`](super::AbilitySystem) that owns them.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct ReactiveWaits {
     /// A wait on a tag being added or removed.
@@ -138,30 +131,9 @@ impl AbilityState {
         self.granted.iter().copied().find(|g| g.ability == ability)
     }
 
-    /// True when some instance waits for a tag to be added or removed.
-    /// Walks the instances only when one may (and forgets the kind when
-    /// none does).
-    pub fn waits_on_tags(&mut self) -> bool {
-        if !self.reactive_waits.tags {
-            return false;
-        }
-        self.reactive_waits = self.reactive_waits_held();
-        self.reactive_waits.tags
-    }
-
-    /// True when some instance waits on an attribute or an effect. Walks
-    /// the instances only when one may.
-    pub fn waits_on_state(&mut self) -> bool {
-        if !self.reactive_waits.state {
-            return false;
-        }
-        self.reactive_waits = self.reactive_waits_held();
-        self.reactive_waits.state
-    }
-
     /// The kinds of reactive wait the instances hold, by a walk over them:
-    /// what [`reactive_waits`](Self::reactive_waits) is rebuilt from on
-    /// restore, and must cover (an invariant).
+    /// what the owner's hint of them is rebuilt from on restore, and must
+    /// cover (an invariant).
     pub fn reactive_waits_held(&self) -> ReactiveWaits {
         self.instances
             .values()

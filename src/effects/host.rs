@@ -63,18 +63,24 @@ pub enum ApplyOutcome {
 }
 
 /// The part of an entity that gameplay effects act on.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+///
+/// Laid out as declared: what every application, expiry and tag read
+/// touches first (the effect slots' header, the owned tags, the watched
+/// index, the reconcile notes), then the attribute values, which only an
+/// effect that moves them reaches. At scale a host is cold when a timer
+/// reaches it, and each line read is a miss. Saved in another order, the
+/// one it always had (see `saved_host.rs`).
+#[derive(Clone, Debug)]
+#[repr(C)]
 pub struct EffectHost {
-    pub(crate) attributes: Attributes,
-    pub(crate) tags: TagCounts,
     pub(crate) effects: Slots<EffectKey, ActiveEffect>,
+    pub(crate) tags: TagCounts,
     /// The active effects whose definitions [are watched](EffectDef::is_watched),
     /// in slot order (the order a scan of `effects` would meet them): the
     /// immunity check, inhibition and live captures look only here, so a
     /// host's many plain effects (a cooldown applied every frame) cost them
     /// nothing. Derived from `effects`, so not saved: a restore rebuilds it.
-    #[serde(skip)]
-    watched: SmallVec<[EffectKey; 2]>,
+    pub(super) watched: SmallVec<[EffectKey; 2]>,
     /// Tags that became present / absent since the last reconcile.
     pub(crate) appeared: TagChanges,
     pub(crate) vanished: TagChanges,
@@ -82,6 +88,7 @@ pub struct EffectHost {
     pub(crate) attributes_changed: bool,
     /// An active effect ended since the last reconcile.
     pub(crate) effect_ended: bool,
+    pub(crate) attributes: Attributes,
 }
 
 impl EffectHost {

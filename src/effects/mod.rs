@@ -24,6 +24,7 @@ mod def;
 mod error;
 mod execution;
 mod host;
+mod saved_host;
 mod spec;
 
 pub use active::EffectKey;

@@ -18,22 +18,22 @@ impl Gas {
             host.attributes_changed = false;
             self.attributes_moved = true;
         }
-        if state_moved && system.abilities.waits_on_state() {
+        if state_moved && system.waits_on_state() {
             self.queue_reconcile(entity, system);
         }
-        let host = &mut system.host;
+        let host = &system.host;
         if host.appeared.is_empty() && host.vanished.is_empty() {
             return;
         }
         let reacts = host.appeared.meets(&self.reactive_tags)
             || host.vanished.meets(&self.reactive_tags)
-            || system.abilities.waits_on_tags();
+            || system.waits_on_tags();
         if reacts {
             self.queue_reconcile(entity, system);
         } else if !system.queued {
             // Nothing reacts to these tags: forget them now.
-            host.appeared.clear();
-            host.vanished.clear();
+            system.host.appeared.clear();
+            system.host.vanished.clear();
         }
     }
 

@@ -8,7 +8,7 @@ use smallvec::SmallVec;
 use super::{Gas, Timer};
 use crate::abilities::{
     AbilityBehaviour, AbilityCx, AbilityId, AbilitySystem, Behaviour, EndReason, GameplayEvent,
-    InstanceKey, ReactiveWaits, Wait, WakeReason,
+    InstanceKey, Wait, WakeReason,
 };
 use crate::tags::{Tag, TagChanges};
 use crate::time::SimDuration;
@@ -53,8 +53,7 @@ impl Gas {
                     .schedule(self.now + delay, Timer::AbilityWake { owner, instance }),
             );
         }
-        let waits = &mut system.abilities.reactive_waits;
-        *waits = waits.with(ReactiveWaits::of(wait));
+        system.note_wait(wait);
         if wait.on_state() {
             // Already met: the reconcile ending this call wakes it.
             self.queue_reconcile(owner, system);

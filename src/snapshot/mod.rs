@@ -350,7 +350,7 @@ impl<C: SnapshotComponents> Snapshot<C> {
             if let Some(system) = &mut system {
                 system.queued = dirty.contains(&state.entity);
                 system.host.reindex(gas.catalog().effects());
-                system.abilities.reactive_waits = system.abilities.reactive_waits_held();
+                system.reactive_waits = system.abilities.reactive_waits_held();
                 gas.note_waits(system);
             }
             put(world, state.entity, system);
