@@ -73,24 +73,34 @@ pub struct SpellbookState {
 /// Component: everything combat keeps on an entity besides its ability
 /// system: kind, skills, equipment, inventory, spellbook, targeting,
 /// attackers and chase.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+///
+/// Laid out as declared: what the defender's half of an attack reads
+/// (skills, equipment) in the first 96 bytes, what the attacker's adds
+/// (targeting, spellbook, kind) in the next 72, the rest after. At scale
+/// a combatant is cold when its attack comes round, and each line read is
+/// a miss (cache-simulated: 34.0 -> 32.5 misses per attack against the
+/// default order; aligning it to a line as well saved 0.5 more for 40
+/// bytes per entity, not taken). Saved in the order it always was (see
+/// `saved_combatant.rs`).
+#[derive(Clone, Debug, PartialEq)]
+#[repr(C)]
 pub struct Combatant {
-    /// The kind (chase tunables, attacker ceiling).
-    pub kind: KindId,
     /// Skill XP and levels.
     pub skills: Skills,
     /// Worn items.
     pub equipment: Equipment,
-    /// Carried items (runes, food, loot).
-    pub inventory: Inventory,
-    /// Items moved here on death.
-    pub cold_storage: Inventory,
-    /// Spellbook state.
-    pub spellbook: SpellbookState,
     /// Who it fights.
     pub targeting: Targeting,
+    /// Spellbook state.
+    pub spellbook: SpellbookState,
+    /// The kind (chase tunables, attacker ceiling).
+    pub kind: KindId,
+    /// Carried items (runes, food, loot).
+    pub inventory: Inventory,
     /// Who fights it.
     pub attackers: Attackers,
     /// The chase in progress.
     pub chase: ChaseState,
+    /// Items moved here on death.
+    pub cold_storage: Inventory,
 }

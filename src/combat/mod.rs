@@ -111,6 +111,7 @@ pub mod range;
 mod record;
 mod resolve;
 mod runtime;
+mod saved_combatant;
 mod skills;
 mod spellbook;
 mod stats;

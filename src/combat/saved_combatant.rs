@@ -1,0 +1,115 @@
+//! [`Combatant`] as saved: its fields in the order they were always saved
+//! in, whatever order it keeps them in memory (what an attack reads first,
+//! see its docs). Written from borrows, so a save or a checksum copies
+//! nothing; read owned.
+
+use serde::{Deserialize, Serialize};
+
+use super::chase::ChaseState;
+use super::combatant::{Attackers, Combatant, SpellbookState, Targeting};
+use super::defs::KindId;
+use super::loadout::{Equipment, Inventory};
+use super::skills::Skills;
+
+/// The saved fields, read owned.
+#[derive(Deserialize)]
+#[serde(rename = "Combatant")]
+struct SavedCombatant {
+    kind: KindId,
+    skills: Skills,
+    equipment: Equipment,
+    inventory: Inventory,
+    cold_storage: Inventory,
+    spellbook: SpellbookState,
+    targeting: Targeting,
+    attackers: Attackers,
+    chase: ChaseState,
+}
+
+/// The saved fields, borrowed from a combatant, in [`SavedCombatant`]'s
+/// order.
+#[derive(Serialize)]
+#[serde(rename = "Combatant")]
+struct SavedCombatantRef<'a> {
+    kind: KindId,
+    skills: &'a Skills,
+    equipment: &'a Equipment,
+    inventory: &'a Inventory,
+    cold_storage: &'a Inventory,
+    spellbook: &'a SpellbookState,
+    targeting: &'a Targeting,
+    attackers: &'a Attackers,
+    chase: &'a ChaseState,
+}
+
+impl Serialize for Combatant {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        SavedCombatantRef {
+            kind: self.kind,
+            skills: &self.skills,
+            equipment: &self.equipment,
+            inventory: &self.inventory,
+            cold_storage: &self.cold_storage,
+            spellbook: &self.spellbook,
+            targeting: &self.targeting,
+            attackers: &self.attackers,
+            chase: &self.chase,
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Combatant {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let saved = SavedCombatant::deserialize(deserializer)?;
+        Ok(Combatant {
+            skills: saved.skills,
+            equipment: saved.equipment,
+            targeting: saved.targeting,
+            spellbook: saved.spellbook,
+            kind: saved.kind,
+            inventory: saved.inventory,
+            attackers: saved.attackers,
+            chase: saved.chase,
+            cold_storage: saved.cold_storage,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::combat::{default_catalog, new_combatant, CombatRuntime, Combatant};
+    use crate::tags::Tag;
+
+    /// A saved combatant lists its fields in the order saves always had,
+    /// not in its memory order, and reads back to the same combatant.
+    #[test]
+    fn a_combatant_saves_in_the_order_saves_always_had() {
+        let runtime = CombatRuntime::new(std::sync::Arc::new(default_catalog())).unwrap();
+        let defs = runtime.defs();
+        let mut fighter = new_combatant(defs, defs.default_kind());
+        let rune = defs.item_ids().next().unwrap();
+        fighter.inventory.add(rune, 3);
+        fighter.spellbook.unlocked.push(Tag::from_parts(1, 2));
+        let text = ron::to_string(&fighter).unwrap();
+        let order = [
+            "kind:",
+            "skills:",
+            "equipment:",
+            "inventory:",
+            "cold_storage:",
+            "spellbook:",
+            "targeting:",
+            "attackers:",
+            "chase:",
+        ]
+        .map(|field| {
+            text.find(field)
+                .unwrap_or_else(|| panic!("{field} in {text}"))
+        });
+        assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?} in {text}");
+        let read: Combatant = ron::from_str(&text).unwrap();
+        assert_eq!(read, fighter);
+        assert_eq!(ron::to_string(&read).unwrap(), text);
+    }
+}
