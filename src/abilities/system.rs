@@ -16,17 +16,17 @@ use crate::tags::{Tag, TagCounts, TagSet};
 /// ([`Gas::new_ability_system`](crate::Gas::new_ability_system)); change it
 /// only through the context ([`Gas`](crate::Gas)), which runs the rules.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-// Laid out as declared, from the start of a cache line: the reconcile
-// bookkeeping every change reads first, then the host (whose own layout
-// puts what an application or a tag read touches first), then the
-// abilities (the instance slots' header first). At scale a system is
-// cold when a timer reaches it and each line an attack reads is a miss:
-// an attacker's swing reads about four of its ten lines, where the unaligned
-// default order spread the same fields over seven or eight (cache-
-// simulated, 35.8 -> 34.0 misses per attack from the alignment alone, for
-// 40 bytes more per entity). The saved form is the host's and the
+// Laid out as declared: the reconcile bookkeeping every change reads
+// first, then the host (whose own layout puts what an application or a
+// tag read touches first), then the abilities (the instance slots'
+// header first). At scale a system is cold when a timer reaches it and
+// each line read is a miss: cache-simulated, the order takes the misses
+// of an attack from 37.9 to 35.8. Aligning the system to a cache line
+// took them to 34.0 but ran 6 % slower in wall time at 100 000 fighters
+// on the build machine (measured twice; the cause is not established), so
+// it is not aligned. The saved form is the host's and the
 // abilities', in that order; the bookkeeping is not saved.
-#[repr(C, align(64))]
+#[repr(C)]
 pub struct AbilitySystem {
     /// Already waiting in the context's reconcile queue.
     #[serde(skip)]
@@ -181,24 +181,22 @@ impl AbilitySystem {
 
 #[cfg(test)]
 mod tests {
-    use std::mem::{align_of, offset_of, size_of};
+    use std::mem::{offset_of, size_of};
 
     use super::*;
 
     /// Where what an attack reads lies: the bookkeeping and the host's hot
     /// fields (effect slots' header, owned tags, watched index, reconcile
-    /// notes) in the first three cache lines, the attribute values after
-    /// them, the instance slots' header in one line after those.
+    /// notes) in the first 192 bytes, the attribute values after them,
+    /// then the instance slots' header.
     #[test]
-    fn an_ability_system_keeps_what_an_attack_reads_in_few_lines() {
-        const LINE: usize = 64;
-        assert_eq!(align_of::<AbilitySystem>(), LINE);
+    fn an_ability_system_keeps_what_an_attack_reads_together() {
         let host = offset_of!(AbilitySystem, host);
         let hot_host_end = host + offset_of!(EffectHost, attributes);
-        assert!(hot_host_end <= 3 * LINE, "{hot_host_end}");
+        assert!(hot_host_end <= 192, "{hot_host_end}");
+        let attributes_end = hot_host_end + size_of::<Attributes>();
         let instances = offset_of!(AbilitySystem, abilities) + offset_of!(AbilityState, instances);
-        let instances_end = instances + size_of::<Slots<InstanceKey, crate::abilities::Instance>>();
-        assert_eq!(instances / LINE, (instances_end - 1) / LINE, "{instances}");
-        assert_eq!(size_of::<AbilitySystem>(), 10 * LINE);
+        assert_eq!(instances, attributes_end);
+        assert_eq!(size_of::<AbilitySystem>(), 600);
     }
 }
