@@ -140,7 +140,7 @@ pub fn check(world: &World, gas: &Gas) -> Vec<String> {
         let held = system.abilities.reactive_waits_held();
         if held.with(system.reactive_waits) != system.reactive_waits {
             broken.push(at(
-                "an instance holds a reactive wait the ability state does not know of",
+                "an instance holds a reactive wait its ability system does not know of",
             ));
         }
 
