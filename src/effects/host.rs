@@ -673,7 +673,7 @@ impl EffectHost {
         }
         let changes = self.attributes.remove_modifiers(cx.schema, key.source_id());
         self.note_changes(&changes, cx.schema, cx.now, cx.trace, cx.entity);
-        self.add_modifiers(cx, key);
+        self.add_held_modifiers(cx, key);
     }
 
     /// Adds an active effect's modifiers to the aggregator, if it
