@@ -60,24 +60,24 @@ impl AbilitySystem {
     }
 
     /// True when some instance waits for a tag to be added or removed.
-    /// Walks the instances only when one may (and forgets the kind when
-    /// none does).
     pub(crate) fn waits_on_tags(&mut self) -> bool {
-        if !self.reactive_waits.tags {
-            return false;
-        }
-        self.reactive_waits = self.abilities.reactive_waits_held();
-        self.reactive_waits.tags
+        self.waits_on(|waits| waits.tags)
     }
 
-    /// True when some instance waits on an attribute or an effect. Walks
-    /// the instances only when one may.
+    /// True when some instance waits on an attribute or an effect.
     pub(crate) fn waits_on_state(&mut self) -> bool {
-        if !self.reactive_waits.state {
+        self.waits_on(|waits| waits.state)
+    }
+
+    /// True when some instance holds a wait of the kind `kind` picks out.
+    /// Walks the instances only when the hint says one may (and then
+    /// brings the hint down to what they hold).
+    fn waits_on(&mut self, kind: fn(ReactiveWaits) -> bool) -> bool {
+        if !kind(self.reactive_waits) {
             return false;
         }
         self.reactive_waits = self.abilities.reactive_waits_held();
-        self.reactive_waits.state
+        kind(self.reactive_waits)
     }
 
     /// Notes that an instance now waits on `wait`.
