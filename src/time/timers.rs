@@ -863,6 +863,8 @@ mod tests {
         assert_eq!(q.upcoming(3), None, "a cancelled timer names nothing");
         assert_eq!(q.pop_due(at(100)), Some((at(20), 'b')));
         assert_eq!(q.upcoming(0), Some(&'c'));
+        // A hint with nothing to observe; asking past the open bucket's
+        // end must still read nothing out of range.
         q.prefetch_upcoming(0);
         q.prefetch_upcoming(100);
     }
