@@ -86,7 +86,7 @@ pub fn check(world: &World, gas: &Gas) -> Vec<String> {
         }
 
         let mut expected = TagCounts::new();
-        for (tag, count) in system.abilities.loose.iter() {
+        for (tag, count) in system.abilities.loose.counts().iter() {
             for _ in 0..count {
                 expected.add(tag);
             }

@@ -29,7 +29,9 @@ mod blocks;
 mod data;
 mod def;
 mod event;
+mod loose;
 mod outcome;
+mod saved_state;
 mod state;
 mod system;
 

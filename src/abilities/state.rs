@@ -11,9 +11,10 @@ use smallvec::SmallVec;
 use super::blocks::AbilityBlocks;
 use super::def::AbilityId;
 use super::event::GameplayEvent;
+use super::loose::LooseTags;
 use crate::attributes::AttributeId;
 use crate::effects::EffectKey;
-use crate::tags::{Tag, TagCounts, TagSet};
+use crate::tags::Tag;
 use crate::time::TimerKey;
 
 new_key_type! {
@@ -82,14 +83,12 @@ pub(crate) struct Granted {
 }
 
 /// Everything the ability system keeps per entity besides effects.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct AbilityState {
     pub granted: SmallVec<[Granted; 4]>,
     pub instances: Slots<InstanceKey, Instance>,
-    /// Tags added by game code or abilities directly, counted.
-    pub loose: TagCounts,
-    /// The loose tags that belong in a saved game.
-    pub saved_loose: TagSet,
+    /// Tags added by game code or abilities directly.
+    pub loose: LooseTags,
     /// `block_abilities_with_tags` of the active abilities, counted.
     pub blocked: AbilityBlocks,
     /// Instances on other entities whose event targets this entity.

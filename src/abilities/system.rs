@@ -170,12 +170,12 @@ impl AbilitySystem {
 
     /// Loose tags (added directly, not by effects), with counts.
     pub fn loose_tags(&self) -> &TagCounts {
-        &self.abilities.loose
+        self.abilities.loose.counts()
     }
 
     /// The loose tags that belong in a saved game.
     pub fn saved_loose_tags(&self) -> &TagSet {
-        &self.abilities.saved_loose
+        self.abilities.loose.saved()
     }
 }
 
@@ -197,6 +197,6 @@ mod tests {
         let attributes_end = hot_host_end + size_of::<Attributes>();
         let instances = offset_of!(AbilitySystem, abilities) + offset_of!(AbilityState, instances);
         assert_eq!(instances, attributes_end);
-        assert_eq!(size_of::<AbilitySystem>(), 600);
+        assert_eq!(size_of::<AbilitySystem>(), 496);
     }
 }

@@ -911,10 +911,7 @@ impl Gas {
             let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(entity) else {
                 return false;
             };
-            system.abilities.loose.add(tag);
-            if saved {
-                system.abilities.saved_loose.insert(tag);
-            }
+            system.abilities.loose.add(tag, saved);
             let before = system.host.tags.tags().has_exact(tag);
             system.host.grant_tag(tag, &mut self.tag_log(entity));
             self.note_touched(entity, system);
@@ -936,9 +933,6 @@ impl Gas {
                 return Err(NotHeld(tag));
             };
             system.abilities.loose.remove(tag)?;
-            if system.abilities.loose.count(tag) == 0 {
-                system.abilities.saved_loose.remove(tag);
-            }
             system.host.release_tag(tag, &mut self.tag_log(entity))?;
             self.note_touched(entity, system);
             !system.host.tags.tags().has_exact(tag)

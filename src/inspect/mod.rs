@@ -331,8 +331,8 @@ fn tags(gas: &Gas, system: &AbilitySystem) -> Vec<TagView> {
         .iter()
         .map(|(tag, count)| {
             let mut from = Vec::new();
-            if abilities.loose.count(tag) > 0 {
-                let saved = abilities.saved_loose.has_exact(tag);
+            if abilities.loose.counts().count(tag) > 0 {
+                let saved = abilities.loose.saved().has_exact(tag);
                 from.push(if saved { "loose (saved)" } else { "loose" }.to_owned());
             }
             for effect in system.host.effects.values() {

@@ -44,8 +44,8 @@ fn check_system(catalog: &Catalog, gas: &Gas, system: &AbilitySystem) -> Result<
     let tags_ok = host.tags.is_valid_in(tags)
         && host.appeared.is_valid_in(tags)
         && host.vanished.is_valid_in(tags)
-        && system.abilities.loose.is_valid_in(tags)
-        && system.abilities.saved_loose.is_valid_in(tags)
+        && system.abilities.loose.counts().is_valid_in(tags)
+        && system.abilities.loose.saved().is_valid_in(tags)
         && system.abilities.blocked.is_valid_in(tags);
     if !tags_ok {
         return Err("a tag is not in this catalog".into());

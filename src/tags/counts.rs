@@ -57,8 +57,11 @@ impl TagCounts {
     }
 
     /// No tags.
-    pub fn new() -> Self {
-        Self::default()
+    pub const fn new() -> Self {
+        Self {
+            present: TagSet::new(),
+            counts: SmallVec::new_const(),
+        }
     }
 
     /// The tags currently present (count ≥ 1), for queries.
