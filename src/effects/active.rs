@@ -40,12 +40,13 @@ pub(crate) type StoredCaptures = Box<[(CaptureFrom, AttributeId, f64)]>;
 /// An active duration or infinite effect.
 ///
 /// It keeps the spec it was applied with in parts, not as an
-/// [`EffectSpec`]: the definition is already `def`, and the spec's tags
-/// (40 bytes inline) sit behind a box made only when there are some. The
-/// effects that stay active (cooldowns, combat marks, buffs) are seldom
-/// applied with tags, and every entity reserves several of these slots,
-/// so each byte here is paid per slot per entity. Saved in the shape it
-/// had with a whole spec (see [`SavedActive`]).
+/// [`EffectSpec`]: the definition is already `def`, and what few effects
+/// carry (the spec's tags, 40 bytes inline, and the captured attribute
+/// values) sits behind one box made only when there is either
+/// ([`Extras`]). The effects that stay active (cooldowns, combat marks,
+/// buffs) seldom have them, and every entity reserves several of these
+/// slots, so each byte here is paid per slot per entity. Saved in the
+/// shape it had with a whole spec (see [`SavedActive`]).
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(try_from = "SavedActive")]
 // In declaration order, what every scan of a host's effects reads first
@@ -78,12 +79,21 @@ pub(crate) struct ActiveEffect {
     pub magnitudes: SmallVec<[f64; 2]>,
     /// The spec's level.
     pub level: u32,
-    /// The spec's tags; `None` when it has none.
-    tags: Option<Box<TagSet>>,
+    /// The spec's tags and the captures; `None` when it has neither.
+    extras: Option<Box<Extras>>,
     /// The spec's SetByCaller values.
     set_by_caller: SetByCallers,
+}
+
+/// The parts of an [`ActiveEffect`] that few effects have, out of line
+/// together: one allocation for an effect with both, none for one with
+/// neither.
+#[derive(Clone, Debug, PartialEq)]
+struct Extras {
+    /// The spec's tags.
+    tags: TagSet,
     /// Attribute values captured at application.
-    pub captures: StoredCaptures,
+    captures: StoredCaptures,
 }
 
 impl ActiveEffect {
@@ -104,7 +114,8 @@ impl ActiveEffect {
             source,
             inhibited: true,
             infinite: duration.is_none(),
-            tags: (!tags.is_empty()).then(|| Box::new(tags)),
+            extras: (!tags.is_empty() || !captures.is_empty())
+                .then(|| Box::new(Extras { tags, captures })),
             set_by_caller,
             started,
             duration: duration.unwrap_or(SimDuration::ZERO),
@@ -113,7 +124,6 @@ impl ActiveEffect {
             period_timer: None,
             next_period: SimTime::MAX,
             magnitudes,
-            captures,
         }
     }
 
@@ -131,7 +141,12 @@ impl ActiveEffect {
     /// The tags of the spec it was applied with.
     pub fn tags(&self) -> &TagSet {
         static NONE: TagSet = TagSet::new();
-        self.tags.as_deref().unwrap_or(&NONE)
+        self.extras.as_ref().map_or(&NONE, |extras| &extras.tags)
+    }
+
+    /// The attribute values captured when it was applied.
+    pub fn captures(&self) -> &[(CaptureFrom, AttributeId, f64)] {
+        self.extras.as_ref().map_or(&[], |extras| &extras.captures)
     }
 
     /// Length of the current window; `None` when infinite.
@@ -206,7 +221,7 @@ struct SavedActiveRef<'a> {
     next_period: SimTime,
     inhibited: bool,
     magnitudes: &'a SmallVec<[f64; 2]>,
-    captures: &'a StoredCaptures,
+    captures: &'a [(CaptureFrom, AttributeId, f64)],
 }
 
 /// An [`EffectSpec`] as saved (its fields, in its order), borrowed from
@@ -242,7 +257,7 @@ impl Serialize for ActiveEffect {
             next_period: self.next_period,
             inhibited: self.inhibited,
             magnitudes: &self.magnitudes,
-            captures: &self.captures,
+            captures: self.captures(),
         }
         .serialize(serializer)
     }
@@ -285,11 +300,25 @@ mod tests {
     use slotmap::KeyData;
 
     /// Every entity reserves room for a few of these: the spec's tags and
-    /// the captures sit out of line, an empty box each when there are none.
+    /// the captures sit out of line, in one box made only when there is
+    /// either.
     #[test]
     fn an_active_effect_keeps_its_spec_tags_and_captures_out_of_line() {
-        assert_eq!(std::mem::size_of::<StoredCaptures>(), 16);
-        assert_eq!(std::mem::size_of::<ActiveEffect>(), 160);
+        assert_eq!(std::mem::size_of::<ActiveEffect>(), 144);
+        let captured = |captures: &[(CaptureFrom, AttributeId, f64)]| {
+            ActiveEffect::new(
+                EffectSpec::new(EffectId::new(1)),
+                SimTime::ZERO,
+                None,
+                SmallVec::new(),
+                captures.into(),
+            )
+        };
+        assert!(captured(&[]).extras.is_none());
+        let capture = (CaptureFrom::Source, AttributeId::new(1), 7.0);
+        let effect = captured(&[capture]);
+        assert_eq!(effect.captures(), &[capture]);
+        assert!(effect.tags().is_empty());
     }
 
     /// The form saves had when the effect kept a whole spec.
@@ -346,7 +375,8 @@ mod tests {
             let text = ron::to_string(&old).unwrap();
             let effect: ActiveEffect = ron::from_str(&text).unwrap();
             assert_eq!(effect.spec(), spec);
-            assert_eq!(effect.tags.is_some(), !spec.tags.is_empty());
+            assert_eq!(effect.tags(), &spec.tags);
+            assert_eq!(effect.captures(), &*old.captures);
             assert_eq!(effect.duration(), duration);
             assert_eq!(effect.stacks, 3);
             assert_eq!(ron::to_string(&effect).unwrap(), text);

@@ -98,7 +98,7 @@ impl EffectHost {
             tags: TagCounts::new(),
             // A fighter holds up to three effects at once (cooldown,
             // in-combat, a buff or the death mark): reserving them at spawn
-            // keeps the first fight from allocating. Each slot is 168
+            // keeps the first fight from allocating. Each slot is 152
             // bytes for every entity, so no more than that (an entity
             // holding more grows once and keeps the room).
             effects: Slots::with_capacity(3),
@@ -826,7 +826,7 @@ impl EffectHost {
         let spec = effect.spec();
         let magnitudes = effect.magnitudes.clone();
         let stacks = effect.stacks;
-        let mut captures = Captures::from_slice(&effect.captures);
+        let mut captures = Captures::from_slice(effect.captures());
         // Live source captures read fresh values for this tick.
         for &(from, attribute, value) in &cx.live_sources {
             if let Some(slot) = captures

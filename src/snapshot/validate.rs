@@ -113,7 +113,7 @@ fn check_effect(catalog: &Catalog, effect: &ActiveEffect) -> Result<(), String> 
     }
     let attributes = catalog.attributes().len();
     if effect
-        .captures
+        .captures()
         .iter()
         .any(|&(_, a, v)| a.index() >= attributes || !v.is_finite())
     {
