@@ -31,12 +31,6 @@ impl EffectKey {
 /// again before each periodic execution.
 pub(crate) type Captures = SmallVec<[(CaptureFrom, AttributeId, f64); 2]>;
 
-/// [`Captures`] as an active effect keeps them: a boxed slice, 16 bytes
-/// and no allocation when empty (most effects capture nothing), where the
-/// inline room of the working form would take 40 in every effect slot.
-/// Saved the same way (a list).
-pub(crate) type StoredCaptures = Box<[(CaptureFrom, AttributeId, f64)]>;
-
 /// An active duration or infinite effect.
 ///
 /// It keeps the spec it was applied with in parts, not as an
@@ -86,14 +80,15 @@ pub(crate) struct ActiveEffect {
 }
 
 /// The parts of an [`ActiveEffect`] that few effects have, out of line
-/// together: one allocation for an effect with both, none for one with
-/// neither.
+/// together in their working form (room for two captures inline): one
+/// allocation for an effect with spec tags or up to two captures or
+/// both, none for one with neither.
 #[derive(Clone, Debug, PartialEq)]
 struct Extras {
     /// The spec's tags.
     tags: TagSet,
     /// Attribute values captured at application.
-    captures: StoredCaptures,
+    captures: Captures,
 }
 
 impl ActiveEffect {
@@ -104,7 +99,7 @@ impl ActiveEffect {
         started: SimTime,
         duration: Option<SimDuration>,
         magnitudes: SmallVec<[f64; 2]>,
-        captures: StoredCaptures,
+        captures: Captures,
     ) -> Self {
         let (def, level, source, tags, set_by_caller) = spec.into_parts();
         Self {
@@ -203,7 +198,7 @@ struct SavedActive {
     next_period: SimTime,
     inhibited: bool,
     magnitudes: SmallVec<[f64; 2]>,
-    captures: StoredCaptures,
+    captures: Captures,
 }
 
 /// [`SavedActive`]'s fields, in its order, borrowed from the effect.
@@ -311,7 +306,7 @@ mod tests {
                 SimTime::ZERO,
                 None,
                 SmallVec::new(),
-                captures.into(),
+                Captures::from_slice(captures),
             )
         };
         assert!(captured(&[]).extras.is_none());
@@ -336,7 +331,7 @@ mod tests {
         next_period: SimTime,
         inhibited: bool,
         magnitudes: SmallVec<[f64; 2]>,
-        captures: StoredCaptures,
+        captures: Box<[(CaptureFrom, AttributeId, f64)]>,
     }
 
     fn whole(spec: EffectSpec, duration: Option<SimDuration>) -> WholeSpecEffect {

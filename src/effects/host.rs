@@ -585,11 +585,7 @@ impl EffectHost {
         let source = spec.source;
         let effect_id = spec.effect;
         let key = self.effects.insert(ActiveEffect::new(
-            spec,
-            cx.now,
-            duration,
-            magnitudes,
-            captures.into_boxed_slice(),
+            spec, cx.now, duration, magnitudes, captures,
         ));
         if def.is_watched() {
             let at = self.watched.partition_point(|k| slot_of(*k) < slot_of(key));
