@@ -6,11 +6,12 @@ use crate::tags::{NotHeld, Tag, TagCounts, TagSet};
 /// An entity's loose tags, counted, with those of them that belong in a
 /// saved game.
 ///
-/// Out of line, and only from the first loose tag on: most entities never
-/// hold one (a fighter's tags all come from effects), and held inline the
-/// two sets would cost every entity 112 bytes of its `AbilitySystem`. An
-/// entity that once held a loose tag keeps the room, so adding and
-/// removing them allocates once.
+/// Out of line, and only from the first loose tag on: many entities never
+/// hold one (a fighter's tags come from effects, but for the mark of a
+/// chase and a chosen style), and held inline the two sets would cost
+/// every entity 112 bytes of its `AbilitySystem`. An entity that once
+/// held a loose tag keeps the room, so adding and removing them
+/// allocates once.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct LooseTags(Option<Box<Held>>);
 
