@@ -135,6 +135,13 @@ pub fn check(world: &World, gas: &Gas) -> Vec<String> {
                     abilities.def(granted.ability).name
                 )));
             }
+            if !gas.ever_granted(granted.ability) {
+                broken.push(at(&format!(
+                    "`{}` is granted but the context never saw it granted \
+                     (the events that trigger it would go unheard)",
+                    abilities.def(granted.ability).name
+                )));
+            }
         }
 
         let held = system.abilities.reactive_waits_held();

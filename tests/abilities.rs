@@ -182,7 +182,33 @@ struct Sim {
 }
 
 impl Sim {
+    /// A hero and a foe holding every test ability.
     fn new() -> Self {
+        let mut sim = Self::bare();
+        let test_abilities = [
+            "GA_Channel",
+            "GA_Watcher",
+            "GA_Interrupt",
+            "GA_Shield",
+            "GA_NeedsBuff",
+            "GA_TestDeath",
+            "GA_Strike",
+            "GA_Ping",
+        ];
+        for entity in [sim.hero, sim.foe] {
+            for name in test_abilities {
+                let ability = sim.ability(name);
+                sim.gas
+                    .grant_ability(&mut sim.world, entity, ability, 1)
+                    .unwrap();
+            }
+        }
+        sim
+    }
+
+    /// A hero and a foe holding no ability, in a context that never
+    /// granted one.
+    fn bare() -> Self {
         let mut builder = gaskit::combat::default_catalog_builder();
         builder.tags().add_source("test.tags", TAGS);
         builder.add_source("test.ron", CONTENT);
@@ -215,32 +241,13 @@ impl Sim {
         let mut world = World::new();
         let hero = world.spawn((gas.new_ability_system(), NetOwner(ClientId(7))));
         let foe = world.spawn((gas.new_ability_system(),));
-        let mut sim = Sim {
+        Sim {
             world,
             gas,
             hero,
             foe,
             log,
-        };
-        let test_abilities = [
-            "GA_Channel",
-            "GA_Watcher",
-            "GA_Interrupt",
-            "GA_Shield",
-            "GA_NeedsBuff",
-            "GA_TestDeath",
-            "GA_Strike",
-            "GA_Ping",
-        ];
-        for entity in [hero, foe] {
-            for name in test_abilities {
-                let ability = sim.ability(name);
-                sim.gas
-                    .grant_ability(&mut sim.world, entity, ability, 1)
-                    .unwrap();
-            }
         }
-        sim
     }
 
     fn tag(&self, name: &str) -> Tag {
@@ -570,6 +577,56 @@ fn a_tag_wait_read_back_from_a_save_still_wakes() {
             Vec::<String>::new()
         );
     });
+}
+
+/// An event is answered by whoever holds an ability it triggers, however
+/// many entities of the context never held one: granted to the foe first,
+/// then to the hero, the ping activates on each only once it holds it.
+#[test]
+fn an_event_activates_what_its_target_was_granted_since() {
+    let mut sim = Sim::bare();
+    let (hero, foe) = (sim.hero, sim.foe);
+    let ping = sim.ability("GA_Ping");
+    let heard = |sim: &mut Sim, to| {
+        let event = sim.event("Test.Trigger.Ping");
+        sim.gas
+            .handle_event(&mut sim.world, to, event)
+            .activations
+            .len()
+    };
+    assert_eq!(heard(&mut sim, hero), 0);
+    sim.gas.grant_ability(&mut sim.world, foe, ping, 1).unwrap();
+    assert_eq!(heard(&mut sim, hero), 0, "the hero holds no ping");
+    assert_eq!(heard(&mut sim, foe), 1);
+    sim.gas
+        .grant_ability(&mut sim.world, hero, ping, 1)
+        .unwrap();
+    assert_eq!(heard(&mut sim, hero), 1);
+    assert_eq!(sim.log(), ["0.000 ping -1", "0.000 ping -1"]);
+}
+
+/// Restored into a context that never granted anything, an entity's
+/// abilities still answer their events: what a context knows of who may
+/// hear an event is rebuilt from the systems it restores.
+#[test]
+fn a_restored_entitys_abilities_answer_events_in_a_fresh_context() {
+    let saved = Sim::new();
+    let text = Snapshot::<()>::save(&saved.world, &saved.gas)
+        .to_ron()
+        .unwrap();
+    let mut fresh = Sim::bare();
+    Snapshot::<()>::from_ron(&text)
+        .unwrap()
+        .restore(&mut fresh.world, &mut fresh.gas)
+        .unwrap();
+    assert_eq!(
+        gaskit::invariants::check(&fresh.world, &fresh.gas),
+        Vec::<String>::new()
+    );
+    let hero = fresh.hero;
+    let ping = fresh.event("Test.Trigger.Ping");
+    fresh.fire(hero, ping).unwrap();
+    assert_eq!(fresh.log(), ["0.000 ping -1"]);
 }
 
 #[test]

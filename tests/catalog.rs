@@ -130,15 +130,28 @@ fn an_event_triggers_abilities_whose_trigger_is_its_tag_or_an_ancestor() {
         r#"(abilities: [
             (name: "GA_Reap", trigger: "Farm.Harvest", behaviour: ApplyEffects([])),
             (name: "GA_Sell", trigger: "Market.Open", behaviour: ApplyEffects([])),
+            (name: "GA_Glean", trigger: "Farm.Harvest.Wheat", behaviour: ApplyEffects([])),
         ])"#,
     );
     let catalog = builder.build().unwrap();
-    let heard = |name: &str| {
-        catalog
-            .abilities()
-            .triggered_by(catalog.tags().get(name).unwrap())
-    };
+    let tag = |name: &str| catalog.tags().get(name).unwrap();
+    let heard = |name: &str| catalog.abilities().triggered_by(tag(name));
     assert!(heard("Farm.Harvest") && heard("Farm.Harvest.Wheat") && heard("Farm.Harvest.Corn"));
     assert!(heard("Market.Open"));
     assert!(!heard("Farm") && !heard("Farm.Sow") && !heard("Market"));
+    // Which ones, in id order: a leaf hears its own trigger and its
+    // ancestors'.
+    let by = |name: &str| {
+        catalog
+            .abilities()
+            .abilities_triggered_by(tag(name))
+            .iter()
+            .map(|&id| catalog.abilities().def(id).name.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(by("Farm.Harvest.Wheat"), ["GA_Reap", "GA_Glean"]);
+    assert_eq!(by("Farm.Harvest.Corn"), ["GA_Reap"]);
+    assert_eq!(by("Farm.Harvest"), ["GA_Reap"]);
+    assert_eq!(by("Market.Open"), ["GA_Sell"]);
+    assert!(by("Farm.Sow").is_empty() && by("Market").is_empty());
 }

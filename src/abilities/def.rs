@@ -122,9 +122,12 @@ pub struct AbilityDefs {
     defs: Vec<AbilityDef>,
     names: NameTable,
     behaviours: NameTable,
-    /// By tag index: does an event with that tag trigger some ability (is
-    /// some trigger that tag or an ancestor of it)?
-    triggered: Vec<bool>,
+    /// The abilities an event of each tag triggers (those whose trigger is
+    /// that tag or an ancestor of it), all tags' lists end to end in tag
+    /// order: tag `t`'s are `triggered[trigger_starts[t]..trigger_starts[t
+    /// + 1]]`, in id order.
+    triggered: Vec<AbilityId>,
+    trigger_starts: Vec<u32>,
 }
 
 impl AbilityDefs {
@@ -139,6 +142,7 @@ impl AbilityDefs {
             names: NameTable::new("ability"),
             behaviours: NameTable::new("behaviour"),
             triggered: Vec::new(),
+            trigger_starts: Vec::new(),
         };
         let mut files: Vec<&SourceFile> = Vec::new();
         for &(file, ability) in data {
@@ -164,27 +168,47 @@ impl AbilityDefs {
             out.defs.push(def);
         }
         // A trigger covers its subtree, a contiguous range of tag indices:
-        // mark each range's ends, then one running sum covers them all.
-        let mut edges = vec![0i32; tags.len() + 1];
+        // count each tag's abilities, then lay the lists out end to end.
+        let mut counts = vec![0u32; tags.len()];
         for def in &out.defs {
-            edges[def.trigger.index()] += 1;
-            edges[def.trigger.subtree_end()] -= 1;
+            for count in &mut counts[def.trigger.index()..def.trigger.subtree_end()] {
+                *count += 1;
+            }
         }
-        let mut covering = 0;
-        out.triggered = edges[..tags.len()]
-            .iter()
-            .map(|edge| {
-                covering += edge;
-                covering > 0
-            })
+        out.trigger_starts = std::iter::once(0)
+            .chain(counts.iter().scan(0, |end, count| {
+                *end += count;
+                Some(*end)
+            }))
             .collect();
+        let mut filled = out.trigger_starts.clone();
+        out.triggered = vec![AbilityId::new(0); filled[tags.len()] as usize];
+        for (index, def) in out.defs.iter().enumerate() {
+            for next in &mut filled[def.trigger.index()..def.trigger.subtree_end()] {
+                out.triggered[*next as usize] = AbilityId::new(index);
+                *next += 1;
+            }
+        }
         out
     }
 
     /// Does an event tagged `tag` trigger any ability of the catalog? O(1).
     #[inline]
     pub fn triggered_by(&self, tag: Tag) -> bool {
-        self.triggered.get(tag.index()).copied().unwrap_or(false)
+        !self.abilities_triggered_by(tag).is_empty()
+    }
+
+    /// The abilities of the catalog an event tagged `tag` triggers (those
+    /// whose trigger is `tag` or an ancestor of it), in id order.
+    #[inline]
+    pub fn abilities_triggered_by(&self, tag: Tag) -> &[AbilityId] {
+        match (
+            self.trigger_starts.get(tag.index()),
+            self.trigger_starts.get(tag.index() + 1),
+        ) {
+            (Some(&start), Some(&end)) => &self.triggered[start as usize..end as usize],
+            _ => &[],
+        }
     }
 
     /// Number of abilities.

@@ -146,6 +146,7 @@ impl Gas {
         let system = world
             .query_one_mut::<&mut AbilitySystem>(entity)
             .map_err(|_| AbilityError::NoSuchEntity(entity))?;
+        self.ever_granted[ability.index()] = true;
         match system
             .abilities
             .granted
@@ -285,21 +286,39 @@ impl Gas {
         outcome
     }
 
-    /// Could anything answer an event tagged `tag`: an ability of the
-    /// catalog it triggers, or an instance that ever waited on it? Most
-    /// published outcome events (a hit nobody procs on) stop here, before
-    /// any entity is looked up.
+    /// Could anything answer an event tagged `tag`: an ability it triggers
+    /// that was ever granted to some entity, or an instance that ever
+    /// waited on it? Most published outcome events (a hit nobody procs on,
+    /// though the catalog has a proc) stop here, before any entity is
+    /// looked up.
     #[inline]
     fn may_hear(&self, tag: Tag) -> bool {
-        self.catalog.abilities().triggered_by(tag)
+        self.catalog
+            .abilities()
+            .abilities_triggered_by(tag)
+            .iter()
+            .any(|ability| self.ever_granted[ability.index()])
             || self.waited_events.iter().any(|waited| tag.matches(waited))
     }
 
-    /// Notes the event waits of a restored instance (see [`Self::may_hear`]).
-    pub(crate) fn note_waits(&mut self, system: &AbilitySystem) {
+    /// True when `ability` was ever granted to some entity through this
+    /// context or came with a restored one: every granted ability must be
+    /// (an invariant), or the events that trigger it would go unheard.
+    pub(crate) fn ever_granted(&self, ability: AbilityId) -> bool {
+        self.ever_granted.get(ability.index()) == Some(&true)
+    }
+
+    /// Notes what a restored system's events may answer: its instances'
+    /// event waits and its granted abilities (see [`Self::may_hear`]).
+    pub(crate) fn note_restored(&mut self, system: &AbilitySystem) {
         for instance in system.abilities.instances.values() {
             if let Wait::Event(tag) = instance.wait {
                 self.waited_events.insert(tag);
+            }
+        }
+        for granted in &system.abilities.granted {
+            if let Some(ever) = self.ever_granted.get_mut(granted.ability.index()) {
+                *ever = true;
             }
         }
     }

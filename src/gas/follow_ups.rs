@@ -67,6 +67,9 @@ impl Gas {
     ) {
         let catalog = self.catalog.clone();
         for &ability in &catalog.effects().def(effect).granted_abilities {
+            if grant {
+                self.ever_granted[ability.index()] = true;
+            }
             let running = {
                 let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(owner) else {
                     return;

@@ -138,6 +138,10 @@ pub struct Gas {
     /// Every tag an instance has waited on as an event (grows only): with
     /// the catalog's triggers, what an event must match to be heard at all.
     waited_events: TagSet,
+    /// By ability id: has the ability been granted to some entity (grows
+    /// only)? An event whose triggers no entity was ever granted wakes
+    /// nothing and activates nothing, so it needs no look at its target.
+    ever_granted: Vec<bool>,
     /// Bounds on one `advance_to`'s work.
     limits: WorkLimits,
     /// Whether `advance_to` prefetches for its coming timers.
@@ -182,6 +186,7 @@ impl Gas {
         Self {
             reactive_tags,
             waited_events: TagSet::new(),
+            ever_granted: vec![false; catalog.abilities().len()],
             behaviours: vec![None; catalog.abilities().behaviour_count()],
             catalog,
             now: SimTime::ZERO,

@@ -351,7 +351,7 @@ impl<C: SnapshotComponents> Snapshot<C> {
                 system.queued = dirty.contains(&state.entity);
                 system.host.reindex(gas.catalog().effects());
                 system.reactive_waits = system.abilities.reactive_waits_held();
-                gas.note_waits(system);
+                gas.note_restored(system);
             }
             put(world, state.entity, system);
             put(world, state.entity, state.name.clone());
