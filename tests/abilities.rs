@@ -300,6 +300,26 @@ impl Sim {
         self.system(entity).has_tag(self.tag(tag))
     }
 
+    /// The whole state, saved as text.
+    fn saved_text(&self) -> String {
+        Snapshot::<()>::save(&self.world, &self.gas)
+            .to_ron()
+            .unwrap()
+    }
+
+    /// Restores a state saved as text, which must leave every invariant
+    /// holding.
+    fn read_back(&mut self, text: &str) {
+        Snapshot::<()>::from_ron(text)
+            .unwrap()
+            .restore(&mut self.world, &mut self.gas)
+            .unwrap();
+        assert_eq!(
+            gaskit::invariants::check(&self.world, &self.gas),
+            Vec::<String>::new()
+        );
+    }
+
     fn log(&self) -> Vec<String> {
         self.log.lock().unwrap().clone()
     }
@@ -567,15 +587,8 @@ fn waits_for_events_and_tags() {
 #[test]
 fn a_tag_wait_read_back_from_a_save_still_wakes() {
     watch_the_mark(|sim| {
-        let text = Snapshot::<()>::save(&sim.world, &sim.gas).to_ron().unwrap();
-        Snapshot::<()>::from_ron(&text)
-            .unwrap()
-            .restore(&mut sim.world, &mut sim.gas)
-            .unwrap();
-        assert_eq!(
-            gaskit::invariants::check(&sim.world, &sim.gas),
-            Vec::<String>::new()
-        );
+        let text = sim.saved_text();
+        sim.read_back(&text);
     });
 }
 
@@ -610,19 +623,9 @@ fn an_event_activates_what_its_target_was_granted_since() {
 /// hear an event is rebuilt from the systems it restores.
 #[test]
 fn a_restored_entitys_abilities_answer_events_in_a_fresh_context() {
-    let saved = Sim::new();
-    let text = Snapshot::<()>::save(&saved.world, &saved.gas)
-        .to_ron()
-        .unwrap();
+    let text = Sim::new().saved_text();
     let mut fresh = Sim::bare();
-    Snapshot::<()>::from_ron(&text)
-        .unwrap()
-        .restore(&mut fresh.world, &mut fresh.gas)
-        .unwrap();
-    assert_eq!(
-        gaskit::invariants::check(&fresh.world, &fresh.gas),
-        Vec::<String>::new()
-    );
+    fresh.read_back(&text);
     let hero = fresh.hero;
     let ping = fresh.event("Test.Trigger.Ping");
     fresh.fire(hero, ping).unwrap();
