@@ -146,7 +146,7 @@ impl Gas {
         let system = world
             .query_one_mut::<&mut AbilitySystem>(entity)
             .map_err(|_| AbilityError::NoSuchEntity(entity))?;
-        self.ever_granted[ability.index()] = true;
+        self.note_granted(ability);
         match system
             .abilities
             .granted
@@ -317,9 +317,15 @@ impl Gas {
             }
         }
         for granted in &system.abilities.granted {
-            if let Some(ever) = self.ever_granted.get_mut(granted.ability.index()) {
-                *ever = true;
-            }
+            self.note_granted(granted.ability);
+        }
+    }
+
+    /// Notes that `ability` is granted to some entity (see
+    /// [`Self::may_hear`]).
+    pub(super) fn note_granted(&mut self, ability: AbilityId) {
+        if let Some(ever) = self.ever_granted.get_mut(ability.index()) {
+            *ever = true;
         }
     }
 

@@ -68,7 +68,7 @@ impl Gas {
         let catalog = self.catalog.clone();
         for &ability in &catalog.effects().def(effect).granted_abilities {
             if grant {
-                self.ever_granted[ability.index()] = true;
+                self.note_granted(ability);
             }
             let running = {
                 let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(owner) else {
