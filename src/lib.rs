@@ -158,9 +158,10 @@
 //! is searched for. In a large world, before each timer it runs the loop
 //! asks the memory system for what a timer a few places on will read (its
 //! payload, its entity's [`AbilitySystem`], that system's effect and
-//! instance slots), so the cache misses of entities far apart in memory
-//! overlap ([`Prefetch`]). It is a hint that changes no state, and the
-//! crate's only `unsafe` (the prefetch intrinsic).
+//! instance slots, and whatever of the game's own components its
+//! [`WakeReader`] asks for), so the cache misses of entities far apart in
+//! memory overlap ([`Prefetch`]). It is a hint that changes no state, and
+//! the crate's only `unsafe` (the prefetch intrinsic).
 //!
 //! Effects act on an entity's [`EffectHost`] (attributes, counted owned
 //! tags, active effects). The effect rules are plain methods on the host
@@ -345,8 +346,8 @@ pub use effects::{
     SetByCallerError, StackBy, StackExpiry, Stacking, StackingData,
 };
 pub use gas::{
-    AbilityError, Advance, EffectHook, EventOutcome, Gas, Observe, Prefetch, Reserved, Threshold,
-    WorkLimits,
+    prefetch_component, read_ability_system, AbilityError, Advance, EffectHook, EventOutcome, Gas,
+    Observe, Prefetch, Reserved, Threshold, WakeReader, WorkLimits,
 };
 pub use names::{Named, MAX_DEFINITIONS};
 pub use tags::native;

@@ -9,6 +9,7 @@ use gaskit::{
     TraceKind,
 };
 use hecs::{Entity, World};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 const TAGS: &str = "
 Status.Dead
@@ -908,6 +909,7 @@ fn prefetching_for_coming_timers_changes_nothing_a_run_produces() {
     let run = |prefetch: gaskit::Prefetch| {
         let mut g = Game::new();
         g.gas.set_prefetch(prefetch);
+        g.gas.set_wake_reader(read_villager);
         let stunned = g.tag("Status.Stunned");
         let villagers: Vec<Entity> = (0..240)
             .map(|i| {
@@ -941,8 +943,27 @@ fn prefetching_for_coming_timers_changes_nothing_a_run_produces() {
     // the 48 poisoned die at 3 s (three ticks of 20 against 50 health) and
     // their last seven tithes do not tick.
     assert_eq!(gold, 192.0 * 40.0 + 48.0 * 33.0);
+    assert_eq!(VILLAGERS_READ.load(Ordering::Relaxed), 0, "never asked");
     let prefetched = run(gaskit::Prefetch::Always);
     assert_eq!(prefetched.0, gold);
     assert!(prefetched.1 == text, "the same trace");
     assert_eq!(prefetched.2, state, "the same final state");
+    // The game's reader was asked for the coming villagers, their names
+    // with their systems.
+    assert!(VILLAGERS_READ.load(Ordering::Relaxed) > 1_000);
+}
+
+/// Villagers the prefetch stage read through [`read_villager`].
+static VILLAGERS_READ: AtomicUsize = AtomicUsize::new(0);
+
+/// A village's wake reader: a villager's name comes with its system.
+fn read_villager(world: &mut World, entity: Entity) -> Option<&AbilitySystem> {
+    let (system, name) = world
+        .query_one_mut::<(&AbilitySystem, Option<&Name>)>(entity)
+        .ok()?;
+    if let Some(name) = name {
+        gaskit::prefetch_component(name);
+        VILLAGERS_READ.fetch_add(1, Ordering::Relaxed);
+    }
+    Some(system)
 }

@@ -117,6 +117,7 @@ mod spellbook;
 mod stats;
 mod style;
 mod vec2;
+mod wake_reader;
 
 use std::sync::Arc;
 
@@ -153,6 +154,7 @@ pub use spellbook::{
 pub use stats::{active_style, snapshot, snapshot_of, AttackSource, SwingStats};
 pub use style::SetStyle;
 pub use vec2::Vec2;
+pub use wake_reader::read_fighter;
 
 use crate::catalog::{Catalog, CatalogBuilder};
 use crate::gas::Gas;
@@ -236,7 +238,8 @@ pub fn install(gas: &mut Gas) -> Result<Arc<CombatRuntime>, MissingDefinition> {
 }
 
 /// Installs the combat layer with a runtime built by the game (its own
-/// pawn, mover and line of sight).
+/// pawn, mover and line of sight): its behaviours, its effect hook, its
+/// invariants, and [`read_fighter`] as the context's wake reader.
 pub fn install_runtime(gas: &mut Gas, runtime: Arc<CombatRuntime>) {
     let uses = |gas: &Gas, name: &str| gas.catalog().abilities().behaviour(name).is_some();
     if uses(gas, "AutoAttack") {
@@ -263,6 +266,7 @@ pub fn install_runtime(gas: &mut Gas, runtime: Arc<CombatRuntime>) {
     if uses(gas, "Eat") {
         let _ = gas.register_behaviour("Eat", Eat(runtime.clone()));
     }
+    gas.set_wake_reader(read_fighter);
     gas.add_effect_hook(CombatHook(runtime.clone()));
     gas.add_invariant(move |world, gas, broken| invariants::check(&runtime, world, gas, broken));
 }

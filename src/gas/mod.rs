@@ -27,7 +27,7 @@ use rand_chacha::ChaCha8Rng;
 pub use abilities::{AbilityError, EventOutcome};
 pub use hooks::EffectHook;
 pub use observers::{Observe, Threshold};
-pub use prefetch::Prefetch;
+pub use prefetch::{prefetch_component, read_ability_system, Prefetch, WakeReader};
 pub use reserved::Reserved;
 pub(crate) use scheduled::{SavedTimer, Timer};
 pub(crate) use state::GasState;
@@ -146,6 +146,8 @@ pub struct Gas {
     limits: WorkLimits,
     /// Whether `advance_to` prefetches for its coming timers.
     prefetch: Prefetch,
+    /// How its prefetch stage reads the entities those timers will wake.
+    wake_reader: WakeReader,
     /// Timers handled at the current instant (which instant, how many).
     instant_work: (SimTime, u64),
     /// Timers an overloaded instant handed to the next microsecond.
@@ -206,6 +208,7 @@ impl Gas {
             attributes_moved: false,
             limits: WorkLimits::default(),
             prefetch: Prefetch::default(),
+            wake_reader: prefetch::read_ability_system,
             instant_work: (SimTime::ZERO, 0),
             deferred_timers: 0,
             rollback_window: None,

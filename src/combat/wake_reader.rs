@@ -1,0 +1,31 @@
+//! What a fighter's wake-up reads first, for the context's prefetch stage
+//! (see [`WakeReader`](crate::WakeReader)).
+
+use hecs::{Entity, World};
+
+use super::{Combatant, Kinematic};
+use crate::abilities::AbilitySystem;
+use crate::gas::prefetch_component;
+
+/// The combat layer's [`WakeReader`](crate::WakeReader): a fighter's
+/// swing reads its `Combatant` (skills, equipment, target) and its body's
+/// position as soon as its ability system, so the prefetch stage asks for
+/// all three in one query. Either may be missing (an entity that is no
+/// combatant, a game that moves bodies its own way).
+///
+/// Measured on the arena, alternately with the system-only reader: 3–4 %
+/// less time per attack at 100 000 fighters after warm-up, 2–3 % over a
+/// million fighters' first 10 s and 1–4 % after their warm-up (README,
+/// "Prefetching").
+pub fn read_fighter(world: &mut World, entity: Entity) -> Option<&AbilitySystem> {
+    let (system, combatant, body) = world
+        .query_one_mut::<(&AbilitySystem, Option<&Combatant>, Option<&Kinematic>)>(entity)
+        .ok()?;
+    if let Some(combatant) = combatant {
+        prefetch_component(combatant);
+    }
+    if let Some(body) = body {
+        prefetch_component(body);
+    }
+    Some(system)
+}
