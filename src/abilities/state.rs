@@ -47,6 +47,12 @@ pub enum Wait {
 }
 
 impl Wait {
+    /// True for the waits on the owner's tags, checked whenever a tag
+    /// appears or vanishes.
+    pub(crate) fn on_tags(self) -> bool {
+        matches!(self, Wait::TagAdded(_) | Wait::TagRemoved(_))
+    }
+
     /// True for the waits on the owner's attributes and effects, checked
     /// whenever those change.
     pub(crate) fn on_state(self) -> bool {
@@ -110,7 +116,7 @@ impl ReactiveWaits {
     /// Those `wait` is.
     pub fn of(wait: Wait) -> Self {
         Self {
-            tags: matches!(wait, Wait::TagAdded(_) | Wait::TagRemoved(_)),
+            tags: wait.on_tags(),
             state: wait.on_state(),
         }
     }

@@ -237,9 +237,7 @@ impl Gas {
         }
         self.target_tag_reactions(world, owner, appeared);
         for (instance, reason) in wake {
-            if self.clear_wait(world, owner, instance, |w| {
-                matches!(w, Wait::TagAdded(_) | Wait::TagRemoved(_))
-            }) {
+            if self.clear_wait(world, owner, instance, Wait::on_tags) {
                 self.wake(world, owner, instance, reason);
             }
         }
