@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::def::AbilityId;
 use super::state::{AbilityState, InstanceKey, ReactiveWaits, Wait};
 use crate::attributes::{AttributeId, Attributes};
-use crate::effects::{EffectHost, EffectId};
+use crate::effects::{EffectDefs, EffectHost, EffectId};
 use crate::slots::Slots;
 use crate::tags::{Tag, TagCounts, TagSet};
 
@@ -78,6 +78,16 @@ impl AbilitySystem {
         }
         self.reactive_waits = self.abilities.reactive_waits_held();
         kind(self.reactive_waits)
+    }
+
+    /// Rebuilds what a save does not keep because it follows from the
+    /// rest (the watched-effect index, the reactive-waits hint), after a
+    /// restore; `queued` says whether the restored context's reconcile
+    /// queue holds the system.
+    pub(crate) fn rebuild_derived(&mut self, defs: &EffectDefs, queued: bool) {
+        self.queued = queued;
+        self.host.reindex(defs);
+        self.reactive_waits = self.abilities.reactive_waits_held();
     }
 
     /// Notes that an instance now waits on `wait`.

@@ -348,9 +348,7 @@ impl<C: SnapshotComponents> Snapshot<C> {
             }
             let mut system = state.system.clone();
             if let Some(system) = &mut system {
-                system.queued = dirty.contains(&state.entity);
-                system.host.reindex(gas.catalog().effects());
-                system.reactive_waits = system.abilities.reactive_waits_held();
+                system.rebuild_derived(gas.catalog().effects(), dirty.contains(&state.entity));
                 gas.note_restored(system);
             }
             put(world, state.entity, system);
