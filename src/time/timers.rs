@@ -306,6 +306,9 @@ impl<P> TimerQueue<P> {
     /// Schedules `payload` at `at` in `lane`.
     pub fn schedule_in(&mut self, at: SimTime, lane: Lane, payload: P) -> TimerKey {
         let key = self.live.insert(payload);
+        // The slot this insert took was the free list's head; the next
+        // insert reads the one after it, which was freed longer ago.
+        self.live.prefetch_next_insert();
         let entry = Entry::new(at, lane, self.next_seq, key);
         self.next_seq += 1;
         self.place(entry);
