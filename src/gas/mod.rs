@@ -405,6 +405,8 @@ impl Gas {
     /// can hang the caller.
     pub fn advance_to(&mut self, world: &mut World, to: SimTime) -> Advance {
         self.reconcile(world);
+        let prefetching = self.prefetch.applies(world.len());
+        self.timers.set_prefetching(prefetching);
         let mut handled = 0u64;
         while handled < self.limits.per_call {
             let Some((at, timer)) = self.timers.pop_due(to) else {
@@ -413,7 +415,7 @@ impl Gas {
                 return Advance::Reached;
             };
             self.now = self.now.max(at);
-            if self.prefetch.applies(world.len()) {
+            if prefetching {
                 self.prefetch_upcoming(world);
             }
             self.dispatch(world, timer);

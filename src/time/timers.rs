@@ -218,6 +218,9 @@ pub struct TimerQueue<P> {
     next_seq: u64,
     /// Scratch space for ordering crowded buckets.
     crowd: Crowd,
+    /// Whether scheduling asks the memory system for what the next
+    /// schedule will read (see [`set_prefetching`](Self::set_prefetching)).
+    prefetching: bool,
 }
 
 /// Orders a crowded bucket without comparing entries.
@@ -287,6 +290,7 @@ impl<P> Default for TimerQueue<P> {
             live: Slots::new(),
             next_seq: 0,
             crowd: Crowd::default(),
+            prefetching: false,
         }
     }
 }
@@ -306,9 +310,12 @@ impl<P> TimerQueue<P> {
     /// Schedules `payload` at `at` in `lane`.
     pub fn schedule_in(&mut self, at: SimTime, lane: Lane, payload: P) -> TimerKey {
         let key = self.live.insert(payload);
-        // The slot this insert took was the free list's head; the next
-        // insert reads the one after it, which was freed longer ago.
-        self.live.prefetch_next_insert();
+        if self.prefetching {
+            // The slot this insert took was the free list's head; the next
+            // insert reads the one after it, freed longer ago and, in a
+            // large queue, long out of the cache.
+            self.live.prefetch_next_insert();
+        }
         let entry = Entry::new(at, lane, self.next_seq, key);
         self.next_seq += 1;
         self.place(entry);
@@ -647,6 +654,13 @@ impl<P> TimerQueue<P> {
     fn upcoming_key(&self, ahead: usize) -> Option<TimerKey> {
         let index = self.draining.len().checked_sub(ahead + 1)?;
         Some(self.draining[index].key)
+    }
+
+    /// Whether each schedule asks the memory system for the payload slot
+    /// the next one will take: worth it only for a queue too large for the
+    /// cache (the context turns it on with its own prefetching).
+    pub(crate) fn set_prefetching(&mut self, on: bool) {
+        self.prefetching = on;
     }
 
     /// Asks the memory system for what the next schedule is likely to
