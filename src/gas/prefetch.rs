@@ -143,7 +143,11 @@ impl Gas {
 
 #[cfg(test)]
 mod tests {
+    use hecs::World;
+
     use super::Prefetch;
+    use crate::time::SimTime;
+    use crate::{CatalogBuilder, Gas};
 
     #[test]
     fn auto_prefetches_from_its_threshold_on() {
@@ -152,5 +156,22 @@ mod tests {
         assert!(Prefetch::Always.applies(0));
         assert!(!Prefetch::Never.applies(u32::MAX));
         assert_eq!(Prefetch::default(), Prefetch::Auto);
+    }
+
+    /// The timer queue's own prefetch (the slot its next schedule takes)
+    /// is on exactly while the context prefetches: a world below the
+    /// threshold, or one set to `Never`, pays nothing for it.
+    #[test]
+    fn the_timer_queue_prefetches_exactly_when_the_context_does() {
+        let mut gas = Gas::new(CatalogBuilder::new().build().unwrap());
+        let mut world = World::new();
+        let mut run = |gas: &mut Gas, prefetch, until| {
+            gas.set_prefetch(prefetch);
+            gas.advance_to(&mut world, SimTime::from_micros(until));
+            gas.timers.is_prefetching()
+        };
+        assert!(!run(&mut gas, Prefetch::Auto, 1));
+        assert!(run(&mut gas, Prefetch::Always, 2));
+        assert!(!run(&mut gas, Prefetch::Never, 3));
     }
 }

@@ -663,6 +663,12 @@ impl<P> TimerQueue<P> {
         self.prefetching = on;
     }
 
+    /// Whether [`set_prefetching`](Self::set_prefetching) last turned it on.
+    #[cfg(test)]
+    pub(crate) fn is_prefetching(&self) -> bool {
+        self.prefetching
+    }
+
     /// Asks the memory system for what the next schedule is likely to
     /// write: the payload slot and the pool block at the heads of their
     /// free lists (a timer scheduled into a bucket with room writes into
