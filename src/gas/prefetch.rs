@@ -111,8 +111,9 @@ impl Gas {
     /// for beside it; the effect and instance slots of the timer
     /// `AHEAD / 2` on (whose ability system, holding their addresses, was
     /// asked for `AHEAD / 2` timers ago). And for what the handler about
-    /// to run will most likely write when it schedules: the free payload
-    /// slot and pool block the timer queue hands out next.
+    /// to run will most likely write when it schedules: the pool block the
+    /// timer queue hands out next (each schedule asks for its next payload
+    /// slot itself).
     pub(super) fn prefetch_upcoming(&self, world: &mut World) {
         self.timers.prefetch_next_schedule();
         self.timers.prefetch_upcoming(2 * AHEAD);

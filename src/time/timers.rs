@@ -669,13 +669,15 @@ impl<P> TimerQueue<P> {
         self.prefetching
     }
 
-    /// Asks the memory system for what the next schedule is likely to
-    /// write: the payload slot and the pool block at the heads of their
-    /// free lists (a timer scheduled into a bucket with room writes into
-    /// that bucket's newest block instead).
+    /// Asks the memory system for the pool block the next schedule is
+    /// likely to take, the head of the block free list (a timer scheduled
+    /// into a bucket with room writes into that bucket's newest block
+    /// instead). The payload slot needs no asking here: after a pop, the
+    /// head of its free list is the slot the pop just freed, and each
+    /// schedule asks for the one after it (see
+    /// [`set_prefetching`](Self::set_prefetching)).
     #[inline]
     pub(crate) fn prefetch_next_schedule(&self) {
-        self.live.prefetch_next_insert();
         if let Some(block) = self.blocks.get(self.free as usize) {
             crate::prefetch::value(block);
         }
