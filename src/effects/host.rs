@@ -468,11 +468,13 @@ impl EffectHost {
         spec: &EffectSpec,
         captures: &Captures,
     ) -> Result<(SmallVec<[f64; 2]>, Option<SimDuration>), EffectError> {
-        let magnitudes = def
-            .modifiers
-            .iter()
-            .map(|m| self.evaluate(names, &m.magnitude, spec, captures))
-            .collect::<Result<_, _>>()?;
+        // A loop rather than `collect::<Result<_, _>>()`: built without
+        // cross-crate LTO (a game's default release profile) that collect
+        // stays out of line and cost 2.4 % of an attack.
+        let mut magnitudes = SmallVec::new();
+        for modifier in &def.modifiers {
+            magnitudes.push(self.evaluate(names, &modifier.magnitude, spec, captures)?);
+        }
         let duration = match &def.duration {
             DurationPolicy::Instant | DurationPolicy::Infinite => None,
             DurationPolicy::Duration(m) => {
