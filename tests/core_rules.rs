@@ -635,6 +635,62 @@ fn errors_and_trace_records_name_effects_tags_and_attributes() {
     );
 }
 
+/// Every magnitude of a spec is evaluated before anything changes, in the
+/// order the modifiers are declared: the first key missing is the one the
+/// error names, a failed application writes nothing (not even the values
+/// it could evaluate), and with every key given each modifier gets its own.
+#[test]
+fn a_spec_s_magnitudes_are_evaluated_in_declaration_order_before_anything_changes() {
+    let mut builder = CatalogBuilder::new();
+    builder.tags().add_source("game.tags", TAGS);
+    builder
+        .tags()
+        .add_source("wage.tags", "SetByCaller.Bonus\n");
+    builder.add_source("game.ron", CONTENT);
+    builder.add_source(
+        "wage.ron",
+        r#"(effects: [(name: "GE_Wage", modifiers: [
+            (attribute: "Gold", op: Flat, magnitude: SetByCaller("SetByCaller.Amount")),
+            (attribute: "Stamina", op: Flat, magnitude: SetByCaller("SetByCaller.Bonus")),
+        ])])"#,
+    );
+    let mut g = Game::over(builder.build().unwrap_or_else(|e| panic!("{e}")));
+    let (amount, bonus) = (g.tag("SetByCaller.Amount"), g.tag("SetByCaller.Bonus"));
+    let hero = g.hero;
+    let before = gaskit::snapshot::checksum::<()>(&g.world, &g.gas);
+
+    let none = g.spec("GE_Wage");
+    let error = g
+        .gas
+        .apply_effect(&mut g.world, hero, none)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("`SetByCaller.Amount`"),
+        "the first modifier's key: {error}"
+    );
+    let only_first = g.spec("GE_Wage").with_set_by_caller(amount, 7.0);
+    let error = g
+        .gas
+        .apply_effect(&mut g.world, hero, only_first)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("`SetByCaller.Bonus`"),
+        "the second modifier's key: {error}"
+    );
+    let after = gaskit::snapshot::checksum::<()>(&g.world, &g.gas);
+    assert_eq!(before, after, "a failed application writes nothing");
+
+    let both = g
+        .spec("GE_Wage")
+        .with_set_by_caller(amount, 7.0)
+        .with_set_by_caller(bonus, 2.0);
+    assert!(matches!(g.apply(hero, both), ApplyOutcome::Executed(_)));
+    assert_eq!(g.read(hero, "Gold"), (7.0, 7.0));
+    assert_eq!(g.read(hero, "Stamina"), (12.0, 12.0));
+}
+
 #[test]
 fn writing_the_base_a_derived_rule_owns_is_an_error_naming_the_profile() {
     let mut g = Game::new();
