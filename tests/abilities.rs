@@ -31,6 +31,7 @@ const CONTENT: &str = r#"(
         (name: "GE_ManaCost", modifiers: [(attribute: "Mana", op: Flat, magnitude: Constant(-10))]),
         (name: "GE_Channel_Cooldown", duration: Duration(SetByCaller("Cooldown.Test.Channel")),
          granted_tags: ["Cooldown.Test.Channel"]),
+        (name: "GE_Mark", duration: Duration(Constant(1)), granted_tags: ["Test.State.Marked"]),
     ],
     abilities: [
         (name: "GA_Channel", trigger: "Test.Trigger.Channel",
@@ -579,6 +580,33 @@ fn watch_the_mark(between: impl FnOnce(&mut Sim)) {
 #[test]
 fn waits_for_events_and_tags() {
     watch_the_mark(|_| {});
+}
+
+/// A wait on a tag wakes when the effect granting it expires, though the
+/// trace records nothing: the effect (a tag and a duration) would end by
+/// its short path were nothing watching, and the wait is watching.
+#[test]
+fn a_tag_wait_wakes_when_an_unrecorded_effect_granting_it_ends() {
+    let mut sim = Sim::new();
+    sim.gas.trace_mut().set_filter(TraceFilter::NONE);
+    let hero = sim.hero;
+    sim.fire(hero, sim.event("Test.Trigger.Watch")).unwrap();
+    let ping = sim.event("Test.Trigger.Ping").magnitude(1.0);
+    sim.gas.handle_event(&mut sim.world, hero, ping);
+    sim.at(1.0);
+    let mark = EffectSpec::new(sim.gas.catalog().effects().get("GE_Mark").unwrap());
+    sim.gas.apply_effect(&mut sim.world, hero, mark).unwrap();
+    sim.at(3.0);
+    let tag = sim.tag("Test.State.Marked");
+    let woke = |at: &str, how: &str| format!("{at}{how}({tag:?})").replace(char::is_whitespace, "");
+    let log = sim.log();
+    assert_eq!(
+        log[2..],
+        [woke("1.000", "TagAdded"), woke("2.000", "TagRemoved")],
+        "{log:?}"
+    );
+    assert!(!sim.active(hero, "GA_Watcher"));
+    assert!(sim.gas.trace().events().is_empty());
 }
 
 /// A wait on a tag outlives a save read back from text: the restored

@@ -1023,3 +1023,144 @@ fn read_villager(world: &mut World, entity: Entity) -> Option<&AbilitySystem> {
     }
     Some(system)
 }
+
+// ------------------------------------------------------------ unwatched effects
+
+/// The game with its trace recording only `filter` (and what observers
+/// ask for).
+fn tracing(filter: TraceFilter) -> Game {
+    let mut g = Game::new();
+    g.gas.trace_mut().set_filter(filter);
+    g
+}
+
+impl Game {
+    fn bolt_cooldown(&self, seconds: f64) -> EffectSpec {
+        self.spec("GE_Bolt_Cooldown")
+            .with_set_by_caller(self.tag("Cooldown.Spell.Bolt"), seconds)
+    }
+
+    fn stun(&self, seconds: f64) -> EffectSpec {
+        self.spec("GE_Stun")
+            .with_set_by_caller(self.tag("Status.Stunned"), seconds)
+    }
+
+    /// All one can read of the hero's effects and tags, and the state's
+    /// checksum.
+    fn effects_seen(&self) -> String {
+        let system = self.world.get::<&AbilitySystem>(self.hero).unwrap();
+        let bolt = self.tag("Cooldown.Spell.Bolt");
+        let effects: Vec<_> = system.effects().effects().collect();
+        format!(
+            "at {}: {effects:?}, count {}, bolt {} {:?}, stunned {}, tags {:?}, checksum {:x}",
+            self.gas.now(),
+            system.effects().effect_count(),
+            system.has_tag(bolt),
+            self.gas
+                .time_remaining_and_duration(&self.world, self.hero, bolt),
+            system.has_tag(self.tag("Status.Stunned")),
+            system.tags().iter().collect::<Vec<_>>(),
+            gaskit::snapshot::checksum::<()>(&self.world, &self.gas),
+        )
+    }
+}
+
+/// A cooldown (a tag no rule reacts to and a duration, nothing more)
+/// begins and ends by a short path when nothing records or observes
+/// effects or tags and nothing waits on the hero: the same instances
+/// under the same keys, the same tags, times and checksums as the run
+/// whose trace records everything. Stuns (a tag a rule reacts to) take the
+/// long path in both runs, between the cooldowns; a cooldown is re-applied
+/// at the instant one ends, into the slot it freed.
+#[test]
+fn a_cooldown_nobody_watches_reaches_every_state_a_traced_one_does() {
+    let mut quiet = tracing(TraceFilter::NONE);
+    let mut traced = tracing(TraceFilter::ALL);
+    type Step = fn(&mut Game) -> String;
+    let steps: [(f64, Step); 9] = [
+        (0.0, |g| {
+            format!("{:?}", g.apply(g.hero, g.bolt_cooldown(1.0)))
+        }),
+        (0.0, |g| {
+            format!("{:?}", g.apply(g.hero, g.bolt_cooldown(2.0)))
+        }),
+        (0.5, |g| format!("{:?}", g.apply(g.hero, g.stun(1.0)))),
+        // The first cooldown has just ended: its slot is taken again.
+        (1.0, |g| {
+            format!("{:?}", g.apply(g.hero, g.bolt_cooldown(1.0)))
+        }),
+        (1.0, |g| {
+            let oldest = g
+                .world
+                .get::<&AbilitySystem>(g.hero)
+                .unwrap()
+                .effects()
+                .effects()
+                .next();
+            let removed = oldest.map(|(key, _)| g.gas.remove_effect(&mut g.world, g.hero, key));
+            format!("{removed:?}")
+        }),
+        (1.5, |g| {
+            format!("{:?}", g.apply(g.hero, g.bolt_cooldown(0.25)))
+        }),
+        (1.75, |g| format!("{:?}", g.apply(g.hero, g.stun(0.25)))),
+        (2.0, |g| {
+            let bolt = g.tag("Cooldown.Spell.Bolt");
+            format!(
+                "{}",
+                g.gas.remove_effects_with_tag(&mut g.world, g.hero, bolt)
+            )
+        }),
+        (4.0, |g| {
+            format!("{:?}", g.apply(g.hero, g.bolt_cooldown(1.0)))
+        }),
+    ];
+    for (at, step) in steps {
+        let mut seen = Vec::new();
+        for g in [&mut quiet, &mut traced] {
+            g.at(at);
+            let before = g.effects_seen();
+            let did = step(g);
+            seen.push((before, did, g.effects_seen()));
+            assert!(gaskit::invariants::check(&g.world, &g.gas).is_empty());
+        }
+        assert_eq!(seen[0], seen[1]);
+    }
+    for g in [&mut quiet, &mut traced] {
+        g.at(6.0);
+    }
+    assert_eq!(quiet.effects_seen(), traced.effects_seen());
+    assert!(!quiet.has(quiet.hero, "Cooldown.Spell.Bolt"));
+    assert!(quiet.gas.trace().events().is_empty());
+    assert!(!traced.gas.trace().events().is_empty());
+}
+
+/// An observer of a tag is told of a cooldown's coming and going though
+/// the trace records nothing: observing the tag is watching it, so the
+/// cooldown takes the long path.
+#[test]
+fn an_observer_of_a_cooldown_s_tag_is_told_though_nothing_is_recorded() {
+    let mut g = tracing(TraceFilter::NONE);
+    let bolt = g.tag("Cooldown.Spell.Bolt");
+    let told = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    for (what, present) in [
+        (Observe::tag_added(bolt), true),
+        (Observe::tag_removed(bolt), false),
+    ] {
+        let told = told.clone();
+        g.gas.observe(what.of(g.hero), move |_, gas, _| {
+            told.lock()
+                .unwrap()
+                .push((gas.now().as_secs_f64(), present));
+        });
+    }
+    g.apply(g.hero, g.bolt_cooldown(1.0));
+    g.at(1.0);
+    g.apply(g.hero, g.bolt_cooldown(1.0));
+    g.at(3.0);
+    assert_eq!(
+        *told.lock().unwrap(),
+        [(0.0, true), (1.0, false), (1.0, true), (2.0, false)]
+    );
+    assert!(g.gas.trace().events().is_empty());
+}

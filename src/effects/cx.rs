@@ -56,9 +56,25 @@ pub(crate) struct EffectCx<'a, P> {
     pub trace: &'a mut Trace,
     /// The entity the host belongs to.
     pub entity: Entity,
+    /// By effect id: would nobody see an instance begin or end here (see
+    /// [`unseen`](Self::unseen))? Empty when something watching this host
+    /// (the trace, an observer through it, a wait) could.
+    pub unseen: &'a [bool],
 }
 
 impl<P> EffectCx<'_, P> {
+    /// Would nobody see an instance of `effect` begin or end on this host?
+    /// True when its definition [ends unseen](super::EffectDef::ends_unseen),
+    /// no rule reacts to a tag it grants (cancel-on-tags, ongoing
+    /// requirements, the life rule), and the host is watched by no trace
+    /// category or observer of effects or tags and no wait on tags or
+    /// state. Then its application and expiry take a short path that
+    /// leaves the same state and skips the notes and records nobody reads.
+    #[inline]
+    pub fn unseen(&self, effect: EffectId) -> bool {
+        self.unseen.get(effect.index()).copied().unwrap_or(false)
+    }
+
     /// The periodic executions run during this call, if any (taken only
     /// then: the list holds one execution inline).
     #[inline]

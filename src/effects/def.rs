@@ -198,6 +198,25 @@ impl EffectDef {
         self.period.is_none() && !self.modifiers.is_empty()
     }
 
+    /// Does nothing in the definition watch an instance begin or end? A
+    /// duration effect with no period, stacking rule, modifiers,
+    /// executions, cues, follow-ons, granted abilities or watched query
+    /// begins by granting its tags and arming its expiry, and ends by
+    /// releasing them and freeing its slot, nothing more (a cooldown). When
+    /// nothing in the world watches either, both take a short path.
+    pub(crate) fn ends_unseen(&self) -> bool {
+        matches!(self.duration, DurationPolicy::Duration(_))
+            && self.period.is_none()
+            && self.stacking.is_none()
+            && self.modifiers.is_empty()
+            && self.executions.is_empty()
+            && self.cues.is_empty()
+            && self.on_expiry.is_empty()
+            && self.on_removal.is_empty()
+            && self.granted_abilities.is_empty()
+            && !self.is_watched()
+    }
+
     /// True for `Instant` effects.
     pub fn is_instant(&self) -> bool {
         matches!(self.duration, DurationPolicy::Instant)

@@ -343,7 +343,11 @@ impl EffectHost {
             return Ok(ApplyOutcome::Stacked { key, stacks });
         }
         let effect = spec.effect;
-        let key = self.add_active(cx, def, spec, duration, magnitudes, captures);
+        let key = if cx.unseen(effect) {
+            self.add_unseen(cx, def, spec, duration, magnitudes, captures)
+        } else {
+            self.add_active(cx, def, spec, duration, magnitudes, captures)
+        };
         self.remove_tagged_by(cx, effect, Some(key));
         Ok(ApplyOutcome::Added(key))
     }
@@ -620,6 +624,32 @@ impl EffectHost {
         key
     }
 
+    /// [`add_active`](Self::add_active) of an effect whose start and end
+    /// nobody can see (see [`EffectCx::unseen`]): the instance, its tags
+    /// and its expiry timer, exactly as `add_active` leaves them, without
+    /// the notes, records and checks nothing here would read (no trace,
+    /// observer, wait or reacting rule looks; the definition has no
+    /// period, cue, modifier, granted ability or watched query).
+    fn add_unseen<P: From<EffectTimer>>(
+        &mut self,
+        cx: &mut EffectCx<P>,
+        def: &EffectDef,
+        spec: EffectSpec,
+        duration: Option<SimDuration>,
+        magnitudes: SmallVec<[f64; 2]>,
+        captures: Captures,
+    ) -> EffectKey {
+        let mut effect = ActiveEffect::new(spec, cx.now, duration, magnitudes, captures);
+        // No ongoing requirements: uninhibited from the start.
+        effect.inhibited = false;
+        let key = self.effects.insert(effect);
+        for tag in def.granted_tags.iter() {
+            self.tags.add(tag);
+        }
+        arm_expiry(&mut self.effects[key], cx, key);
+        key
+    }
+
     /// Re-application of an existing stack; returns the new stack count.
     fn reapply<P: From<EffectTimer>>(
         &mut self,
@@ -788,7 +818,27 @@ impl EffectHost {
             self.restack(cx, key);
             return;
         }
+        if cx.unseen(effect.def) {
+            self.end_unseen(cx, key);
+            return;
+        }
         self.remove(cx, key, RemovalReason::Expired);
+    }
+
+    /// [`remove`](Self::remove) of an expired effect whose end nobody can
+    /// see (see [`EffectCx::unseen`]): its tags released and its slot
+    /// freed, exactly as `remove` leaves them, without the notes, records
+    /// and checks nothing here would read.
+    fn end_unseen<P>(&mut self, cx: &EffectCx<P>, key: EffectKey) {
+        let effect = &self.effects[key];
+        if !effect.inhibited {
+            // `remove` ignores a release that fails too (broken
+            // bookkeeping, which the invariants report).
+            let _ = self
+                .tags
+                .remove_each(&cx.defs.def(effect.def).granted_tags, |_| {});
+        }
+        self.effects.discard(key);
     }
 
     /// The period timer fired: execute (unless inhibited) and reschedule.

@@ -13,7 +13,7 @@ use crate::effects::{
 };
 use crate::tags::{Tag, TagQuery};
 use crate::time::SimDuration;
-use crate::trace::{RemovalReason, TraceKind};
+use crate::trace::{RemovalReason, TraceCategory, TraceKind};
 
 impl Gas {
     /// Applies `spec` to `target` now.
@@ -66,7 +66,7 @@ impl Gas {
         let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(target) else {
             return Err(EffectError::NoSuchTarget(target));
         };
-        let mut cx = self.effect_cx(target);
+        let mut cx = self.effect_cx(target, system);
         let result = system.host.apply(&mut cx, spec, captures);
         // A failed application changes nothing, so the reconcile note that
         // follows it is a no-op.
@@ -378,7 +378,7 @@ impl Gas {
         f: impl FnOnce(&mut crate::effects::EffectHost, &mut EffectCx<super::Timer>) -> R,
     ) -> Option<R> {
         let system = world.query_one_mut::<&mut AbilitySystem>(target).ok()?;
-        let mut cx = self.effect_cx(target);
+        let mut cx = self.effect_cx(target, system);
         cx.live_sources = live_sources;
         let result = f(&mut system.host, &mut cx);
         let executed = cx.take_executed();
@@ -389,11 +389,21 @@ impl Gas {
         Some(result)
     }
 
-    /// A context for an effect operation on `target`'s host: everything of
-    /// the context's the operation borrows, until its last use.
-    fn effect_cx(&mut self, target: Entity) -> EffectCx<'_, super::Timer> {
+    /// A context for an effect operation on `target`'s host (`system`):
+    /// everything of the context's the operation borrows, until its last
+    /// use.
+    fn effect_cx(&mut self, target: Entity, system: &AbilitySystem) -> EffectCx<'_, super::Timer> {
         let catalog = &self.catalog;
+        // Could anything see an effect on this host end (or begin)? The
+        // trace and the observers through it, and the instances' waits (a
+        // hint that may say yes for a wait since gone: then the long path
+        // runs).
+        let watched = self.trace.wants(TraceCategory::EFFECTS)
+            || self.trace.wants(TraceCategory::TAGS)
+            || system.reactive_waits.tags
+            || system.reactive_waits.state;
         EffectCx {
+            unseen: if watched { &[] } else { &self.unseen_ends },
             defs: catalog.effects(),
             tags: catalog.tags(),
             calcs: catalog.calculations(),
@@ -512,4 +522,113 @@ fn read_attribute(world: &World, entity: Entity, attribute: AttributeId) -> Opti
         .get::<&AbilitySystem>(entity)
         .ok()
         .map(|s| s.current(attribute))
+}
+
+#[cfg(test)]
+mod tests {
+    use hecs::World;
+
+    use crate::abilities::AbilitySystem;
+    use crate::catalog::CatalogBuilder;
+    use crate::gas::{Gas, Observe};
+    use crate::trace::{TraceCategory, TraceFilter};
+
+    /// Cooldowns (a tag and a duration, nothing else) and effects that are
+    /// each one thing more; `Status.Guarded` is a tag a rule reacts to.
+    const CONTENT: &str = r#"(
+        attributes: [(name: "Stamina", base: 10)],
+        effects: [
+            (name: "GE_Cooldown", duration: Duration(Constant(1)), granted_tags: ["Cooldown.Rest"]),
+            (name: "GE_Tagless", duration: Duration(Constant(1))),
+            (name: "GE_Guard", duration: Duration(Constant(1)), granted_tags: ["Status.Guarded"]),
+            (name: "GE_Buff", duration: Duration(Constant(1)), granted_tags: ["Cooldown.Buff"],
+             modifiers: [(attribute: "Stamina", op: Flat, magnitude: Constant(1))]),
+            (name: "GE_Stacked", duration: Duration(Constant(1)), granted_tags: ["Cooldown.Stack"],
+             stacking: (by: Target, limit: 2)),
+            (name: "GE_Cued", duration: Duration(Constant(1)), granted_tags: ["Cooldown.Cue"],
+             cues: [(tag: "GameplayCue.Rest", on: Remove)]),
+            (name: "GE_Ticking", duration: Duration(Constant(1)), period: (seconds: 0.5),
+             granted_tags: ["Cooldown.Tick"]),
+            (name: "GE_Followed", duration: Duration(Constant(1)), granted_tags: ["Cooldown.Follow"],
+             on_expiry: ["GE_Cooldown"]),
+            (name: "GE_Forever", duration: Infinite, granted_tags: ["Cooldown.Forever"]),
+            (name: "GE_Now", modifiers: [(attribute: "Stamina", op: Flat, magnitude: Constant(1))]),
+        ],
+        abilities: [
+            (name: "GA_Rest", trigger: "Action.Rest", cancel_on_tags_added: ["Status.Guarded"],
+             behaviour: ApplyEffects([])),
+        ],
+    )"#;
+
+    const TAGS: &str = "Cooldown.Rest\nCooldown.Buff\nCooldown.Stack\nCooldown.Cue\n\
+        Cooldown.Tick\nCooldown.Follow\nCooldown.Forever\nStatus.Guarded\nAction.Rest\n\
+        GameplayCue.Rest\n";
+
+    fn gas() -> (Gas, World, hecs::Entity) {
+        let mut builder = CatalogBuilder::new();
+        builder.tags().add_source("test.tags", TAGS);
+        builder.add_source("test.ron", CONTENT);
+        let gas = Gas::new(builder.build().unwrap_or_else(|e| panic!("{e}")));
+        let mut world = World::new();
+        let hero = world.spawn((gas.new_ability_system(),));
+        (gas, world, hero)
+    }
+
+    /// The effects whose instances on `hero` begin and end by the short path.
+    fn unseen(gas: &mut Gas, world: &World, hero: hecs::Entity) -> Vec<String> {
+        let system = world.get::<&AbilitySystem>(hero).unwrap();
+        let names: Vec<(crate::effects::EffectId, String)> = gas
+            .catalog()
+            .effects()
+            .iter()
+            .map(|d| {
+                (
+                    gas.catalog().effects().get(&d.name).unwrap(),
+                    d.name.clone(),
+                )
+            })
+            .collect();
+        let cx = gas.effect_cx(hero, &system);
+        names
+            .into_iter()
+            .filter(|&(id, _)| cx.unseen(id))
+            .map(|(_, name)| name)
+            .collect()
+    }
+
+    #[test]
+    fn only_a_tag_and_a_duration_nobody_watches_take_the_short_path() {
+        let (mut gas, world, hero) = gas();
+        gas.trace_mut().set_filter(TraceFilter::NONE);
+        // A tag no rule reacts to, or none at all; every other effect has
+        // something that watches it begin or end.
+        assert_eq!(
+            unseen(&mut gas, &world, hero),
+            ["GE_Cooldown", "GE_Tagless"]
+        );
+
+        // Whatever records or observes effects or tags sees them all.
+        for watching in [TraceCategory::EFFECTS, TraceCategory::TAGS] {
+            gas.trace_mut().set_filter(watching);
+            assert!(unseen(&mut gas, &world, hero).is_empty(), "{watching:?}");
+        }
+        gas.trace_mut().set_filter(TraceFilter::ALL);
+        assert!(unseen(&mut gas, &world, hero).is_empty());
+        gas.trace_mut().set_filter(TraceFilter::NONE);
+        let rest = gas.catalog().tags().get("Cooldown.Rest").unwrap();
+        let (mut observed, others, other) = self::gas();
+        observed.trace_mut().set_filter(TraceFilter::NONE);
+        observed.observe(Observe::tag_removed(rest), |_, _, _| {});
+        assert!(unseen(&mut observed, &others, other).is_empty());
+
+        // So does an instance waiting on the host's tags or state.
+        for waits in [(true, false), (false, true)] {
+            {
+                let mut system = world.get::<&mut AbilitySystem>(hero).unwrap();
+                system.reactive_waits.tags = waits.0;
+                system.reactive_waits.state = waits.1;
+            }
+            assert!(unseen(&mut gas, &world, hero).is_empty(), "{waits:?}");
+        }
+    }
 }

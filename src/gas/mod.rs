@@ -135,6 +135,11 @@ pub struct Gas {
     /// match parent-aware: a change to any other tag needs no reconcile, and
     /// asking is one exact intersection.
     reactive_tags: TagSet,
+    /// By effect id: does its definition [end
+    /// unseen](crate::effects::EffectDef::ends_unseen), with no rule
+    /// reacting to a tag it grants? Then, on a host nothing watches, its
+    /// instances begin and end by a short path.
+    unseen_ends: Vec<bool>,
     /// Every tag an instance has waited on as an event (grows only): with
     /// the catalog's triggers, what an event must match to be heard at all.
     waited_events: TagSet,
@@ -181,12 +186,20 @@ impl Gas {
             .life()
             .dead
             .collect_tags(&mut reactive_tags);
-        let reactive_tags = reactive_tags
+        let reactive_tags: TagSet = reactive_tags
             .iter()
             .flat_map(|tag| catalog.tags().subtree(tag))
             .collect();
+        let unseen_ends = catalog
+            .effects()
+            .iter()
+            .map(|def| {
+                def.ends_unseen() && !def.granted_tags.iter().any(|t| reactive_tags.has_exact(t))
+            })
+            .collect();
         Self {
             reactive_tags,
+            unseen_ends,
             waited_events: TagSet::new(),
             ever_granted: vec![false; catalog.abilities().len()],
             behaviours: vec![None; catalog.abilities().behaviour_count()],
