@@ -121,6 +121,12 @@ impl ReactiveWaits {
         }
     }
 
+    /// True when some wait of either kind may be held.
+    #[inline]
+    pub fn any(self) -> bool {
+        self.tags || self.state
+    }
+
     /// Both: what `self` or `other` may hold.
     pub fn with(self, other: Self) -> Self {
         Self {

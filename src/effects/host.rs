@@ -343,11 +343,7 @@ impl EffectHost {
             return Ok(ApplyOutcome::Stacked { key, stacks });
         }
         let effect = spec.effect;
-        let key = if cx.unseen(effect) {
-            self.add_unseen(cx, def, spec, duration, magnitudes, captures)
-        } else {
-            self.add_active(cx, def, spec, duration, magnitudes, captures)
-        };
+        let key = self.add_active(cx, def, spec, duration, magnitudes, captures);
         self.remove_tagged_by(cx, effect, Some(key));
         Ok(ApplyOutcome::Added(key))
     }
@@ -593,6 +589,10 @@ impl EffectHost {
         let key = self.effects.insert(ActiveEffect::new(
             spec, cx.now, duration, magnitudes, captures,
         ));
+        if cx.unseen(effect_id) {
+            self.start_unseen(cx, def, key);
+            return key;
+        }
         if def.is_watched() {
             let at = self.watched.partition_point(|k| slot_of(*k) < slot_of(key));
             self.watched.insert(at, key);
@@ -624,30 +624,24 @@ impl EffectHost {
         key
     }
 
-    /// [`add_active`](Self::add_active) of an effect whose start and end
-    /// nobody can see (see [`EffectCx::unseen`]): the instance, its tags
-    /// and its expiry timer, exactly as `add_active` leaves them, without
-    /// the notes, records and checks nothing here would read (no trace,
+    /// The rest of [`add_active`](Self::add_active) for an effect whose
+    /// start and end nobody can see (see [`EffectCx::unseen`]): its tags
+    /// and its expiry timer, as the long path leaves them, without the
+    /// notes, records and checks nothing here would read (no trace,
     /// observer, wait or reacting rule looks; the definition has no
     /// period, cue, modifier, granted ability or watched query).
-    fn add_unseen<P: From<EffectTimer>>(
+    fn start_unseen<P: From<EffectTimer>>(
         &mut self,
         cx: &mut EffectCx<P>,
         def: &EffectDef,
-        spec: EffectSpec,
-        duration: Option<SimDuration>,
-        magnitudes: SmallVec<[f64; 2]>,
-        captures: Captures,
-    ) -> EffectKey {
-        let mut effect = ActiveEffect::new(spec, cx.now, duration, magnitudes, captures);
+        key: EffectKey,
+    ) {
         // No ongoing requirements: uninhibited from the start.
-        effect.inhibited = false;
-        let key = self.effects.insert(effect);
+        self.effects[key].inhibited = false;
         for tag in def.granted_tags.iter() {
             self.tags.add(tag);
         }
         arm_expiry(&mut self.effects[key], cx, key);
-        key
     }
 
     /// Re-application of an existing stack; returns the new stack count.

@@ -398,10 +398,10 @@ impl Gas {
         // trace and the observers through it, and the instances' waits (a
         // hint that may say yes for a wait since gone: then the long path
         // runs).
-        let watched = self.trace.wants(TraceCategory::EFFECTS)
-            || self.trace.wants(TraceCategory::TAGS)
-            || system.reactive_waits.tags
-            || system.reactive_waits.state;
+        let watched = self
+            .trace
+            .wants_any(TraceCategory::EFFECTS | TraceCategory::TAGS)
+            || system.reactive_waits.any();
         EffectCx {
             unseen: if watched { &[] } else { &self.unseen_ends },
             defs: catalog.effects(),

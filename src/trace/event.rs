@@ -98,6 +98,12 @@ impl TraceFilter {
         self.0 & category.0 != 0
     }
 
+    /// True when the two filters share a category.
+    #[inline]
+    pub const fn intersects(self, other: TraceFilter) -> bool {
+        self.0 & other.0 != 0
+    }
+
     /// This filter without `category`.
     pub const fn without(self, category: TraceCategory) -> TraceFilter {
         TraceFilter(self.0 & !category.0)

@@ -221,6 +221,12 @@ impl Trace {
         self.filter.contains(category) || self.observed.contains(category)
     }
 
+    /// True when some category of `categories` is recorded or observed.
+    #[inline]
+    pub fn wants_any(&self, categories: TraceFilter) -> bool {
+        self.filter.intersects(categories) || self.observed.intersects(categories)
+    }
+
     /// Appends an event if its category is recorded, and queues it for the
     /// observers if one of them selects its category.
     ///
