@@ -193,7 +193,10 @@
 //! effect) is done in order; live attribute captures are re-read. Then the
 //! observers hear what happened, in the trace's order. Reactions live in
 //! that one place and run on every path (application, expiry, removal),
-//! instead of being patched into each event. The host never reaches past
+//! instead of being patched into each event. What nobody can react to is
+//! not noted at all: an effect of only tags and a duration (a cooldown),
+//! on an entity no trace, observer, wait or rule watches, begins and ends
+//! by a short path that leaves the same state. The host never reaches past
 //! its own entity: what needs the world or another entity is left as
 //! follow-up work for the context. The layering rule bends in one place: the
 //! runtime systems of every layer run through the one context type, which is
