@@ -21,8 +21,23 @@ use crate::diagnostics::LoadErrors;
 /// matches every set, including the empty one; use it for "no requirement".
 ///
 /// Evaluation walks the stored tree and never allocates.
+///
+/// Most requirements in content state nothing (an effect's application
+/// and ongoing requirements, an ability's blocked and required tags), and
+/// each is asked on every application or activation: so the clauses of a
+/// query that has any sit behind one box, and the empty query is one null
+/// word, asked in one comparison. Saved as its clauses.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "Clauses", into = "Clauses")]
 pub struct TagQuery {
+    /// `None` exactly when the query states nothing.
+    clauses: Option<Box<Clauses>>,
+}
+
+/// What a non-empty [`TagQuery`] states.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename = "TagQuery")]
+struct Clauses {
     all: TagSet,
     any: TagSet,
     none: TagSet,
@@ -31,51 +46,8 @@ pub struct TagQuery {
     none_of: Vec<TagQuery>,
 }
 
-impl TagQuery {
-    /// The empty query: matches everything.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Requires every tag in `tags`.
-    pub fn require_all(mut self, tags: impl IntoIterator<Item = Tag>) -> Self {
-        self.all.extend(tags);
-        self
-    }
-
-    /// Requires at least one tag in `tags`.
-    pub fn require_any(mut self, tags: impl IntoIterator<Item = Tag>) -> Self {
-        self.any.extend(tags);
-        self
-    }
-
-    /// Forbids every tag in `tags`.
-    pub fn forbid(mut self, tags: impl IntoIterator<Item = Tag>) -> Self {
-        self.none.extend(tags);
-        self
-    }
-
-    /// Requires `query` to match as well.
-    pub fn and(mut self, query: TagQuery) -> Self {
-        self.all_of.push(query);
-        self
-    }
-
-    /// Requires at least one of the queries added with `or` to match.
-    pub fn or(mut self, query: TagQuery) -> Self {
-        self.any_of.push(query);
-        self
-    }
-
-    /// Requires `query` not to match.
-    pub fn and_not(mut self, query: TagQuery) -> Self {
-        self.none_of.push(query);
-        self
-    }
-
-    /// True when the query states no clause (and so matches everything).
-    #[inline]
-    pub fn is_empty(&self) -> bool {
+impl Clauses {
+    fn is_empty(&self) -> bool {
         self.all.is_empty()
             && self.any.is_empty()
             && self.none.is_empty()
@@ -84,33 +56,106 @@ impl TagQuery {
             && self.none_of.is_empty()
     }
 
-    /// Adds every tag the query mentions, at any depth, to `out`.
-    pub fn collect_tags(&self, out: &mut TagSet) {
-        for set in [&self.all, &self.any, &self.none] {
-            out.extend_from(set);
-        }
-        for query in self.all_of.iter().chain(&self.any_of).chain(&self.none_of) {
-            query.collect_tags(out);
-        }
-    }
-
-    /// Evaluates the query against `tags`.
-    // Most requirements in content are empty: that answer is inlined where
-    // a query is asked, the clauses are not.
-    #[inline]
-    pub fn matches(&self, tags: &TagSet) -> bool {
-        self.is_empty() || self.clauses_match(tags)
-    }
-
-    /// [`matches`](Self::matches) of a query with clauses.
+    /// [`TagQuery::matches`] of a query with clauses: out of line, while
+    /// the empty query's answer is inlined where a query is asked.
     #[inline(never)]
-    fn clauses_match(&self, tags: &TagSet) -> bool {
+    fn matches(&self, tags: &TagSet) -> bool {
         tags.has_all(&self.all)
             && (self.any.is_empty() || tags.has_any(&self.any))
             && !tags.has_any(&self.none)
             && self.all_of.iter().all(|q| q.matches(tags))
             && (self.any_of.is_empty() || self.any_of.iter().any(|q| q.matches(tags)))
             && !self.none_of.iter().any(|q| q.matches(tags))
+    }
+}
+
+/// Clauses that state nothing make the empty query, so that queries equal
+/// in meaning compare equal.
+impl From<Clauses> for TagQuery {
+    fn from(clauses: Clauses) -> Self {
+        TagQuery {
+            clauses: (!clauses.is_empty()).then(|| Box::new(clauses)),
+        }
+    }
+}
+
+impl From<TagQuery> for Clauses {
+    fn from(query: TagQuery) -> Self {
+        query.clauses.map_or_else(Clauses::default, |c| *c)
+    }
+}
+
+impl TagQuery {
+    /// The empty query: matches everything.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// This query with `add` applied to its clauses.
+    fn with(self, add: impl FnOnce(&mut Clauses)) -> Self {
+        let mut clauses = Clauses::from(self);
+        add(&mut clauses);
+        clauses.into()
+    }
+
+    /// Requires every tag in `tags`.
+    pub fn require_all(self, tags: impl IntoIterator<Item = Tag>) -> Self {
+        self.with(|c| c.all.extend(tags))
+    }
+
+    /// Requires at least one tag in `tags`.
+    pub fn require_any(self, tags: impl IntoIterator<Item = Tag>) -> Self {
+        self.with(|c| c.any.extend(tags))
+    }
+
+    /// Forbids every tag in `tags`.
+    pub fn forbid(self, tags: impl IntoIterator<Item = Tag>) -> Self {
+        self.with(|c| c.none.extend(tags))
+    }
+
+    /// Requires `query` to match as well.
+    pub fn and(self, query: TagQuery) -> Self {
+        self.with(|c| c.all_of.push(query))
+    }
+
+    /// Requires at least one of the queries added with `or` to match.
+    pub fn or(self, query: TagQuery) -> Self {
+        self.with(|c| c.any_of.push(query))
+    }
+
+    /// Requires `query` not to match.
+    pub fn and_not(self, query: TagQuery) -> Self {
+        self.with(|c| c.none_of.push(query))
+    }
+
+    /// True when the query states no clause (and so matches everything).
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.clauses.is_none()
+    }
+
+    /// Adds every tag the query mentions, at any depth, to `out`.
+    pub fn collect_tags(&self, out: &mut TagSet) {
+        let Some(clauses) = &self.clauses else {
+            return;
+        };
+        for set in [&clauses.all, &clauses.any, &clauses.none] {
+            out.extend_from(set);
+        }
+        for query in clauses
+            .all_of
+            .iter()
+            .chain(&clauses.any_of)
+            .chain(&clauses.none_of)
+        {
+            query.collect_tags(out);
+        }
+    }
+
+    /// Evaluates the query against `tags`.
+    #[inline]
+    pub fn matches(&self, tags: &TagSet) -> bool {
+        self.clauses.as_ref().is_none_or(|c| c.matches(tags))
     }
 }
 
@@ -167,7 +212,7 @@ impl TagQueryDef {
                 .map(|d| d.resolve(registry, file, source, errors))
                 .collect()
         };
-        TagQuery {
+        Clauses {
             all: set(&self.all, errors),
             any: set(&self.any, errors),
             none: set(&self.none, errors),
@@ -175,6 +220,7 @@ impl TagQueryDef {
             any_of: nested(&self.any_of, errors),
             none_of: nested(&self.none_of, errors),
         }
+        .into()
     }
 
     /// Parses a query from RON text and resolves it; `file` names the source
@@ -184,5 +230,49 @@ impl TagQueryDef {
         let mut errors = LoadErrors::default();
         let query = def.resolve(registry, file, text, &mut errors);
         errors.into_result(query)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn leaf(id: u16) -> Tag {
+        Tag::from_parts(id, id + 1)
+    }
+
+    #[test]
+    fn a_query_that_states_nothing_is_the_empty_query() {
+        let nothing = TagQuery::new()
+            .require_all([])
+            .require_any([])
+            .forbid(std::iter::empty());
+        assert!(nothing.is_empty());
+        assert_eq!(nothing, TagQuery::new());
+        assert!(nothing.matches(&TagSet::new()));
+        // A sub-query is a clause, even an empty one (it matches anything).
+        let nested = TagQuery::new().and(TagQuery::new());
+        assert!(!nested.is_empty());
+        assert!(nested.matches(&TagSet::new()));
+    }
+
+    #[test]
+    fn a_query_is_saved_as_its_clauses_and_read_back_equal() {
+        let query = TagQuery::new()
+            .require_all([leaf(1)])
+            .forbid([leaf(3)])
+            .or(TagQuery::new().require_any([leaf(5)]));
+        let text = ron::to_string(&query).unwrap();
+        let clauses = ron::to_string(&Clauses::from(query.clone())).unwrap();
+        assert_eq!(text, clauses);
+        assert!(text.contains("all_of"), "{text}");
+        assert_eq!(ron::from_str::<TagQuery>(&text).unwrap(), query);
+        // The empty query is saved as six empty clauses and read back empty.
+        let empty = ron::to_string(&TagQuery::new()).unwrap();
+        assert_eq!(empty, ron::to_string(&Clauses::default()).unwrap());
+        assert!(ron::from_str::<TagQuery>(&empty).unwrap().is_empty());
+        let held: TagSet = [leaf(1), leaf(5)].into_iter().collect();
+        assert!(query.matches(&held));
+        assert!(!query.matches(&[leaf(1), leaf(3), leaf(5)].into_iter().collect()));
     }
 }
