@@ -68,8 +68,11 @@ impl SimDuration {
     pub fn from_secs_f64(secs: f64) -> Result<Self, InvalidDuration> {
         let micros = secs * MICROS_PER_SECOND as f64;
         // Near 2^64 every double is a whole number, so comparing before
-        // rounding is the same as comparing the rounded value.
-        if secs.is_finite() && secs >= 0.0 && micros < u64::MAX as f64 {
+        // rounding is the same as comparing the rounded value. The two
+        // comparisons also refuse what is not finite: NaN compares false,
+        // −∞ is below zero and +∞ (or a product that overflows to it) is
+        // not below the bound.
+        if secs >= 0.0 && micros < u64::MAX as f64 {
             Ok(Self(round_half_up(micros)))
         } else {
             Err(InvalidDuration(secs))
@@ -237,9 +240,20 @@ mod tests {
             SimDuration::from_secs_f64(0.0000005).unwrap().as_micros(),
             1
         );
-        for bad in [-0.1, f64::NAN, f64::INFINITY, 1e30] {
+        for bad in [
+            -0.1,
+            f64::NAN,
+            -f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            1e30,
+            // A finite number whose microseconds overflow to infinity.
+            f64::MAX,
+        ] {
             assert!(SimDuration::from_secs_f64(bad).is_err(), "{bad}");
+            assert!(SimTime::from_secs_f64(bad).is_err(), "{bad}");
         }
+        assert_eq!(SimDuration::from_secs_f64(-0.0), Ok(SimDuration::ZERO));
     }
 
     /// The rounding is `f64::round`'s, at halves, just beside them, across
