@@ -394,17 +394,13 @@ impl std::fmt::Debug for TagSet {
 mod tests {
     use super::*;
 
-    fn leaf(id: u16) -> Tag {
-        Tag::from_parts(id, id + 1)
-    }
-
     #[test]
     fn a_clone_keeps_the_form_of_the_set() {
-        let large: TagSet = (0..8).map(leaf).collect();
+        let large: TagSet = (0..8).map(Tag::leaf).collect();
         assert!(large.bits.is_some(), "eight members keep a bitset");
         let copy = large.clone();
         assert_eq!((&copy.tags, &copy.bits), (&large.tags, &large.bits));
-        let small: TagSet = [3, 1].into_iter().map(leaf).collect();
+        let small: TagSet = [3, 1].into_iter().map(Tag::leaf).collect();
         let copy = small.clone();
         assert_eq!(copy.tags, small.tags);
         assert!(copy.bits.is_none() && !copy.tags.spilled());

@@ -25,6 +25,13 @@ impl Tag {
         Self { id, end }
     }
 
+    /// A tag with id `id` and no children, for unit tests that need tags
+    /// without a registry.
+    #[cfg(test)]
+    pub(crate) const fn leaf(id: u16) -> Self {
+        Self::from_parts(id, id + 1)
+    }
+
     /// The tag's dense index in its registry, usable to index arrays.
     #[inline]
     pub const fn index(self) -> usize {
