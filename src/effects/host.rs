@@ -636,12 +636,13 @@ impl EffectHost {
         def: &EffectDef,
         key: EffectKey,
     ) {
+        let effect = &mut self.effects[key];
         // No ongoing requirements: uninhibited from the start.
-        self.effects[key].inhibited = false;
+        effect.inhibited = false;
         for tag in def.granted_tags.iter() {
             self.tags.add(tag);
         }
-        arm_expiry(&mut self.effects[key], cx, key);
+        arm_expiry(effect, cx, key);
     }
 
     /// Re-application of an existing stack; returns the new stack count.

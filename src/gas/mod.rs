@@ -193,9 +193,7 @@ impl Gas {
         let unseen_ends = catalog
             .effects()
             .iter()
-            .map(|def| {
-                def.ends_unseen() && !def.granted_tags.iter().any(|t| reactive_tags.has_exact(t))
-            })
+            .map(|def| def.ends_unseen() && !reactive_tags.has_any_exact(&def.granted_tags))
             .collect();
         Self {
             reactive_tags,
