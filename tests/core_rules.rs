@@ -16,6 +16,7 @@ Status.Dead
 Status.Stunned
 Cooldown.Spell.Bolt
 SetByCaller.Amount
+SetByCaller.Bonus
 Action.Trigger.Bolt
 Action.Trigger.Hurl
 ";
@@ -131,6 +132,26 @@ impl Game {
 
     fn spec(&self, effect: &str) -> EffectSpec {
         EffectSpec::new(self.gas.catalog().effects().get(effect).unwrap())
+    }
+
+    /// The bolt's cooldown for `seconds`.
+    fn bolt_cooldown(&self, seconds: f64) -> EffectSpec {
+        self.spec("GE_Bolt_Cooldown")
+            .with_set_by_caller(self.tag("Cooldown.Spell.Bolt"), seconds)
+    }
+
+    /// A stun for `seconds`.
+    fn stun(&self, seconds: f64) -> EffectSpec {
+        self.spec("GE_Stun")
+            .with_set_by_caller(self.tag("Status.Stunned"), seconds)
+    }
+
+    /// Why applying `spec` to `who` fails, as its message.
+    fn failure(&mut self, who: Entity, spec: EffectSpec) -> String {
+        self.gas
+            .apply_effect(&mut self.world, who, spec)
+            .unwrap_err()
+            .to_string()
     }
 
     fn apply(&mut self, who: Entity, spec: EffectSpec) -> ApplyOutcome {
@@ -261,9 +282,7 @@ fn an_inhibited_periodic_effect_skips_its_ticks_and_resumes() {
     g.apply(hero, regen);
     g.at(1.0);
     assert_eq!(g.read(hero, "Mana"), (165.0, 165.0));
-    let stun = g
-        .spec("GE_Stun")
-        .with_set_by_caller(g.tag("Status.Stunned"), 2.0);
+    let stun = g.stun(2.0);
     g.at(1.5);
     g.apply(hero, stun);
     g.at(3.4);
@@ -641,40 +660,26 @@ fn errors_and_trace_records_name_effects_tags_and_attributes() {
 /// it could evaluate), and with every key given each modifier gets its own.
 #[test]
 fn a_spec_s_magnitudes_are_evaluated_in_declaration_order_before_anything_changes() {
-    let mut builder = CatalogBuilder::new();
-    builder.tags().add_source("game.tags", TAGS);
-    builder
-        .tags()
-        .add_source("wage.tags", "SetByCaller.Bonus\n");
-    builder.add_source("game.ron", CONTENT);
-    builder.add_source(
-        "wage.ron",
-        r#"(effects: [(name: "GE_Wage", modifiers: [
-            (attribute: "Gold", op: Flat, magnitude: SetByCaller("SetByCaller.Amount")),
-            (attribute: "Stamina", op: Flat, magnitude: SetByCaller("SetByCaller.Bonus")),
-        ])])"#,
+    let mut g = Game::over(
+        catalog_with(
+            r#"(effects: [(name: "GE_Wage", modifiers: [
+                (attribute: "Gold", op: Flat, magnitude: SetByCaller("SetByCaller.Amount")),
+                (attribute: "Stamina", op: Flat, magnitude: SetByCaller("SetByCaller.Bonus")),
+            ])])"#,
+        )
+        .unwrap_or_else(|e| panic!("{e}")),
     );
-    let mut g = Game::over(builder.build().unwrap_or_else(|e| panic!("{e}")));
     let (amount, bonus) = (g.tag("SetByCaller.Amount"), g.tag("SetByCaller.Bonus"));
     let hero = g.hero;
     let before = gaskit::snapshot::checksum::<()>(&g.world, &g.gas);
 
-    let none = g.spec("GE_Wage");
-    let error = g
-        .gas
-        .apply_effect(&mut g.world, hero, none)
-        .unwrap_err()
-        .to_string();
+    let error = g.failure(hero, g.spec("GE_Wage"));
     assert!(
         error.contains("`SetByCaller.Amount`"),
         "the first modifier's key: {error}"
     );
     let only_first = g.spec("GE_Wage").with_set_by_caller(amount, 7.0);
-    let error = g
-        .gas
-        .apply_effect(&mut g.world, hero, only_first)
-        .unwrap_err()
-        .to_string();
+    let error = g.failure(hero, only_first);
     assert!(
         error.contains("`SetByCaller.Bonus`"),
         "the second modifier's key: {error}"
@@ -770,9 +775,7 @@ fn immunity_and_inhibition_see_through_many_plain_effects_and_survive_a_restore_
         g.apply(imp, g.spec("GE_Burn")),
         ApplyOutcome::Blocked(BlockReason::Immune { by: fireproof })
     );
-    let stun = g
-        .spec("GE_Stun")
-        .with_set_by_caller(g.tag("Status.Stunned"), 1.0);
+    let stun = g.stun(1.0);
     g.apply(imp, stun);
     assert_eq!(
         g.read(imp, "Gold").1,
@@ -802,9 +805,7 @@ fn an_ongoing_requirement_on_a_parent_tag_follows_a_child_coming_and_going() {
     let imp = g.imp;
     g.apply(imp, g.spec("GE_Focus"));
     assert_eq!(g.read(imp, "Gold").1, 0.0, "inhibited without the parent");
-    let cooldown = g
-        .spec("GE_Bolt_Cooldown")
-        .with_set_by_caller(g.tag("Cooldown.Spell.Bolt"), 1.0);
+    let cooldown = g.bolt_cooldown(1.0);
     g.apply(imp, cooldown);
     assert_eq!(g.read(imp, "Gold").1, 7.0, "a child of the parent arrived");
     g.at(1.5);
@@ -839,7 +840,7 @@ fn time_remaining_reads_the_effects_that_grant_the_tag_not_the_tag() {
     assert!(g.has(imp, "Cooldown.Spell"));
     assert_eq!(read(&g, bolt), None, "owned loosely: no effect to time");
 
-    let cooldown = g.spec("GE_Bolt_Cooldown").with_set_by_caller(bolt, 3.0);
+    let cooldown = g.bolt_cooldown(3.0);
     g.apply(imp, cooldown);
     g.apply(imp, g.spec("GE_Ward"));
     assert_eq!(
@@ -847,9 +848,7 @@ fn time_remaining_reads_the_effects_that_grant_the_tag_not_the_tag() {
         Some((8.0, 8.0)),
         "the longest, parent-aware"
     );
-    let stun = g
-        .spec("GE_Stun")
-        .with_set_by_caller(g.tag("Status.Stunned"), 10.0);
+    let stun = g.stun(10.0);
     g.apply(imp, stun);
     assert_eq!(
         read(&g, bolt),
@@ -966,7 +965,6 @@ fn prefetching_for_coming_timers_changes_nothing_a_run_produces() {
         let mut g = Game::new();
         g.gas.set_prefetch(prefetch);
         g.gas.set_wake_reader(read_villager);
-        let stunned = g.tag("Status.Stunned");
         let villagers: Vec<Entity> = (0..240)
             .map(|i| {
                 let system = g.gas.new_ability_system();
@@ -979,7 +977,7 @@ fn prefetching_for_coming_timers_changes_nothing_a_run_produces() {
                 g.apply(villager, spec);
             }
             if i % 3 == 0 {
-                let stun = g.spec("GE_Stun").with_set_by_caller(stunned, 1.5);
+                let stun = g.stun(1.5);
                 g.apply(villager, stun);
             }
             if i % 5 == 0 {
@@ -1035,16 +1033,6 @@ fn tracing(filter: TraceFilter) -> Game {
 }
 
 impl Game {
-    fn bolt_cooldown(&self, seconds: f64) -> EffectSpec {
-        self.spec("GE_Bolt_Cooldown")
-            .with_set_by_caller(self.tag("Cooldown.Spell.Bolt"), seconds)
-    }
-
-    fn stun(&self, seconds: f64) -> EffectSpec {
-        self.spec("GE_Stun")
-            .with_set_by_caller(self.tag("Status.Stunned"), seconds)
-    }
-
     /// All one can read of the hero's effects and tags, and the state's
     /// checksum.
     fn effects_seen(&self) -> String {
