@@ -48,7 +48,17 @@ fn span(start: *const u8, bytes: usize) {
     }
 }
 
-/// Asks for the line holding `address`.
+/// Asks for the line holding `address`, into the second-level cache.
+///
+/// Into L2 rather than L1: a timer asks for some thirty lines a few timers
+/// before it runs, and a wall-clock profile at 100 000 fighters put a
+/// fifth of the time on the prefetch instructions themselves. Why the
+/// nearer cache costs more is not established (the lines the running
+/// timer still uses being pushed out of L1 is one explanation; fill
+/// buffers held longer another). Measured alternately on the
+/// arena with the L1 hint: 2.8 % less time per attack at 100 000
+/// fighters, 4.5 % at a million after warm-up and 2 % over their first
+/// 10 s; even at 30 000.
 #[inline(always)]
 fn line(address: *const u8) {
     #[cfg(target_arch = "x86_64")]
@@ -57,7 +67,7 @@ fn line(address: *const u8) {
     // x86-64 target.
     #[allow(unsafe_code)]
     unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(address.cast());
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T1 }>(address.cast());
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = address;
