@@ -1007,6 +1007,57 @@ fn prefetching_for_coming_timers_changes_nothing_a_run_produces() {
     assert!(VILLAGERS_READ.load(Ordering::Relaxed) > 1_000);
 }
 
+#[test]
+fn the_prefetch_stage_reads_an_expiring_entity_without_the_game_s_wake_reader() {
+    // 240 villagers whose bolt cooldown and stun end at the same instant:
+    // one bucket of 480 expiries, the loop prefetching before nearly each.
+    // An expiry runs no game code, so the game's reader is never asked for
+    // one; the run is the same as without prefetching.
+    let run = |prefetch: gaskit::Prefetch| {
+        let mut g = Game::new();
+        g.gas.set_prefetch(prefetch);
+        g.gas.set_wake_reader(read_for_expiry);
+        let villagers: Vec<Entity> = (0..240)
+            .map(|_| {
+                let system = g.gas.new_ability_system();
+                g.world.spawn((system,))
+            })
+            .collect();
+        for &villager in &villagers {
+            let cooldown = g.bolt_cooldown(2.0);
+            g.apply(villager, cooldown);
+            let stun = g.stun(2.0);
+            g.apply(villager, stun);
+        }
+        let held = |g: &Game| {
+            villagers
+                .iter()
+                .filter(|&&v| g.has(v, "Cooldown.Spell.Bolt") || g.has(v, "Status.Stunned"))
+                .count()
+        };
+        g.at(1.0);
+        let before = held(&g);
+        g.at(2.0);
+        let after = held(&g);
+        let state = gaskit::snapshot::checksum::<()>(&g.world, &g.gas);
+        (before, after, g.text(), state)
+    };
+    let plain = run(gaskit::Prefetch::Never);
+    assert_eq!((plain.0, plain.1), (240, 0));
+    let prefetched = run(gaskit::Prefetch::Always);
+    assert!(prefetched == plain, "the same run");
+    assert_eq!(EXPIRY_READS.load(Ordering::Relaxed), 0);
+}
+
+/// Times [`read_for_expiry`] was asked.
+static EXPIRY_READS: AtomicUsize = AtomicUsize::new(0);
+
+/// A wake reader that counts: only the expiry test sets it.
+fn read_for_expiry(world: &mut World, entity: Entity) -> Option<&AbilitySystem> {
+    EXPIRY_READS.fetch_add(1, Ordering::Relaxed);
+    world.query_one_mut::<&AbilitySystem>(entity).ok()
+}
+
 /// Villagers the prefetch stage read through [`read_villager`].
 static VILLAGERS_READ: AtomicUsize = AtomicUsize::new(0);
 

@@ -3,15 +3,20 @@
 
 use hecs::{Entity, World};
 
+use super::scheduled::Timer;
 use super::Gas;
 use crate::abilities::AbilitySystem;
+use crate::effects::{EffectHost, EffectTimer};
 
 /// How the prefetch stage reads the [`AbilitySystem`] of an entity a
-/// coming timer will wake, asking on the way for the game's own
-/// components that wake-up will read first (with [`prefetch_component`]).
-/// One query for the system and those components costs little more than
-/// the system's alone. Set with [`Gas::set_wake_reader`]; the default,
-/// [`read_ability_system`], reads the system alone.
+/// coming timer will run game code for (an ability instance's wake-up, an
+/// effect's periodic execution and the hooks after it), asking on the way
+/// for the game's own components that code will read first (with
+/// [`prefetch_component`]). One query for the system and those components
+/// costs little more than the system's alone. An effect's expiry runs no
+/// game code on its usual path and is not read through it. Set with
+/// [`Gas::set_wake_reader`]; the default, [`read_ability_system`], reads
+/// the system alone.
 ///
 /// It must change nothing: a run is the same with or without prefetching.
 pub type WakeReader = for<'w> fn(&'w mut World, Entity) -> Option<&'w AbilitySystem>;
@@ -81,8 +86,10 @@ impl Prefetch {
 const AHEAD: usize = 4;
 /// Bytes of an entity's effect slots asked for (its first three slots).
 const EFFECT_SLOT_BYTES: usize = 512;
-/// Bytes of an entity's ability instance slots asked for (its first).
-const INSTANCE_SLOT_BYTES: usize = 128;
+/// Bytes at the head of an ability system that an effect's expiry reads:
+/// the bookkeeping and the host's hot fields, up to its attribute values.
+const HOT_HEAD_BYTES: usize =
+    std::mem::offset_of!(AbilitySystem, host) + std::mem::offset_of!(EffectHost, attributes);
 
 impl Gas {
     /// Sets whether [`advance_to`](Self::advance_to) prefetches.
@@ -107,38 +114,61 @@ impl Gas {
     /// three stages on three timers, so that each stage reads only what
     /// an earlier one asked for: the payload of the timer `2 * AHEAD` on;
     /// the ability system of the timer `AHEAD` on (whose payload was asked
-    /// for `AHEAD` timers ago), with what the game's [`WakeReader`] asks
-    /// for beside it; the effect and instance slots of the timer
-    /// `AHEAD / 2` on (whose ability system, holding their addresses, was
-    /// asked for `AHEAD / 2` timers ago). And for what the handler about
-    /// to run will most likely write when it schedules: the pool block the
-    /// timer queue hands out next (each schedule asks for its next payload
-    /// slot itself).
+    /// for `AHEAD` timers ago); the slots of the timer `AHEAD / 2` on
+    /// (whose ability system, holding their addresses, was asked for
+    /// `AHEAD / 2` timers ago). And for what the handler about to run will
+    /// most likely write when it schedules: the pool block the timer queue
+    /// hands out next (each schedule asks for its next payload slot
+    /// itself).
+    ///
+    /// What is asked for follows what the timer's handler reads. An
+    /// ability's wake-up and an effect's periodic execution run game code
+    /// (the behaviour; the hooks after an execution): all of the ability
+    /// system, and what the game's [`WakeReader`] asks for beside it; then
+    /// for a wake-up the first effect slots (a cooldown's time remaining
+    /// scans them) and the instance's slot, for an execution its effect's
+    /// slot. An expiry reads only the system's hot head (the effect slots'
+    /// header, owned tags, reconcile notes) and that one effect's slot: it
+    /// asks for nothing more, which at a million fighters is a tenth of an
+    /// attack's time (most expiries are of cooldowns, and the fighter's own
+    /// swing comes long after the lines would have left the cache).
     pub(super) fn prefetch_upcoming(&self, world: &mut World) {
         self.timers.prefetch_next_schedule();
         self.timers.prefetch_upcoming(2 * AHEAD);
-        if let Some(system) = self.upcoming_system(world, AHEAD, self.wake_reader) {
-            crate::prefetch::value(system);
+        if let Some(&timer) = self.timers.upcoming(AHEAD) {
+            match timer {
+                Timer::AbilityWake { owner: entity, .. }
+                | Timer::Effect(EffectTimer::Period { entity, .. }) => {
+                    if let Some(system) = (self.wake_reader)(world, entity) {
+                        crate::prefetch::value(system);
+                    }
+                }
+                Timer::Effect(EffectTimer::Expire { entity, .. }) => {
+                    if let Some(system) = read_ability_system(world, entity) {
+                        crate::prefetch::head(std::slice::from_ref(system), HOT_HEAD_BYTES);
+                    }
+                }
+                Timer::Event(_) => {}
+            }
         }
-        if let Some(system) = self.upcoming_system(world, AHEAD / 2, read_ability_system) {
-            system.host.effects.prefetch_head(EFFECT_SLOT_BYTES);
-            system
-                .abilities
-                .instances
-                .prefetch_head(INSTANCE_SLOT_BYTES);
+        if let Some(&timer) = self.timers.upcoming(AHEAD / 2) {
+            match timer {
+                Timer::AbilityWake { owner, instance } => {
+                    if let Some(system) = read_ability_system(world, owner) {
+                        system.host.effects.prefetch_head(EFFECT_SLOT_BYTES);
+                        system.abilities.instances.prefetch(instance);
+                    }
+                }
+                Timer::Effect(
+                    EffectTimer::Expire { entity, key } | EffectTimer::Period { entity, key },
+                ) => {
+                    if let Some(system) = read_ability_system(world, entity) {
+                        system.host.effects.prefetch(key);
+                    }
+                }
+                Timer::Event(_) => {}
+            }
         }
-    }
-
-    /// The ability system the timer `ahead` places on will read first,
-    /// read by `reader`.
-    fn upcoming_system<'w>(
-        &self,
-        world: &'w mut World,
-        ahead: usize,
-        reader: WakeReader,
-    ) -> Option<&'w AbilitySystem> {
-        let entity = self.timers.upcoming(ahead)?.entity()?;
-        reader(world, entity)
     }
 }
 

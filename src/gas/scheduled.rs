@@ -40,20 +40,6 @@ pub(crate) enum Timer {
     },
 }
 
-impl Timer {
-    /// The entity whose state the timer's handler reads first (`None` for
-    /// a queued event, whose receiver waits in another store).
-    pub(crate) fn entity(&self) -> Option<Entity> {
-        match *self {
-            Timer::Effect(
-                EffectTimer::Expire { entity, .. } | EffectTimer::Period { entity, .. },
-            ) => Some(entity),
-            Timer::AbilityWake { owner, .. } => Some(owner),
-            Timer::Event(_) => None,
-        }
-    }
-}
-
 impl From<EffectTimer> for Timer {
     fn from(timer: EffectTimer) -> Self {
         Timer::Effect(timer)
