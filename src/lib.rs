@@ -158,8 +158,9 @@
 //! is searched for. In a large world, before each timer it runs the loop
 //! asks the memory system for what a timer a few places on will read (its
 //! payload, its entity's [`AbilitySystem`], that system's effect and
-//! instance slots, and whatever of the game's own components its
-//! [`WakeReader`] asks for), so the cache misses of entities far apart in
+//! instance slots; for a timer that runs game code, whatever of the game's
+//! own components its [`WakeReader`] asks for and the other entities its
+//! [`ReachReader`] does), so the cache misses of entities far apart in
 //! memory overlap ([`Prefetch`]). It is a hint that changes no state, and
 //! the crate's only `unsafe` (the prefetch intrinsic).
 //!
@@ -349,8 +350,8 @@ pub use effects::{
     SetByCallerError, StackBy, StackExpiry, Stacking, StackingData,
 };
 pub use gas::{
-    prefetch_component, read_ability_system, AbilityError, Advance, EffectHook, EventOutcome, Gas,
-    Observe, Prefetch, Reserved, Threshold, WakeReader, WorkLimits,
+    prefetch_component, reach_nothing, read_ability_system, AbilityError, Advance, EffectHook,
+    EventOutcome, Gas, Observe, Prefetch, ReachReader, Reserved, Threshold, WakeReader, WorkLimits,
 };
 pub use names::{Named, MAX_DEFINITIONS};
 pub use tags::native;

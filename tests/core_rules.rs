@@ -965,12 +965,16 @@ fn prefetching_for_coming_timers_changes_nothing_a_run_produces() {
         let mut g = Game::new();
         g.gas.set_prefetch(prefetch);
         g.gas.set_wake_reader(read_villager);
+        g.gas.set_reach_reader(reach_neighbour);
         let villagers: Vec<Entity> = (0..240)
             .map(|i| {
                 let system = g.gas.new_ability_system();
                 g.world.spawn((Name(format!("villager {i}")), system))
             })
             .collect();
+        for pair in villagers.windows(2) {
+            g.world.insert_one(pair[1], Neighbour(pair[0])).unwrap();
+        }
         for (i, &villager) in villagers.iter().enumerate() {
             for effect in ["GE_Income", "GE_Tithe", "GE_Fatigue", "GE_Regen"] {
                 let spec = g.spec(effect);
@@ -998,6 +1002,7 @@ fn prefetching_for_coming_timers_changes_nothing_a_run_produces() {
     // their last seven tithes do not tick.
     assert_eq!(gold, 192.0 * 40.0 + 48.0 * 33.0);
     assert_eq!(VILLAGERS_READ.load(Ordering::Relaxed), 0, "never asked");
+    assert_eq!(NEIGHBOURS_REACHED.load(Ordering::Relaxed), 0, "never asked");
     let prefetched = run(gaskit::Prefetch::Always);
     assert_eq!(prefetched.0, gold);
     assert!(prefetched.1 == text, "the same trace");
@@ -1005,18 +1010,40 @@ fn prefetching_for_coming_timers_changes_nothing_a_run_produces() {
     // The game's reader was asked for the coming villagers, their names
     // with their systems.
     assert!(VILLAGERS_READ.load(Ordering::Relaxed) > 1_000);
+    // And for what each coming execution reaches, one stage later.
+    assert!(NEIGHBOURS_REACHED.load(Ordering::Relaxed) > 1_000);
 }
+
+/// Executions the prefetch stage asked [`reach_neighbour`] about.
+static NEIGHBOURS_REACHED: AtomicUsize = AtomicUsize::new(0);
+
+/// A village's reach reader: a villager's periodic effects may touch its
+/// neighbour (the villager spawned before it), so the neighbour's system
+/// is asked for.
+fn reach_neighbour(world: &mut World, entity: Entity) {
+    NEIGHBOURS_REACHED.fetch_add(1, Ordering::Relaxed);
+    let neighbour = world.query_one_mut::<&Neighbour>(entity).ok().map(|n| n.0);
+    if let Some(system) = neighbour.and_then(|n| world.query_one_mut::<&AbilitySystem>(n).ok()) {
+        gaskit::prefetch_component(system);
+    }
+}
+
+/// The villager spawned before this one.
+struct Neighbour(Entity);
 
 #[test]
 fn the_prefetch_stage_reads_an_expiring_entity_without_the_game_s_wake_reader() {
     // 240 villagers whose bolt cooldown and stun end at the same instant:
     // one bucket of 480 expiries, the loop prefetching before nearly each.
-    // An expiry runs no game code, so the game's reader is never asked for
-    // one; the run is the same as without prefetching.
+    // An expiry runs no game code, so neither of the game's readers is
+    // asked about one; the run is the same as without prefetching.
     let run = |prefetch: gaskit::Prefetch| {
         let mut g = Game::new();
         g.gas.set_prefetch(prefetch);
         g.gas.set_wake_reader(read_for_expiry);
+        g.gas.set_reach_reader(|_, _| {
+            EXPIRY_READS.fetch_add(1, Ordering::Relaxed);
+        });
         let villagers: Vec<Entity> = (0..240)
             .map(|_| {
                 let system = g.gas.new_ability_system();
@@ -1049,7 +1076,7 @@ fn the_prefetch_stage_reads_an_expiring_entity_without_the_game_s_wake_reader() 
     assert_eq!(EXPIRY_READS.load(Ordering::Relaxed), 0);
 }
 
-/// Times [`read_for_expiry`] was asked.
+/// Times the expiry test's readers were asked.
 static EXPIRY_READS: AtomicUsize = AtomicUsize::new(0);
 
 /// A wake reader that counts: only the expiry test sets it.

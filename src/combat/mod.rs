@@ -154,7 +154,7 @@ pub use spellbook::{
 pub use stats::{active_style, snapshot, snapshot_of, AttackSource, SwingStats};
 pub use style::SetStyle;
 pub use vec2::Vec2;
-pub use wake_reader::read_fighter;
+pub use wake_reader::{reach_target, read_fighter};
 
 use crate::catalog::{Catalog, CatalogBuilder};
 use crate::gas::Gas;
@@ -267,6 +267,7 @@ pub fn install_runtime(gas: &mut Gas, runtime: Arc<CombatRuntime>) {
         let _ = gas.register_behaviour("Eat", Eat(runtime.clone()));
     }
     gas.set_wake_reader(read_fighter);
+    gas.set_reach_reader(reach_target);
     gas.add_effect_hook(CombatHook(runtime.clone()));
     gas.add_invariant(move |world, gas, broken| invariants::check(&runtime, world, gas, broken));
 }

@@ -27,7 +27,9 @@ use rand_chacha::ChaCha8Rng;
 pub use abilities::{AbilityError, EventOutcome};
 pub use hooks::EffectHook;
 pub use observers::{Observe, Threshold};
-pub use prefetch::{prefetch_component, read_ability_system, Prefetch, WakeReader};
+pub use prefetch::{
+    prefetch_component, reach_nothing, read_ability_system, Prefetch, ReachReader, WakeReader,
+};
 pub use reserved::Reserved;
 pub(crate) use scheduled::{SavedTimer, Timer};
 pub(crate) use state::GasState;
@@ -153,6 +155,9 @@ pub struct Gas {
     prefetch: Prefetch,
     /// How its prefetch stage reads the entities those timers will wake.
     wake_reader: WakeReader,
+    /// How its prefetch stage asks for what those wake-ups reach beyond
+    /// their own entities.
+    reach_reader: ReachReader,
     /// Timers handled at the current instant (which instant, how many).
     instant_work: (SimTime, u64),
     /// Timers an overloaded instant handed to the next microsecond.
@@ -220,6 +225,7 @@ impl Gas {
             limits: WorkLimits::default(),
             prefetch: Prefetch::default(),
             wake_reader: prefetch::read_ability_system,
+            reach_reader: prefetch::reach_nothing,
             instant_work: (SimTime::ZERO, 0),
             deferred_timers: 0,
             rollback_window: None,

@@ -21,6 +21,24 @@ use crate::effects::{EffectHost, EffectTimer};
 /// It must change nothing: a run is the same with or without prefetching.
 pub type WakeReader = for<'w> fn(&'w mut World, Entity) -> Option<&'w AbilitySystem>;
 
+/// How the prefetch stage asks for what a coming wake-up will reach beyond
+/// its own entity: a fighter's swing reads its target's defences and
+/// damages it. Called one stage after the [`WakeReader`], when the
+/// entity's own components have arrived, so it can read them (whom it
+/// targets) cheaply and ask for the other entity's components with
+/// [`prefetch_component`]. Called for the timers the wake reader is: an
+/// ability's wake-up and an effect's periodic execution. Set with
+/// [`Gas::set_reach_reader`]; the default, [`reach_nothing`], asks for
+/// nothing.
+///
+/// Like the wake reader it must change nothing: a run is the same with or
+/// without prefetching.
+pub type ReachReader = fn(&mut World, Entity);
+
+/// The default [`ReachReader`]: a wake-up reaches nothing beyond its own
+/// entity.
+pub fn reach_nothing(_world: &mut World, _entity: Entity) {}
+
 /// The default [`WakeReader`]: the ability system alone.
 pub fn read_ability_system(world: &mut World, entity: Entity) -> Option<&AbilitySystem> {
     world.query_one_mut::<&AbilitySystem>(entity).ok()
@@ -110,6 +128,13 @@ impl Gas {
         self.wake_reader = reader;
     }
 
+    /// Sets how the prefetch stage asks for what coming wake-ups reach
+    /// beyond their own entities (see [`ReachReader`]): the combat layer
+    /// asks for the target of each coming swing.
+    pub fn set_reach_reader(&mut self, reader: ReachReader) {
+        self.reach_reader = reader;
+    }
+
     /// Asks for what the coming timers of the open bucket will read, in
     /// three stages on three timers, so that each stage reads only what
     /// an earlier one asked for: the payload of the timer `2 * AHEAD` on;
@@ -127,7 +152,8 @@ impl Gas {
     /// system, and what the game's [`WakeReader`] asks for beside it; then
     /// for a wake-up the first effect slots (a cooldown's time remaining
     /// scans them) and the instance's slot, for an execution its effect's
-    /// slot. An expiry reads only the system's hot head (the effect slots'
+    /// slot; and what the game's [`ReachReader`] asks for beyond the
+    /// entity (a swing's target). An expiry reads only the system's hot head (the effect slots'
     /// header, owned tags, reconcile notes) and that one effect's slot: it
     /// asks for nothing more, which at a million fighters is a tenth of an
     /// attack's time (most expiries are of cooldowns, and the fighter's own
@@ -157,11 +183,16 @@ impl Gas {
                     if let Some(system) = read_ability_system(world, owner) {
                         system.host.effects.prefetch_head(EFFECT_SLOT_BYTES);
                         system.abilities.instances.prefetch(instance);
+                        (self.reach_reader)(world, owner);
                     }
                 }
-                Timer::Effect(
-                    EffectTimer::Expire { entity, key } | EffectTimer::Period { entity, key },
-                ) => {
+                Timer::Effect(EffectTimer::Period { entity, key }) => {
+                    if let Some(system) = read_ability_system(world, entity) {
+                        system.host.effects.prefetch(key);
+                        (self.reach_reader)(world, entity);
+                    }
+                }
+                Timer::Effect(EffectTimer::Expire { entity, key }) => {
                     if let Some(system) = read_ability_system(world, entity) {
                         system.host.effects.prefetch(key);
                     }
