@@ -127,15 +127,26 @@ fn parse() -> Result<Option<Options>, String> {
 /// Resident and peak memory of this process in bytes (Linux `/proc`).
 fn memory() -> (u64, u64) {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let field = |name: &str| {
-        status
-            .lines()
-            .find(|l| l.starts_with(name))
-            .and_then(|l| l.split_whitespace().nth(1))
-            .and_then(|kb| kb.parse::<u64>().ok())
-            .map_or(0, |kb| kb * 1024)
-    };
-    (field("VmRSS:"), field("VmHWM:"))
+    (kib_field(&status, "VmRSS:"), kib_field(&status, "VmHWM:"))
+}
+
+/// Resident memory held in transparent huge pages, in bytes (Linux
+/// `/proc`; 0 elsewhere). At scale each scattered read may also miss the
+/// TLB, and 2 MiB pages make that rarer: glibc's heap uses them when the
+/// process starts with `GLIBC_TUNABLES=glibc.malloc.hugetlb=1` (README,
+/// Prefetching).
+fn huge_pages() -> u64 {
+    let rollup = std::fs::read_to_string("/proc/self/smaps_rollup").unwrap_or_default();
+    kib_field(&rollup, "AnonHugePages:")
+}
+
+/// The value of a `/proc` line `name  N kB`, in bytes.
+fn kib_field(text: &str, name: &str) -> u64 {
+    text.lines()
+        .find(|l| l.starts_with(name))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|kb| kb.parse::<u64>().ok())
+        .map_or(0, |kb| kb * 1024)
 }
 
 fn main() -> ExitCode {
@@ -201,6 +212,7 @@ fn main() -> ExitCode {
     }
     let wall = started.elapsed().as_secs_f64();
     let (rss_end, peak) = memory();
+    let huge = huge_pages();
     let attacks = arena.attacks_resolved() - attacks_before;
     let engaged = arena.engaged();
 
@@ -235,6 +247,10 @@ fn main() -> ExitCode {
         peak as f64 / (1 << 20) as f64,
         rss_spawned.saturating_sub(rss_before) as f64 / options.combatants as f64,
         rss_end.saturating_sub(rss_before) as f64 / options.combatants as f64
+    );
+    println!(
+        "  in huge pages           {:.1} MiB",
+        huge as f64 / (1 << 20) as f64
     );
     ExitCode::SUCCESS
 }
