@@ -50,15 +50,14 @@ fn span(start: *const u8, bytes: usize) {
 
 /// Asks for the line holding `address`, into the second-level cache.
 ///
-/// Into L2 rather than L1: a timer asks for some thirty lines a few timers
-/// before it runs, and a wall-clock profile at 100 000 fighters put a
-/// fifth of the time on the prefetch instructions themselves. Why the
+/// Into L2 rather than L1: a timer asks for up to thirty lines a few
+/// timers before it runs, and a wall-clock profile at 100 000 fighters put
+/// a fifth of the time on the prefetch instructions themselves. Why the
 /// nearer cache costs more is not established (the lines the running
-/// timer still uses being pushed out of L1 is one explanation; fill
-/// buffers held longer another). Measured alternately on the
-/// arena with the L1 hint: 2.8 % less time per attack at 100 000
-/// fighters, 4.5 % at a million after warm-up and 2 % over their first
-/// 10 s; even at 30 000.
+/// timer still uses being pushed out of L1 is one explanation, fill
+/// buffers held longer another). Measured alternately on the arena with
+/// the L1 hint: 2.8 % less time per attack at 100 000 fighters, 4.5 % at
+/// a million after warm-up and 2 % over their first 10 s; even at 30 000.
 #[inline(always)]
 fn line(address: *const u8) {
     #[cfg(target_arch = "x86_64")]

@@ -153,11 +153,12 @@ impl Gas {
     /// for a wake-up the first effect slots (a cooldown's time remaining
     /// scans them) and the instance's slot, for an execution its effect's
     /// slot; and what the game's [`ReachReader`] asks for beyond the
-    /// entity (a swing's target). An expiry reads only the system's hot head (the effect slots'
-    /// header, owned tags, reconcile notes) and that one effect's slot: it
-    /// asks for nothing more, which at a million fighters is a tenth of an
-    /// attack's time (most expiries are of cooldowns, and the fighter's own
-    /// swing comes long after the lines would have left the cache).
+    /// entity (a swing's target). An expiry reads only the system's hot
+    /// head (the effect slots' header, owned tags, reconcile notes) and
+    /// its one effect slot, and nothing more is asked for: most expiries
+    /// are cooldowns, the fighter's own swing comes long after more lines
+    /// would have left the cache, and asking for them cost a tenth of an
+    /// attack's time at 100 000 fighters and at a million.
     pub(super) fn prefetch_upcoming(&self, world: &mut World) {
         self.timers.prefetch_next_schedule();
         self.timers.prefetch_upcoming(2 * AHEAD);
