@@ -201,6 +201,14 @@ pub struct TimerQueue<P> {
     /// The block pool and its free list.
     blocks: Vec<Block>,
     free: u32,
+    /// For each block, the block two places further along its list (`NIL`
+    /// when there is none, meaningless for a free block): opening a bucket
+    /// follows one link per block, each a miss at scale that cannot start
+    /// before the one before it ends, and these links, dense and so mostly
+    /// cached, name the blocks four places ahead to ask for. Set when a
+    /// block is put at the front of a list, from the block it goes in
+    /// front of, which was just being filled.
+    skips: Vec<u32>,
     /// Entries in the ring's lists (not counting `draining` and `late`).
     in_ring: usize,
     /// Absolute index of the first bucket not yet drained.
@@ -282,6 +290,7 @@ impl<P> Default for TimerQueue<P> {
             occupied: vec![0; (RING / 64) as usize],
             blocks: Vec::new(),
             free: NIL,
+            skips: Vec::new(),
             in_ring: 0,
             cursor: 0,
             draining: Vec::new(),
@@ -354,12 +363,17 @@ impl<P> TimerQueue<P> {
     /// A block holding `entry` alone, in front of block `next`: a free one
     /// (only the fields that matter are written), or a new one.
     fn new_block(&mut self, entry: Entry, next: u32) -> u32 {
+        let skip = self
+            .blocks
+            .get(next as usize)
+            .map_or(NIL, |block| block.next);
         if self.free == NIL {
             self.blocks.push(Block {
                 len: 1,
                 next,
                 entries: [entry; BLOCK],
             });
+            self.skips.push(skip);
             return (self.blocks.len() - 1) as u32;
         }
         let index = self.free;
@@ -368,7 +382,22 @@ impl<P> TimerQueue<P> {
         block.len = 1;
         block.next = next;
         block.entries[0] = entry;
+        self.skips[index as usize] = skip;
         index
+    }
+
+    /// Asks for block `index` (a hint; nothing when it is `NIL`).
+    #[inline]
+    fn prefetch_block(&self, index: u32) {
+        if let Some(block) = self.blocks.get(index as usize) {
+            crate::prefetch::value(block);
+        }
+    }
+
+    /// The block two places along the list from block `index`.
+    #[inline]
+    fn skip(&self, index: u32) -> u32 {
+        self.skips.get(index as usize).copied().unwrap_or(NIL)
     }
 
     /// The newest block of every ring slot that holds entries, in slot
@@ -495,9 +524,27 @@ impl<P> TimerQueue<P> {
         let slot = (self.cursor & RING_MASK) as usize;
         let mut index = std::mem::replace(&mut self.heads[slot], NIL);
         self.occupied[slot / 64] &= !(1 << (slot % 64));
+        if self.prefetching {
+            // The blocks two and four places on; each block then asks for
+            // the one four places after it, and the one after the head
+            // (known once the head has arrived) for the one three after.
+            let third = self.skip(index);
+            self.prefetch_block(third);
+            self.prefetch_block(self.skip(third));
+        }
+        let mut first = self.prefetching;
         // Lists are taken newest first, so timers scheduled in order
         // arrive already largest first and the check below skips the sort.
         while index != NIL {
+            if self.prefetching {
+                self.prefetch_block(self.skip(self.skip(index)));
+                if first {
+                    first = false;
+                    let second = self.blocks[index as usize].next;
+                    self.prefetch_block(second);
+                    self.prefetch_block(self.skip(second));
+                }
+            }
             let block = &mut self.blocks[index as usize];
             let entries = &block.entries[..block.len as usize];
             self.in_ring -= entries.len();
@@ -786,6 +833,7 @@ impl<P: Clone> TimerQueue<P> {
             }
         }
         self.blocks.clear();
+        self.skips.clear();
         self.free = NIL;
         self.in_ring = 0;
         self.draining.clear();
@@ -1105,7 +1153,10 @@ mod tests {
     fn matches_a_sorted_reference_under_random_use() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(99);
         for round in 0..40 {
+            // Every other round prefetches: a hint, so the same pops.
+            let prefetching = round % 2 == 1;
             let mut q = TimerQueue::new();
+            q.set_prefetching(prefetching);
             let mut model: Vec<(SimTime, Lane, u64, TimerKey, u32)> = Vec::new();
             let mut now = 0u64;
             let mut seq = 0u64;
@@ -1145,6 +1196,7 @@ mod tests {
                         // and the same saved form (nothing of the layout).
                         let saved = serde_json::to_string(&q).expect("serializes");
                         q = serde_json::from_str(&saved).expect("restores");
+                        q.set_prefetching(prefetching);
                         assert_eq!(serde_json::to_string(&q).unwrap(), saved);
                     }
                     _ => {
@@ -1162,6 +1214,53 @@ mod tests {
                     }
                 }
                 assert_eq!(q.len(), model.len());
+                if step % 64 == 0 {
+                    assert_skips_name_two_blocks_on(&q);
+                }
+            }
+        }
+    }
+
+    /// Long lists, opened while prefetching, their blocks then reused by
+    /// new lists: the skip links stay right, and the pops are those of a
+    /// queue that does not prefetch.
+    #[test]
+    fn skip_links_follow_long_lists_through_block_reuse() {
+        let run = |prefetching: bool| {
+            let mut q = TimerQueue::new();
+            q.set_prefetching(prefetching);
+            let mut popped = Vec::new();
+            for wave in 0..3u64 {
+                let base = wave * 10_000;
+                // 60 timers in each of three buckets, interleaved: lists of
+                // 12 blocks, each block's neighbours from the free list.
+                for i in 0..180u64 {
+                    let when = base + 2_000 + (i % 3) * 1_024 + i / 3;
+                    q.schedule_in(at(when), Lane::Normal, (wave * 1_000 + i) as u32);
+                }
+                assert_skips_name_two_blocks_on(&q);
+                while let Some(timer) = q.pop_due(at(base + 9_999)) {
+                    popped.push(timer);
+                }
+            }
+            popped
+        };
+        let plain = run(false);
+        assert_eq!(plain.len(), 540);
+        assert!(plain.is_sorted_by_key(|&(when, _)| when));
+        assert_eq!(run(true), plain);
+    }
+
+    /// Each listed block's skip link names the block two places further
+    /// along its list, whatever blocks were reused.
+    fn assert_skips_name_two_blocks_on<P>(q: &TimerQueue<P>) {
+        assert_eq!(q.skips.len(), q.blocks.len());
+        let next = |index: u32| q.blocks.get(index as usize).map_or(NIL, |b| b.next);
+        for head in q.occupied_heads() {
+            let mut index = head;
+            while index != NIL {
+                assert_eq!(q.skip(index), next(next(index)));
+                index = next(index);
             }
         }
     }
