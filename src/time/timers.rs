@@ -524,26 +524,23 @@ impl<P> TimerQueue<P> {
         let slot = (self.cursor & RING_MASK) as usize;
         let mut index = std::mem::replace(&mut self.heads[slot], NIL);
         self.occupied[slot / 64] &= !(1 << (slot % 64));
-        if self.prefetching {
-            // The blocks two and four places on; each block then asks for
-            // the one four places after it, and the one after the head
-            // (known once the head has arrived) for the one three after.
-            let third = self.skip(index);
-            self.prefetch_block(third);
-            self.prefetch_block(self.skip(third));
+        if self.prefetching && index != NIL {
+            // The blocks two and four places after the head, known at
+            // once; then, from the head's own link (its line is read next
+            // anyway), the blocks one and three places after it. Each block
+            // the walk reaches asks for the one four places after it.
+            let two_on = self.skip(index);
+            self.prefetch_block(two_on);
+            self.prefetch_block(self.skip(two_on));
+            let one_on = self.blocks[index as usize].next;
+            self.prefetch_block(one_on);
+            self.prefetch_block(self.skip(one_on));
         }
-        let mut first = self.prefetching;
         // Lists are taken newest first, so timers scheduled in order
         // arrive already largest first and the check below skips the sort.
         while index != NIL {
             if self.prefetching {
                 self.prefetch_block(self.skip(self.skip(index)));
-                if first {
-                    first = false;
-                    let second = self.blocks[index as usize].next;
-                    self.prefetch_block(second);
-                    self.prefetch_block(self.skip(second));
-                }
             }
             let block = &mut self.blocks[index as usize];
             let entries = &block.entries[..block.len as usize];
