@@ -260,11 +260,21 @@ impl Gas {
 
     /// Fresh values of the source attributes an active effect's
     /// calculations read live, for its next periodic execution.
+    // Inlined to its first test: every expiry asks, and content with no
+    // live source calculation at all (a fight's) answers at once.
+    #[inline]
     fn live_source_values(&self, world: &World, entity: Entity, key: EffectKey) -> Captures {
-        let mut values = Captures::new();
         if !self.catalog.effects().has_live_source_calculations() {
-            return values;
+            return Captures::new();
         }
+        self.read_live_source_values(world, entity, key)
+    }
+
+    /// [`live_source_values`](Self::live_source_values) for content that
+    /// has live source calculations.
+    #[inline(never)]
+    fn read_live_source_values(&self, world: &World, entity: Entity, key: EffectKey) -> Captures {
+        let mut values = Captures::new();
         let Ok(system) = world.get::<&AbilitySystem>(entity) else {
             return values;
         };
