@@ -491,7 +491,32 @@ impl EffectHost {
     }
 
     /// One magnitude for one stack.
+    // Inlined for the magnitudes nearly every application has (a constant,
+    // a SetByCaller value found and finite: every cooldown's and combat
+    // mark's duration); the rest, and every error, out of line.
+    #[inline]
     fn evaluate(
+        &self,
+        names: Defs<'_>,
+        magnitude: &Magnitude,
+        spec: &EffectSpec,
+        captures: &Captures,
+    ) -> Result<f64, EffectError> {
+        let plain = match magnitude {
+            Magnitude::Constant(value) => Some(*value),
+            Magnitude::SetByCaller(key) => spec.set_by_caller(*key).ok(),
+            _ => None,
+        };
+        match plain {
+            Some(value) if value.is_finite() => Ok(value),
+            _ => self.evaluate_fully(names, magnitude, spec, captures),
+        }
+    }
+
+    /// [`evaluate`](Self::evaluate) for every kind of magnitude, with its
+    /// errors.
+    #[inline(never)]
+    fn evaluate_fully(
         &self,
         names: Defs<'_>,
         magnitude: &Magnitude,
