@@ -414,6 +414,10 @@ impl EffectHost {
     /// Why the host refuses `def` applied with `spec_tags` (the tags of
     /// the spec, all of it a refusal reads) before anything is evaluated
     /// or rolled: application requirements, the life rule, immunity.
+    // Inlined: asked on every application, and a host holding no watched
+    // effect (no immunity among them) needs no scan, whose set-up had cost
+    // more than these tests.
+    #[inline]
     pub(crate) fn refusal(
         &self,
         defs: &EffectDefs,
@@ -426,12 +430,16 @@ impl EffectHost {
         if !def.affects_dead && self.is_dead(defs) {
             return Some(BlockReason::Dead);
         }
+        if self.watched.is_empty() {
+            return None;
+        }
         self.immunity_against(defs, def, spec_tags)
             .map(|by| BlockReason::Immune { by })
     }
 
     /// An active, uninhibited effect whose immunity query matches the
     /// incoming effect's asset tags plus the spec's tags.
+    #[inline(never)]
     fn immunity_against(
         &self,
         defs: &EffectDefs,
