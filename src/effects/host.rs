@@ -1165,7 +1165,27 @@ fn arm_period<P: From<EffectTimer>>(
 /// pending timer that fires earlier is kept (it re-arms when it fires), so
 /// refreshing an effect every hit costs no timer work; only an expiry moved
 /// earlier replaces the timer.
+// Inlined to its test for a pending timer that fires in time (every
+// refresh of a combat mark); arming and cancelling out of line.
+#[inline]
 fn arm_expiry<P: From<EffectTimer>>(
+    effect: &mut ActiveEffect,
+    cx: &mut EffectCx<P>,
+    key: EffectKey,
+) {
+    if effect.duration().is_some()
+        && effect.expiry_timer.is_some()
+        && effect.expiry_timer_at <= effect.expires_at()
+    {
+        return;
+    }
+    rearm_expiry(effect, cx, key);
+}
+
+/// [`arm_expiry`] when the timer must change: cancelled for an effect
+/// with no end, scheduled (in place of a later one) for one with an end.
+#[inline(never)]
+fn rearm_expiry<P: From<EffectTimer>>(
     effect: &mut ActiveEffect,
     cx: &mut EffectCx<P>,
     key: EffectKey,
@@ -1177,9 +1197,6 @@ fn arm_expiry<P: From<EffectTimer>>(
         return;
     }
     let at = effect.expires_at();
-    if effect.expiry_timer.is_some() && effect.expiry_timer_at <= at {
-        return;
-    }
     if let Some(timer) = effect.expiry_timer.take() {
         cx.timers.cancel(timer);
     }
