@@ -684,6 +684,26 @@ fn a_spec_s_magnitudes_are_evaluated_in_declaration_order_before_anything_change
         error.contains("`SetByCaller.Bonus`"),
         "the second modifier's key: {error}"
     );
+    // A value that is not finite is refused by name, under a modifier's
+    // key or a duration's (the evaluation's quick path takes only finite
+    // values).
+    for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+        let second_bad = g
+            .spec("GE_Wage")
+            .with_set_by_caller(amount, 7.0)
+            .with_set_by_caller(bonus, bad);
+        let error = g.failure(hero, second_bad);
+        assert!(
+            error.contains("`GE_Wage`") && error.contains(&format!("non-finite magnitude {bad}")),
+            "{error}"
+        );
+        let error = g.failure(hero, g.bolt_cooldown(bad));
+        assert!(
+            error.contains("`GE_Bolt_Cooldown`")
+                && error.contains(&format!("non-finite magnitude {bad}")),
+            "{error}"
+        );
+    }
     let after = gaskit::snapshot::checksum::<()>(&g.world, &g.gas);
     assert_eq!(before, after, "a failed application writes nothing");
 
