@@ -986,12 +986,7 @@ fn prefetching_for_coming_timers_changes_nothing_a_run_produces() {
         g.gas.set_prefetch(prefetch);
         g.gas.set_wake_reader(read_villager);
         g.gas.set_reach_reader(reach_neighbour);
-        let villagers: Vec<Entity> = (0..240)
-            .map(|i| {
-                let system = g.gas.new_ability_system();
-                g.world.spawn((Name(format!("villager {i}")), system))
-            })
-            .collect();
+        let villagers = g.village(240);
         for pair in villagers.windows(2) {
             g.world.insert_one(pair[1], Neighbour(pair[0])).unwrap();
         }
@@ -1064,12 +1059,7 @@ fn the_prefetch_stage_reads_an_expiring_entity_without_the_game_s_wake_reader() 
         g.gas.set_reach_reader(|_, _| {
             EXPIRY_READS.fetch_add(1, Ordering::Relaxed);
         });
-        let villagers: Vec<Entity> = (0..240)
-            .map(|_| {
-                let system = g.gas.new_ability_system();
-                g.world.spawn((system,))
-            })
-            .collect();
+        let villagers = g.village(240);
         for &villager in &villagers {
             let cooldown = g.bolt_cooldown(2.0);
             g.apply(villager, cooldown);
@@ -1103,6 +1093,18 @@ static EXPIRY_READS: AtomicUsize = AtomicUsize::new(0);
 fn read_for_expiry(world: &mut World, entity: Entity) -> Option<&AbilitySystem> {
     EXPIRY_READS.fetch_add(1, Ordering::Relaxed);
     world.query_one_mut::<&AbilitySystem>(entity).ok()
+}
+
+impl Game {
+    /// `count` named villagers, each with an ability system.
+    fn village(&mut self, count: usize) -> Vec<Entity> {
+        (0..count)
+            .map(|i| {
+                let system = self.gas.new_ability_system();
+                self.world.spawn((Name(format!("villager {i}")), system))
+            })
+            .collect()
+    }
 }
 
 /// Villagers the prefetch stage read through [`read_villager`].
