@@ -124,6 +124,41 @@ fn parse() -> Result<Option<Options>, String> {
     Ok(Some(o))
 }
 
+/// The wall time of each measured step, in seconds. Throughput hides how
+/// it is spread: the arena's swings fall on the combat tick (0.6 s), so
+/// the step holding a tick does most of the work and the steps between
+/// do little. A server stepping at a fixed rate cares about the slowest.
+struct StepWalls(Vec<f64>);
+
+impl StepWalls {
+    fn with_capacity(steps: usize) -> Self {
+        Self(Vec::with_capacity(steps))
+    }
+
+    fn push(&mut self, seconds: f64) {
+        self.0.push(seconds);
+    }
+
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    fn median(&self) -> f64 {
+        let mut sorted = self.0.clone();
+        sorted.sort_by(f64::total_cmp);
+        sorted.get(sorted.len() / 2).copied().unwrap_or(0.0)
+    }
+
+    fn slowest(&self) -> f64 {
+        self.0.iter().copied().fold(0.0, f64::max)
+    }
+
+    /// How many steps took longer than `seconds` of wall time.
+    fn longer_than(&self, seconds: f64) -> usize {
+        self.0.iter().filter(|&&wall| wall > seconds).count()
+    }
+}
+
 /// Resident and peak memory of this process in bytes (Linux `/proc`).
 fn memory() -> (u64, u64) {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
@@ -196,10 +231,16 @@ fn main() -> ExitCode {
     }
     let attacks_before = arena.attacks_resolved();
     let end = arena.gas.now() + SimDuration::from_secs_f64(options.seconds).expect("checked");
+    // Each step's wall time, with room for every step made before the
+    // clock starts (the measured loop allocates nothing of its own).
+    let mut step_walls =
+        StepWalls::with_capacity((options.seconds / options.step).ceil() as usize + 1);
     let started = Instant::now();
     let mut last_report = Instant::now();
     while arena.gas.now() < end {
+        let step_started = Instant::now();
         arena.step(step, end);
+        step_walls.push(step_started.elapsed().as_secs_f64());
         if last_report.elapsed().as_secs_f64() > 2.0 {
             last_report = Instant::now();
             eprintln!(
@@ -243,6 +284,14 @@ fn main() -> ExitCode {
         options.combatants
     );
     println!(
+        "  step wall time          median {:.2} ms, slowest {:.1} ms; {} of {} steps took longer than the {:.1} ms they simulate",
+        step_walls.median() * 1e3,
+        step_walls.slowest() * 1e3,
+        step_walls.longer_than(options.step),
+        step_walls.len(),
+        options.step * 1e3
+    );
+    println!(
         "  memory                  peak {:.1} MiB; per combatant {:.0} bytes after spawn, {:.0} in the fight",
         peak as f64 / (1 << 20) as f64,
         rss_spawned.saturating_sub(rss_before) as f64 / options.combatants as f64,
@@ -253,4 +302,31 @@ fn main() -> ExitCode {
         huge as f64 / (1 << 20) as f64
     );
     ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::StepWalls;
+
+    #[test]
+    fn step_walls_name_the_median_the_slowest_and_the_overruns() {
+        let mut walls = StepWalls::with_capacity(5);
+        for seconds in [0.002, 0.540, 0.0, 0.051, 0.001] {
+            walls.push(seconds);
+        }
+        assert_eq!(walls.len(), 5);
+        assert_eq!(walls.median(), 0.002);
+        assert_eq!(walls.slowest(), 0.540);
+        assert_eq!(walls.longer_than(0.05), 2);
+        assert_eq!(walls.longer_than(0.540), 0);
+    }
+
+    #[test]
+    fn no_steps_report_zeros() {
+        let walls = StepWalls::with_capacity(0);
+        assert_eq!(
+            (walls.median(), walls.slowest(), walls.longer_than(0.05)),
+            (0.0, 0.0, 0)
+        );
+    }
 }
