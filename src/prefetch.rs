@@ -20,10 +20,11 @@ const MAX_LINES: usize = 16;
 /// Bytes in a cache line.
 const LINE: usize = 64;
 
-/// Asks for the lines `value` spans.
+/// Asks for the lines `value` spans (a slice: its elements, up to
+/// [`MAX_LINES`]).
 #[inline(always)]
-pub(crate) fn value<T>(value: &T) {
-    span(std::ptr::from_ref(value).cast(), size_of::<T>());
+pub(crate) fn value<T: ?Sized>(value: &T) {
+    span(std::ptr::from_ref(value).cast(), size_of_val(value));
 }
 
 /// Asks for the lines of the first `max_bytes` of `items`.

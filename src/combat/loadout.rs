@@ -118,6 +118,13 @@ impl Inventory {
         Self::default()
     }
 
+    /// Asks the memory system for the stacks (held apart from the
+    /// `Combatant`), for the prefetch stage: a cast reads and spends its
+    /// runes here.
+    pub(crate) fn prefetch(&self) {
+        crate::prefetch::value(&self.stacks[..]);
+    }
+
     /// How many of `item`.
     pub fn count(&self, item: ItemId) -> u32 {
         self.stacks

@@ -21,12 +21,13 @@ use crate::effects::{EffectHost, EffectTimer};
 /// It must change nothing: a run is the same with or without prefetching.
 pub type WakeReader = for<'w> fn(&'w mut World, Entity) -> Option<&'w AbilitySystem>;
 
-/// How the prefetch stage asks for what a coming wake-up will reach beyond
-/// its own entity: a fighter's swing reads its target's defences and
-/// damages it. Called one stage after the [`WakeReader`], when the
-/// entity's own components have arrived, so it can read them (whom it
-/// targets) cheaply and ask for the other entity's components with
-/// [`prefetch_component`]. Called for the timers the wake reader is: an
+/// How the prefetch stage asks for what a coming wake-up will reach
+/// through its entity's components: another entity (a fighter's swing
+/// reads its target's defences and damages it), or what a component holds
+/// on the heap (the runes a cast spends). Called one stage after the
+/// [`WakeReader`], when the entity's own components have arrived, so it
+/// can read them (whom it targets, where its items are) cheaply and ask
+/// for what they point to with [`prefetch_component`]. Called for the timers the wake reader is: an
 /// ability's wake-up and an effect's periodic execution. Set with
 /// [`Gas::set_reach_reader`]; the default, [`reach_nothing`], asks for
 /// nothing.
@@ -45,10 +46,11 @@ pub fn read_ability_system(world: &mut World, entity: Entity) -> Option<&Ability
 }
 
 /// Asks the memory system for the lines `component` spans, for a
-/// [`WakeReader`]. A hint: it changes nothing the program can see and
-/// cannot fault.
+/// [`WakeReader`] or a [`ReachReader`]: a component, or a slice of what a
+/// component holds on the heap (`&vec[..]`; up to sixteen lines). A
+/// hint: it changes nothing the program can see and cannot fault.
 #[inline(always)]
-pub fn prefetch_component<T>(component: &T) {
+pub fn prefetch_component<T: ?Sized>(component: &T) {
     crate::prefetch::value(component);
 }
 
