@@ -27,10 +27,10 @@ pub type WakeReader = for<'w> fn(&'w mut World, Entity) -> Option<&'w AbilitySys
 /// on the heap (the runes a cast spends). Called one stage after the
 /// [`WakeReader`], when the entity's own components have arrived, so it
 /// can read them (whom it targets, where its items are) cheaply and ask
-/// for what they point to with [`prefetch_component`]. Called for the timers the wake reader is: an
-/// ability's wake-up and an effect's periodic execution. Set with
-/// [`Gas::set_reach_reader`]; the default, [`reach_nothing`], asks for
-/// nothing.
+/// for what they point to with [`prefetch_component`]. Called for the
+/// timers the wake reader is: an ability's wake-up and an effect's
+/// periodic execution. Set with [`Gas::set_reach_reader`]; the default,
+/// [`reach_nothing`], asks for nothing.
 ///
 /// Like the wake reader it must change nothing: a run is the same with or
 /// without prefetching.
@@ -49,6 +49,18 @@ pub fn read_ability_system(world: &mut World, entity: Entity) -> Option<&Ability
 /// [`WakeReader`] or a [`ReachReader`]: a component, or a slice of what a
 /// component holds on the heap (`&vec[..]`; up to sixteen lines). A
 /// hint: it changes nothing the program can see and cannot fault.
+///
+/// ```
+/// struct Satchel {
+///     items: Vec<(u16, u32)>,
+/// }
+///
+/// fn ask_for(satchel: &Satchel) {
+///     gaskit::prefetch_component(satchel); // the component itself
+///     gaskit::prefetch_component(&satchel.items[..]); // what it holds on the heap
+/// }
+/// # ask_for(&Satchel { items: vec![(1, 20), (2, 5)] });
+/// ```
 #[inline(always)]
 pub fn prefetch_component<T: ?Sized>(component: &T) {
     crate::prefetch::value(component);
