@@ -159,8 +159,9 @@
 //! asks the memory system for what a timer a few places on will read (its
 //! payload, its entity's [`AbilitySystem`], that system's effect and
 //! instance slots; for a timer that runs game code, whatever of the game's
-//! own components its [`WakeReader`] asks for and the other entities its
-//! [`ReachReader`] does), so the cache misses of entities far apart in
+//! own components its [`WakeReader`] asks for, and what its
+//! [`ReachReader`] reaches through them: other entities, heap-held
+//! parts), so the cache misses of entities far apart in
 //! memory overlap ([`Prefetch`]). It is a hint that changes no state, and
 //! the crate's only `unsafe` (the prefetch intrinsic).
 //!

@@ -155,8 +155,8 @@ pub struct Gas {
     prefetch: Prefetch,
     /// How its prefetch stage reads the entities those timers will wake.
     wake_reader: WakeReader,
-    /// How its prefetch stage asks for what those wake-ups reach beyond
-    /// their own entities.
+    /// How its prefetch stage asks for what those wake-ups reach through
+    /// their entities' components.
     reach_reader: ReachReader,
     /// Timers handled at the current instant (which instant, how many).
     instant_work: (SimTime, u64),

@@ -143,8 +143,9 @@ impl Gas {
     }
 
     /// Sets how the prefetch stage asks for what coming wake-ups reach
-    /// beyond their own entities (see [`ReachReader`]): the combat layer
-    /// asks for the target of each coming swing.
+    /// through their entities' components (see [`ReachReader`]): the
+    /// combat layer asks for the target of each coming swing and the
+    /// fighter's inventory.
     pub fn set_reach_reader(&mut self, reader: ReachReader) {
         self.reach_reader = reader;
     }
@@ -166,8 +167,8 @@ impl Gas {
     /// system, and what the game's [`WakeReader`] asks for beside it; then
     /// for a wake-up the first effect slots (a cooldown's time remaining
     /// scans them) and the instance's slot, for an execution its effect's
-    /// slot; and what the game's [`ReachReader`] asks for beyond the
-    /// entity (a swing's target). An expiry reads only the system's hot
+    /// slot; and what the game's [`ReachReader`] asks for through the
+    /// entity's components (a swing's target). An expiry reads only the system's hot
     /// head (the effect slots' header, owned tags, reconcile notes) and
     /// its one effect slot, and nothing more is asked for: most expiries
     /// are cooldowns, the fighter's own swing comes long after more lines
