@@ -157,7 +157,8 @@
 //! results. Cancellation is a generation-checked slot-map removal; nothing
 //! is searched for. In a large world, before each timer it runs the loop
 //! asks the memory system for what a timer a few places on will read (its
-//! payload, its entity's [`AbilitySystem`], that system's effect and
+//! payload, its entity's record in the world and [`AbilitySystem`], that
+//! system's effect and
 //! instance slots; for a timer that runs game code, whatever of the game's
 //! own components its [`WakeReader`] asks for, and what its
 //! [`ReachReader`] reaches through them: other entities, heap-held

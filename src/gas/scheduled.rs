@@ -40,6 +40,20 @@ pub(crate) enum Timer {
     },
 }
 
+impl Timer {
+    /// The entity the timer's handler acts on, when it names one (a
+    /// queued event's receiver waits in the event store).
+    pub(crate) fn entity(self) -> Option<Entity> {
+        match self {
+            Timer::AbilityWake { owner, .. } => Some(owner),
+            Timer::Effect(
+                EffectTimer::Period { entity, .. } | EffectTimer::Expire { entity, .. },
+            ) => Some(entity),
+            Timer::Event(_) => None,
+        }
+    }
+}
+
 impl From<EffectTimer> for Timer {
     fn from(timer: EffectTimer) -> Self {
         Timer::Effect(timer)
@@ -102,5 +116,30 @@ mod tests {
         // The reason the events live elsewhere: this is paid per pending
         // timer, several per fighter.
         assert!(std::mem::size_of::<Timer>() <= 24);
+    }
+
+    /// The entity a timer names is the one its handler looks up: the
+    /// instance's owner, the effect's host; a queued event names none.
+    #[test]
+    fn a_timer_names_the_entity_its_handler_acts_on() {
+        use slotmap::KeyData;
+        let mut world = hecs::World::new();
+        let (a, b) = (world.spawn(()), world.spawn(()));
+        let instance = InstanceKey::from(KeyData::from_ffi(1));
+        let effect = crate::effects::EffectKey::from(KeyData::from_ffi(2));
+        let wake = Timer::AbilityWake { owner: a, instance };
+        let expire = Timer::Effect(EffectTimer::Expire {
+            entity: b,
+            key: effect,
+        });
+        let period = Timer::Effect(EffectTimer::Period {
+            entity: a,
+            key: effect,
+        });
+        let event = Timer::Event(EventKey::from(KeyData::from_ffi(3)));
+        assert_eq!(wake.entity(), Some(a));
+        assert_eq!(expire.entity(), Some(b));
+        assert_eq!(period.entity(), Some(a));
+        assert_eq!(event.entity(), None);
     }
 }
