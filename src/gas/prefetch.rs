@@ -161,10 +161,10 @@ impl Gas {
     /// asked for two timers ago), by reading it; the ability system of the
     /// timer `AHEAD` on (found through that record, read two timers ago);
     /// the slots of the timer `AHEAD / 2` on (whose ability system,
-    /// holding their addresses, was asked for `AHEAD / 2` timers ago). And for what the handler about to run will
-    /// most likely write when it schedules: the pool block the timer queue
-    /// hands out next (each schedule asks for its next payload slot
-    /// itself).
+    /// holding their addresses, was asked for `AHEAD / 2` timers ago).
+    /// And for what the handler about to run will most likely write when
+    /// it schedules: the pool block the timer queue hands out next (each
+    /// schedule asks for its next payload slot itself).
     ///
     /// What is asked for follows what the timer's handler reads. An
     /// ability's wake-up and an effect's periodic execution run game code
@@ -173,12 +173,12 @@ impl Gas {
     /// for a wake-up the first effect slots (a cooldown's time remaining
     /// scans them) and the instance's slot, for an execution its effect's
     /// slot; and what the game's [`ReachReader`] asks for through the
-    /// entity's components (a swing's target). An expiry reads only the system's hot
-    /// head (the effect slots' header, owned tags, reconcile notes) and
-    /// its one effect slot, and nothing more is asked for: most expiries
-    /// are cooldowns, the fighter's own swing comes long after more lines
-    /// would have left the cache, and asking for them cost a tenth of an
-    /// attack's time at 100 000 fighters and at a million.
+    /// entity's components (a swing's target). An expiry reads only the
+    /// system's hot head (the effect slots' header, owned tags, reconcile
+    /// notes) and its one effect slot, and nothing more is asked for: most
+    /// expiries are cooldowns, the fighter's own swing comes long after
+    /// more lines would have left the cache, and asking for them cost a
+    /// tenth of an attack's time at 100 000 fighters and at a million.
     pub(super) fn prefetch_upcoming(&self, world: &mut World) {
         self.timers.prefetch_next_schedule();
         self.timers.prefetch_upcoming(2 * AHEAD);
