@@ -158,12 +158,11 @@
 //! is searched for. In a large world, before each timer it runs the loop
 //! asks the memory system for what a timer a few places on will read (its
 //! payload, its entity's record in the world and [`AbilitySystem`], that
-//! system's effect and
-//! instance slots; for a timer that runs game code, whatever of the game's
-//! own components its [`WakeReader`] asks for, and what its
-//! [`ReachReader`] reaches through them: other entities, heap-held
-//! parts), so the cache misses of entities far apart in
-//! memory overlap ([`Prefetch`]). It is a hint that changes no state, and
+//! system's effect and instance slots; for a timer that runs game code,
+//! whatever of the game's own components its [`WakeReader`] asks for, and
+//! what its [`ReachReader`] reaches through them: other entities,
+//! heap-held parts), so the cache misses of entities far apart in memory
+//! overlap ([`Prefetch`]). It is a hint that changes no state, and
 //! the crate's only `unsafe` (the prefetch intrinsic).
 //!
 //! Effects act on an entity's [`EffectHost`] (attributes, counted owned
