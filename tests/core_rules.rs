@@ -424,14 +424,19 @@ fn reaching_zero_applies_the_on_zero_effect_and_the_life_rule_takes_over() {
     assert_eq!(g.read(imp, "Health").1, 25.0);
 }
 
-/// The game with a `Harm.Fire` tag and `fire_content` besides.
-fn game_with_fire(fire_content: &str) -> Game {
+/// The game with `extra_tags` and `extra` content besides.
+fn game_with(extra_tags: &str, extra: &str) -> Game {
     let mut builder = CatalogBuilder::new();
     builder.tags().add_source("game.tags", TAGS);
-    builder.tags().add_source("fire.tags", "Harm.Fire\n");
+    builder.tags().add_source("extra.tags", extra_tags);
     builder.add_source("game.ron", CONTENT);
-    builder.add_source("fire.ron", fire_content);
+    builder.add_source("extra.ron", extra);
     Game::over(builder.build().unwrap_or_else(|e| panic!("{e}")))
+}
+
+/// The game with a `Harm.Fire` tag and `fire_content` besides.
+fn game_with_fire(fire_content: &str) -> Game {
+    game_with("Harm.Fire\n", fire_content)
 }
 
 #[test]
@@ -1300,4 +1305,180 @@ fn an_observer_of_a_cooldown_s_tag_is_told_though_nothing_is_recorded() {
         [(0.0, true), (1.0, false), (1.0, true), (2.0, false)]
     );
     assert!(g.gas.trace().events().is_empty());
+}
+
+// ------------------------------------------------------------ refreshes at the stack limit
+
+/// Rain soaks (one stack, its window restarted by every shower); a
+/// campfire warms a villager (two stacks per source, a Stamina point each,
+/// refused while wet).
+const WEATHER: &str = r#"(effects: [
+    (name: "GE_Wet", duration: Duration(SetByCaller("Status.Wet")), granted_tags: ["Status.Wet"],
+     stacking: (by: Target, limit: 1)),
+    (name: "GE_Warmth", duration: Duration(Constant(4)), granted_tags: ["Status.Warm"],
+     modifiers: [(attribute: "Stamina", op: Flat, magnitude: Constant(1))],
+     application_requirements: (none: ["Status.Wet"]),
+     stacking: (by: Source, limit: 2)),
+])"#;
+
+impl Game {
+    fn shower(&self, seconds: f64) -> EffectSpec {
+        self.spec("GE_Wet")
+            .with_set_by_caller(self.tag("Status.Wet"), seconds)
+    }
+
+    fn warmth_from(&self, source: Entity) -> EffectSpec {
+        self.spec("GE_Warmth").with_source(source)
+    }
+
+    /// `(remaining, duration)` of what grants `tag` to `who`, in seconds.
+    fn window(&self, who: Entity, tag: &str) -> Option<(f64, f64)> {
+        self.gas
+            .time_remaining_and_duration(&self.world, who, self.tag(tag))
+            .map(|(left, of)| (left.as_secs_f64(), of.as_secs_f64()))
+    }
+
+    /// `(remaining, duration)` of one active effect of `who`, in seconds.
+    fn stack_window(&self, who: Entity, key: EffectKey) -> Option<(f64, f64)> {
+        let system = self.world.get::<&AbilitySystem>(who).unwrap();
+        let (left, of) = system.effects().remaining(key, self.gas.now())?;
+        Some((left.as_secs_f64(), of?.as_secs_f64()))
+    }
+
+    fn assert_sound(&self) {
+        let broken = gaskit::invariants::check(&self.world, &self.gas);
+        assert!(broken.is_empty(), "{broken:?}");
+    }
+}
+
+/// A full stack whose duration refreshes is re-applied by restarting its
+/// window, later or earlier than the one it had, under the same key, with
+/// its stacks, modifiers and records as the rule says; below the limit a
+/// re-application still adds a stack; a stack per source refreshes only
+/// its own source's; and a refusal or a spec that fails to evaluate at the
+/// limit changes nothing (the short path gives way to the full one).
+#[test]
+fn a_full_stack_re_applied_restarts_its_window_and_nothing_else() {
+    let quiet = weather_day(TraceFilter::NONE);
+    let traced = weather_day(TraceFilter::ALL);
+    assert_eq!(quiet, traced, "the same states, recorded or not");
+}
+
+/// The day of [`a_full_stack_re_applied_restarts_its_window_and_nothing_else`]
+/// with the trace recording `filter`; returns the state's checksum at its
+/// end.
+fn weather_day(filter: TraceFilter) -> u64 {
+    let mut g = game_with("Status.Wet\nStatus.Warm\n", WEATHER);
+    g.gas.trace_mut().set_filter(filter);
+    let (hero, imp) = (g.hero, g.imp);
+
+    // Rain: a 2 s soak, showered again at 1 s for 3 s, then for 0.5 s.
+    let ApplyOutcome::Added(soak) = g.apply(imp, g.shower(2.0)) else {
+        panic!("a first shower soaks");
+    };
+    g.at(1.0);
+    assert_eq!(
+        g.apply(imp, g.shower(3.0)),
+        ApplyOutcome::Stacked {
+            key: soak,
+            stacks: 1
+        }
+    );
+    assert_eq!(g.window(imp, "Status.Wet"), Some((3.0, 3.0)));
+    g.at(2.5);
+    assert!(g.has(imp, "Status.Wet"), "the first window's end is gone");
+    assert_eq!(
+        g.apply(imp, g.shower(0.5)),
+        ApplyOutcome::Stacked {
+            key: soak,
+            stacks: 1
+        }
+    );
+    g.assert_sound();
+    g.at(2.999_999);
+    assert!(g.has(imp, "Status.Wet"));
+    g.at(3.0);
+    assert!(!g.has(imp, "Status.Wet"), "the earlier window ends on time");
+    let wet = g.gas.catalog().effects().get("GE_Wet").unwrap();
+    let soaks: Vec<_> = g
+        .gas
+        .trace()
+        .events()
+        .iter()
+        .filter_map(|e| match e.kind {
+            TraceKind::EffectApplied {
+                effect,
+                stacks,
+                duration,
+                ..
+            } if effect == wet => Some((
+                e.time.as_secs_f64(),
+                stacks,
+                duration.map(|d| d.as_secs_f64()),
+            )),
+            _ => None,
+        })
+        .collect();
+    if filter == TraceFilter::ALL {
+        assert_eq!(
+            soaks,
+            [
+                (0.0, 1, Some(2.0)),
+                (1.0, 1, Some(3.0)),
+                (2.5, 1, Some(0.5))
+            ]
+        );
+    } else {
+        assert!(soaks.is_empty());
+    }
+
+    // Warmth from the hero: two stacks, then a refresh of the full stack.
+    let ApplyOutcome::Added(hero_warmth) = g.apply(imp, g.warmth_from(hero)) else {
+        panic!("the first warmth lands");
+    };
+    g.at(4.0);
+    let stacked = |key, stacks| ApplyOutcome::Stacked { key, stacks };
+    assert_eq!(g.apply(imp, g.warmth_from(hero)), stacked(hero_warmth, 2));
+    g.at(5.0);
+    assert_eq!(g.apply(imp, g.warmth_from(hero)), stacked(hero_warmth, 2));
+    assert_eq!(g.read(imp, "Stamina"), (10.0, 12.0));
+    assert_eq!(g.window(imp, "Status.Warm"), Some((4.0, 4.0)));
+    // Wet, the full stack is refused and keeps its window (it ends at 9 s,
+    // not 4 s after this attempt).
+    g.at(6.0);
+    g.apply(imp, g.shower(10.0));
+    assert_eq!(
+        g.apply(imp, g.warmth_from(hero)),
+        ApplyOutcome::Blocked(BlockReason::Requirements)
+    );
+    assert_eq!(g.stack_window(imp, hero_warmth), Some((3.0, 4.0)));
+
+    // A shower that names no length fails and leaves the soak as it was.
+    let before = gaskit::snapshot::checksum::<()>(&g.world, &g.gas);
+    assert_eq!(
+        g.failure(imp, g.spec("GE_Wet")),
+        "effect `GE_Wet` needs a SetByCaller value under `Status.Wet` and the spec has none"
+    );
+    assert_eq!(gaskit::snapshot::checksum::<()>(&g.world, &g.gas), before);
+    assert_eq!(g.window(imp, "Status.Wet"), Some((10.0, 10.0)));
+    g.assert_sound();
+
+    // Dried off, the imp's own fire is another source: a stack of its own,
+    // which outlasts the hero's.
+    g.at(8.0);
+    let wet_tag = g.tag("Status.Wet");
+    g.gas.remove_effects_with_tag(&mut g.world, imp, wet_tag);
+    let ApplyOutcome::Added(own_warmth) = g.apply(imp, g.warmth_from(imp)) else {
+        panic!("another source's warmth is a stack of its own");
+    };
+    assert_ne!(own_warmth, hero_warmth);
+    assert_eq!(g.read(imp, "Stamina"), (10.0, 13.0));
+    g.at(8.999_999);
+    assert_eq!(g.read(imp, "Stamina"), (10.0, 13.0));
+    g.at(9.0);
+    assert_eq!(g.read(imp, "Stamina"), (10.0, 11.0));
+    g.at(12.0);
+    assert_eq!(g.read(imp, "Stamina"), (10.0, 10.0));
+    g.assert_sound();
+    gaskit::snapshot::checksum::<()>(&g.world, &g.gas)
 }

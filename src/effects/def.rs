@@ -217,6 +217,25 @@ impl EffectDef {
             && !self.is_watched()
     }
 
+    /// Is a re-application onto a full stack nothing but a restart of its
+    /// window? A stacking effect whose duration refreshes on re-application,
+    /// with no period (whose phase a re-application may reset), chance,
+    /// conditional effects, removal by tag, executions or source reads:
+    /// once its instance holds its limit of stacks, applying it again only
+    /// checks the refusals, evaluates the spec and restarts the duration (a
+    /// combat mark refreshed by every hit), and the context takes a short
+    /// path that does just that.
+    pub(crate) fn refreshes_at_limit(&self) -> bool {
+        self.stacking
+            .is_some_and(|s| s.duration == DurationOnReapply::Refresh)
+            && self.period.is_none()
+            && self.chance.is_none()
+            && self.conditional.is_empty()
+            && self.remove_effects_with_tags.is_empty()
+            && self.executions.is_empty()
+            && !self.reads_source
+    }
+
     /// True for `Instant` effects.
     pub fn is_instant(&self) -> bool {
         matches!(self.duration, DurationPolicy::Instant)

@@ -678,6 +678,35 @@ impl EffectHost {
         arm_expiry(effect, cx, key);
     }
 
+    /// [`apply`](Self::apply) of an effect that
+    /// [refreshes at its limit](EffectDef::refreshes_at_limit), when the
+    /// host holds a full stack of it that `spec` re-applies and nothing
+    /// refuses it: the same checks and the same re-application, without
+    /// the rest of the full path's steps, none of which could act on such
+    /// a spec. `None`, having changed nothing, whenever that is not so (no
+    /// such stack, a stack below its limit, a refusal, a spec that fails to
+    /// evaluate): the full path then gives the outcome or the error.
+    pub(crate) fn refresh_at_limit<P: From<EffectTimer>>(
+        &mut self,
+        cx: &mut EffectCx<P>,
+        spec: &EffectSpec,
+    ) -> Option<(EffectKey, u32)> {
+        let def = cx.defs.def(spec.effect);
+        debug_assert!(def.refreshes_at_limit());
+        let key = self.existing_stack(def, spec)?;
+        if self.effects[key].stacks < def.stacking?.limit
+            || self.refusal(cx.defs, def, &spec.tags).is_some()
+        {
+            return None;
+        }
+        // The magnitudes are evaluated for their errors, as the full path
+        // does; a full stack keeps the ones it holds.
+        let (_, duration) = self
+            .evaluate_spec(Defs::of(cx), def, spec, &Captures::new())
+            .ok()?;
+        Some((key, self.reapply(cx, key, spec, duration)))
+    }
+
     /// Re-application of an existing stack; returns the new stack count.
     fn reapply<P: From<EffectTimer>>(
         &mut self,

@@ -52,13 +52,14 @@ impl Gas {
         target: Entity,
         spec: EffectSpec,
     ) -> Result<ApplyOutcome, EffectError> {
-        let (captures, live_capture) = {
+        let (captures, live_capture, refreshes) = {
             let Some(def) = self.catalog.effects().try_def(spec.effect) else {
                 return Err(EffectError::UnknownEffect(spec.effect));
             };
             (
                 source_captures(world, self.defs(), def, &spec)?,
                 def.has_live_capture,
+                def.refreshes_at_limit(),
             )
         };
         // `with_host`, written out: the outcome is large and comes back
@@ -67,6 +68,15 @@ impl Gas {
             return Err(EffectError::NoSuchTarget(target));
         };
         let mut cx = self.effect_cx(target, system);
+        // A full stack refreshed (every hit's combat mark) needs only its
+        // checks and its new window: the short path, which leaves the
+        // same state, or the full one when it does not apply.
+        if refreshes {
+            if let Some((key, stacks)) = system.host.refresh_at_limit(&mut cx, &spec) {
+                self.note_touched(target, system);
+                return Ok(ApplyOutcome::Stacked { key, stacks });
+            }
+        }
         let result = system.host.apply(&mut cx, spec, captures);
         // A failed application changes nothing, so the reconcile note that
         // follows it is a no-op.
