@@ -84,7 +84,7 @@ impl HandWritten {
                 .targeting
                 .target
                 .unwrap();
-            let stats = combat::snapshot(&arena.runtime, world, e).unwrap();
+            let stats = combat::snapshot(&arena.runtime, world, e, arena.gas.now()).unwrap();
             let spell = match stats.source {
                 AttackSource::Autocast(spell) => arena.runtime.defs().spell(spell),
                 AttackSource::Weapon(_) => None,
@@ -97,6 +97,7 @@ impl HandWritten {
             let rolls = combat::attack_rolls(
                 &arena.runtime,
                 world,
+                arena.gas.now(),
                 e,
                 target,
                 damage_type,

@@ -234,7 +234,7 @@ fn live_effects(c: &mut Criterion) {
                 .get::<&AbilitySystem>(entities[0])
                 .unwrap()
                 .effects()
-                .effect_count();
+                .effect_count(gas.now());
             // Counted after a frame's expiries: one fewer than while applying.
             assert_eq!(held + 1, live, "{held} live after a frame");
             group.throughput(Throughput::Elements(hosts as u64));

@@ -42,6 +42,11 @@ use crate::time::TimerKey;
 /// - no ability runs while its owner holds a tag that both blocks its
 ///   activation and cancels it when added (a stunned owner's stun-cancelled
 ///   ability has ended);
+/// - an effect holds an expiry timer unless its definition [ends
+///   lazily](crate::EffectDef::ends_lazily); no lazy effect ends before
+///   its host's hint of the first lazy end; and on a host something
+///   watches (a trace or observer of effects or tags, a wait on its tags
+///   or state) each one still to end is noticed at its end or before;
 /// - every pending timer belongs to a live effect or a waiting ability
 ///   instance that still holds that very timer (so none can fire for
 ///   something that ended), or to an entity game code despawned outside the
@@ -102,7 +107,9 @@ pub fn check(world: &World, gas: &Gas) -> Vec<String> {
             expected.add_all(&def.activation_owned_tags);
             blocked.add_all(&def.block_abilities_with_tags);
         }
-        if !same_counts(&expected, system.tags()) {
+        // The counts as kept: an effect that ended lazily holds its tags
+        // until it is cleared, and is still listed until then.
+        if !same_counts(&expected, &system.host.tags) {
             broken.push(at(
                 "owned tag counts differ from loose + effect + ability tags",
             ));
@@ -157,7 +164,10 @@ pub fn check(world: &World, gas: &Gas) -> Vec<String> {
             ));
         }
 
-        let owned = system.tags().tags();
+        lazy_end_problems(gas, entity, system, &mut |rule| broken.push(at(rule)));
+
+        let owned = system.tags(catalog.effects(), gas.now());
+        let owned = owned.tags();
         for instance in system.abilities.instances.values() {
             let def = abilities.def(instance.ability);
             let blocks = def
@@ -197,6 +207,48 @@ pub fn check(world: &World, gas: &Gas) -> Vec<String> {
     }
     gas.check_registered_invariants(world, &mut broken);
     broken
+}
+
+/// The rules of lazy ends on one host: an effect arms no expiry timer
+/// exactly when its definition ends lazily; the host's hint of its first
+/// lazy end is not late; and on a watched host every lazy effect still to
+/// end is noticed no later than its end.
+fn lazy_end_problems(
+    gas: &Gas,
+    entity: Entity,
+    system: &AbilitySystem,
+    broken: &mut dyn FnMut(&str),
+) {
+    let defs = gas.catalog().effects();
+    let now = gas.now();
+    for (key, effect) in system.host.effects.iter() {
+        let def = defs.def(effect.def);
+        if effect.ends_lazily() != def.ends_lazily() {
+            broken(&format!(
+                "`{}` {} an expiry timer, against its definition",
+                def.name,
+                if effect.ends_lazily() {
+                    "lacks"
+                } else {
+                    "holds"
+                }
+            ));
+        }
+        let noticed = || {
+            gas.lazy_ends()
+                .iter()
+                .any(|n| n.entity == entity && n.key == key && n.at() <= effect.expires_at())
+        };
+        if effect.ends_lazily() && !effect.has_ended(now) && gas.watches(system) && !noticed() {
+            broken(&format!(
+                "`{}` ends lazily on a watched host and nothing notices its end",
+                def.name
+            ));
+        }
+    }
+    if !system.host.lazy_due_agrees() {
+        broken("the first lazy end is earlier than the host's hint of it");
+    }
 }
 
 /// Why a pending timer would fire for something that has ended, if it would.

@@ -298,7 +298,7 @@ impl Sim {
     }
 
     fn has(&self, entity: Entity, tag: &str) -> bool {
-        self.system(entity).has_tag(self.tag(tag))
+        self.gas.has_tag(&self.world, entity, self.tag(tag))
     }
 
     /// The whole state, saved as text.
@@ -954,7 +954,7 @@ fn a_new_ability_from_an_extra_file_works_with_no_code_change() {
     let blessed = gas.catalog().tags().get("Status.Blessed").unwrap();
     let max_health = gas.catalog().attributes().get("MaxHealth").unwrap();
     let knight_system = world.get::<&AbilitySystem>(knight).unwrap();
-    assert!(knight_system.has_tag(blessed));
+    assert!(gas.has_tag(&world, knight, blessed));
     assert_eq!(knight_system.current(max_health), 50.0);
 }
 
@@ -973,7 +973,8 @@ fn loose_tags_count_with_effect_tags_and_remember_what_is_saved() {
             EffectSpec::new(stun_effect).with_set_by_caller(stun, 1.0),
         )
         .unwrap();
-    assert_eq!(sim.system(hero).tags().count(stun), 2);
+    let owned = sim.gas.owned_tags(&sim.world, hero).unwrap();
+    assert_eq!(owned.count(stun), 2);
     assert_eq!(
         sim.gas.remove_loose_tag(&mut sim.world, hero, stun),
         Ok(false),

@@ -242,10 +242,8 @@ impl Duel {
     }
 
     fn has(&self, entity: Entity, tag: &str) -> bool {
-        self.world
-            .get::<&AbilitySystem>(entity)
-            .unwrap()
-            .has_tag(self.tag(tag))
+        assert!(self.world.get::<&AbilitySystem>(entity).is_ok());
+        self.gas.has_tag(&self.world, entity, self.tag(tag))
     }
 
     fn xp(&self, entity: Entity, skill: Skill) -> u64 {
@@ -486,11 +484,7 @@ fn ranged_swings_use_one_arrow_each_and_stop_when_out() {
         .equipment
         .in_slot(slot)
         .is_none());
-    assert!(!d
-        .world
-        .get::<&AbilitySystem>(alice)
-        .unwrap()
-        .has_tag(d.tag("Action.Combat.AutoAttack")));
+    assert!(!d.has(alice, "Action.Combat.AutoAttack"));
 }
 
 #[test]
@@ -858,10 +852,7 @@ fn death_keeps_the_most_valuable_items_stores_the_rest_and_respawns() {
     );
     assert!(!d.has(victim, "Status.Dead"), "Status.Dead cleared");
     assert!(
-        !d.world
-            .get::<&AbilitySystem>(killer)
-            .unwrap()
-            .has_tag(d.tag("Action.Combat.AutoAttack")),
+        !d.has(killer, "Action.Combat.AutoAttack"),
         "target died: loop ended"
     );
     // Death was triggered by the server-only ability from Combat.Event.Death.
@@ -1058,7 +1049,11 @@ fn bonuses_sum_across_slots_and_drive_the_rolls() {
     let bob = d.spawn("bob", 100.0, 50);
     let slash = |d: &Duel| {
         let (slash, aggressive) = (combat::DamageType::Slash, Style::Aggressive);
-        combat::attack_rolls(&d.runtime, &d.world, alice, bob, slash, aggressive, None).unwrap()
+        let now = d.gas.now();
+        combat::attack_rolls(
+            &d.runtime, &d.world, now, alice, bob, slash, aggressive, None,
+        )
+        .unwrap()
     };
     let naked = slash(&d);
     d.wear(bob, "Bronze Full Helm", 1);

@@ -164,10 +164,8 @@ impl Game {
     }
 
     fn has(&self, who: Entity, tag: &str) -> bool {
-        self.world
-            .get::<&AbilitySystem>(who)
-            .unwrap()
-            .has_tag(self.tag(tag))
+        assert!(self.world.get::<&AbilitySystem>(who).is_ok());
+        self.gas.has_tag(&self.world, who, self.tag(tag))
     }
 
     fn text(&self) -> String {
@@ -523,7 +521,7 @@ fn a_life_rule_that_removes_periodic_effects_clears_them_at_death() {
     let system = g.world.get::<&AbilitySystem>(imp).unwrap();
     let effects: Vec<&str> = system
         .effects()
-        .effects()
+        .effects(g.gas.now())
         .map(|(_, id)| g.gas.catalog().effects().def(id).name.as_str())
         .collect();
     assert_eq!(effects, ["GE_Dead"], "the poison went with the death");
@@ -1192,16 +1190,21 @@ impl Game {
     fn effects_seen(&self) -> String {
         let system = self.world.get::<&AbilitySystem>(self.hero).unwrap();
         let bolt = self.tag("Cooldown.Spell.Bolt");
-        let effects: Vec<_> = system.effects().effects().collect();
+        let now = self.gas.now();
+        let effects: Vec<_> = system.effects().effects(now).collect();
         format!(
             "at {}: {effects:?}, count {}, bolt {} {:?}, stunned {}, tags {:?}, checksum {:x}",
-            self.gas.now(),
-            system.effects().effect_count(),
-            system.has_tag(bolt),
+            now,
+            system.effects().effect_count(now),
+            self.gas.has_tag(&self.world, self.hero, bolt),
             self.gas
                 .time_remaining_and_duration(&self.world, self.hero, bolt),
-            system.has_tag(self.tag("Status.Stunned")),
-            system.tags().iter().collect::<Vec<_>>(),
+            self.gas
+                .has_tag(&self.world, self.hero, self.tag("Status.Stunned")),
+            system
+                .tags(self.gas.catalog().effects(), now)
+                .iter()
+                .collect::<Vec<_>>(),
             gaskit::snapshot::checksum::<()>(&self.world, &self.gas),
         )
     }
@@ -1237,7 +1240,7 @@ fn a_cooldown_nobody_watches_reaches_every_state_a_traced_one_does() {
                 .get::<&AbilitySystem>(g.hero)
                 .unwrap()
                 .effects()
-                .effects()
+                .effects(g.gas.now())
                 .next();
             let removed = oldest.map(|(key, _)| g.gas.remove_effect(&mut g.world, g.hero, key));
             format!("{removed:?}")

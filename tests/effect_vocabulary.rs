@@ -202,7 +202,7 @@ impl Garden {
 
     fn has(&self, tag: &str) -> bool {
         let tag = self.gas.catalog().tags().get(tag).unwrap();
-        self.system().has_tag(tag)
+        self.gas.has_tag(&self.world, self.plant, tag)
     }
 
     fn system(&self) -> hecs::Ref<'_, AbilitySystem> {
@@ -282,7 +282,7 @@ fn a_conditional_effect_applies_only_when_the_target_matches() {
     let system = garden.system();
     let (key, _) = system
         .effects()
-        .effects()
+        .effects(garden.gas.now())
         .find(|&(_, id)| id == bloom)
         .unwrap();
     drop(system);
@@ -292,7 +292,11 @@ fn a_conditional_effect_applies_only_when_the_target_matches() {
         .position(|l| l.ends_with("plant  effect+ GE_Bloom 3.000s"))
         .unwrap();
     assert!(lines[bloomed - 1].ends_with("execute GE_Sun"), "{lines:#?}");
-    assert!(garden.system().effects().effect(key).is_some());
+    assert!(garden
+        .system()
+        .effects()
+        .effect(key, garden.gas.now())
+        .is_some());
     garden.assert_sound();
 }
 
@@ -489,7 +493,7 @@ fn a_follow_up_loop_in_data_stops_at_the_limit_with_an_error() {
     );
     // The garden is whole and the context usable: one echo stands.
     let echo = garden.id("GE_Echo");
-    assert_eq!(garden.system().stack_count(echo), 1);
+    assert_eq!(garden.system().stack_count(echo, garden.gas.now()), 1);
     garden.assert_sound();
     garden.apply("GE_Rain");
     assert!(garden.has("Status.Wet"));
@@ -499,11 +503,11 @@ fn a_follow_up_loop_in_data_stops_at_the_limit_with_an_error() {
 fn stack_counts_read_over_every_instance() {
     let mut garden = Garden::new(1);
     let rain = garden.id("GE_Rain");
-    assert_eq!(garden.system().stack_count(rain), 0);
+    assert_eq!(garden.system().stack_count(rain, garden.gas.now()), 0);
     garden.apply("GE_Rain");
     garden.apply("GE_Rain");
     assert_eq!(
-        garden.system().stack_count(rain),
+        garden.system().stack_count(rain, garden.gas.now()),
         2,
         "two instances of one stack"
     );

@@ -103,10 +103,8 @@ impl Sim {
     }
 
     fn has(&self, entity: Entity, tag: &str) -> bool {
-        self.world
-            .get::<&AbilitySystem>(entity)
-            .unwrap()
-            .has_tag(self.tag(tag))
+        assert!(self.world.get::<&AbilitySystem>(entity).is_ok());
+        self.gas.has_tag(&self.world, entity, self.tag(tag))
     }
 
     fn at(&mut self, secs: f64) {
@@ -119,7 +117,7 @@ impl Sim {
             .get::<&AbilitySystem>(entity)
             .unwrap()
             .effects()
-            .effect_count()
+            .effect_count(self.gas.now())
     }
 
     fn stacks(&self, entity: Entity, key: EffectKey) -> Option<u32> {
@@ -127,7 +125,7 @@ impl Sim {
             .get::<&AbilitySystem>(entity)
             .unwrap()
             .effects()
-            .effect(key)
+            .effect(key, self.gas.now())
             .map(|(_, s)| s)
     }
 
@@ -436,10 +434,9 @@ fn granted_tags_are_counted_and_leave_with_the_effect() {
     );
     let haste = sim.tag("Status.Buff.Haste");
     assert_eq!(
-        sim.world
-            .get::<&AbilitySystem>(sim.hero)
+        sim.gas
+            .owned_tags(&sim.world, sim.hero)
             .unwrap()
-            .tags()
             .count(haste),
         2
     );
@@ -464,7 +461,7 @@ fn inhibited_effects_stop_modifying_and_resume() {
             .get::<&AbilitySystem>(sim.hero)
             .unwrap()
             .effects()
-            .is_inhibited(key)
+            .is_inhibited(key, sim.gas.now())
     };
     assert_eq!(inhibited(&sim), Some(true), "not in combat yet");
     assert_eq!(sim.value(sim.hero, "Armor"), 10.0);
@@ -641,7 +638,7 @@ fn attribute_magnitudes_snapshot_or_follow_their_source() {
         .get::<&AbilitySystem>(foe)
         .unwrap()
         .effects()
-        .effect(linked)
+        .effect(linked, sim.gas.now())
         .is_some());
     // A snapshot source that is gone at application is an error, not a 0.
     let spec = sim.spec("Borrowed").with_source(hero);

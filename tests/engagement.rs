@@ -274,10 +274,8 @@ impl Arena {
     }
 
     fn has(&self, entity: Entity, tag: &str) -> bool {
-        self.world
-            .get::<&AbilitySystem>(entity)
-            .unwrap()
-            .has_tag(self.tag(tag))
+        assert!(self.world.get::<&AbilitySystem>(entity).is_ok());
+        self.gas.has_tag(&self.world, entity, self.tag(tag))
     }
 
     fn buff_attack_speed(&mut self, entity: Entity) {
@@ -1241,7 +1239,7 @@ fn the_engage_gate_and_the_swing_gate_agree_for_every_weapon_class() {
                     .spellbook
                     .autocast = Some(id);
             }
-            let stats = combat::snapshot(&a.runtime, &a.world, alice).unwrap();
+            let stats = combat::snapshot(&a.runtime, &a.world, alice, a.gas.now()).unwrap();
             assert_eq!(stats.range_cm, range, "{weapon:?} {autocast:?}");
             let engage_gate = a.runtime.can_engage(&a.world, &a.gas, alice, bob).is_ok();
             a.engage(alice, bob);

@@ -427,7 +427,11 @@ fn a_failing_periodic_execution_is_recorded_and_the_tick_passes() {
     assert_eq!(lab.value(cauldron, "Heat"), 0.0);
     let unstable = lab.gas.catalog().effects().get("GE_Unstable").unwrap();
     let system = lab.world.get::<&AbilitySystem>(cauldron).unwrap();
-    assert_eq!(system.stack_count(unstable), 1, "the effect stays active");
+    assert_eq!(
+        system.stack_count(unstable, lab.gas.now()),
+        1,
+        "the effect stays active"
+    );
 }
 
 #[test]

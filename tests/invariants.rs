@@ -190,10 +190,7 @@ fn act(run: &mut ScenarioRun, fighters: &mut Vec<Entity>, rng: &mut ChaCha8Rng) 
         11 => {
             // Toggle the bank open or closed.
             let modal = catalog.tags().get("Action.Modal.Banking").unwrap();
-            let open = run
-                .world
-                .get::<&gaskit::AbilitySystem>(a)
-                .is_ok_and(|s| s.has_tag(modal));
+            let open = run.gas.has_tag(&run.world, a, modal);
             if open {
                 let _ = run.gas.remove_loose_tag(&mut run.world, a, modal);
             } else {

@@ -483,10 +483,8 @@ fn hooks_and_observers_are_plain_closures() {
     shop.apply(smith, "GE_Hammer");
     let is_inspired = |shop: &Workshop| {
         let inspired = shop.tag("Status.Inspired");
-        shop.world
-            .get::<&AbilitySystem>(smith)
-            .unwrap()
-            .has_tag(inspired)
+        assert!(shop.world.get::<&AbilitySystem>(smith).is_ok());
+        shop.gas.has_tag(&shop.world, smith, inspired)
     };
     assert!(!is_inspired(&shop));
     shop.apply(smith, "GE_Hammer");

@@ -149,9 +149,7 @@ impl Tower {
 
     fn has(&self, entity: Entity, tag: &str) -> bool {
         let tag = self.tag(tag);
-        self.world
-            .get::<&AbilitySystem>(entity)
-            .is_ok_and(|s| s.has_tag(tag))
+        self.gas.has_tag(&self.world, entity, tag)
     }
 
     fn value(&self, entity: Entity, attribute: &str) -> f64 {

@@ -316,7 +316,7 @@ fn loadout(run: &ScenarioRun, entity: Entity) -> String {
         .world
         .get::<&gaskit::AbilitySystem>(entity)
         .map_or(0.0, |s| s.current(health));
-    let weapon = match snapshot(&run.runtime, &run.world, entity) {
+    let weapon = match snapshot(&run.runtime, &run.world, entity, run.gas.now()) {
         Some(stats) => format!(
             "{:?}, {} per attack, reach {} cm",
             stats.damage_type, stats.interval, stats.range_cm
@@ -347,7 +347,8 @@ fn expectations(run: &ScenarioRun) -> HashMap<(Entity, Entity), Expectation> {
             if attacker == target {
                 continue;
             }
-            if let Some(e) = expectation(&run.runtime, &run.world, *attacker, *target) {
+            let now = run.gas.now();
+            if let Some(e) = expectation(&run.runtime, &run.world, now, *attacker, *target) {
                 out.insert((*attacker, *target), e);
             }
         }

@@ -1,6 +1,8 @@
 //! [`AbilitySystem`]: the per-entity component (the role of Unreal's
 //! `UAbilitySystemComponent`).
 
+use std::borrow::Cow;
+
 use hecs::Entity;
 use serde::{Deserialize, Serialize};
 
@@ -10,6 +12,7 @@ use crate::attributes::{AttributeId, Attributes};
 use crate::effects::{EffectDefs, EffectHost, EffectId};
 use crate::slots::Slots;
 use crate::tags::{Tag, TagCounts, TagSet};
+use crate::time::SimTime;
 
 /// Everything gaskit keeps on one entity: attribute values, owned tags,
 /// active effects, granted abilities, active ability instances and loose tags. Spawn it with the entity
@@ -105,14 +108,16 @@ impl AbilitySystem {
         self.host.attributes.current(attribute)
     }
 
-    /// Owned tags with their reference counts.
-    pub fn tags(&self) -> &TagCounts {
-        &self.host.tags
+    /// Owned tags at `now` with their reference counts (effect-granted,
+    /// loose and ability-owned). Borrowed unless an effect that [ended
+    /// lazily](crate::EffectDef::ends_lazily) still holds its tags; see [`EffectHost::tags`].
+    pub fn tags(&self, defs: &EffectDefs, now: SimTime) -> Cow<'_, TagCounts> {
+        self.host.tags(defs, now)
     }
 
-    /// Parent-aware: the entity owns `tag` or a descendant of it.
-    pub fn has_tag(&self, tag: Tag) -> bool {
-        self.host.tags.tags().has(tag)
+    /// Parent-aware: the entity owns `tag` or a descendant of it at `now`.
+    pub fn has_tag(&self, defs: &EffectDefs, now: SimTime, tag: Tag) -> bool {
+        self.host.tags(defs, now).tags().has(tag)
     }
 
     /// Active effects.
@@ -120,14 +125,14 @@ impl AbilitySystem {
         &self.host
     }
 
-    /// The stacks of `effect` the entity holds, over all its active
-    /// instances of it (per-source stacking keeps one per source); zero
-    /// when it has none.
-    pub fn stack_count(&self, effect: EffectId) -> u32 {
+    /// The stacks of `effect` the entity holds at `now`, over all its
+    /// active instances of it (per-source stacking keeps one per source);
+    /// zero when it has none.
+    pub fn stack_count(&self, effect: EffectId, now: SimTime) -> u32 {
         self.host
             .effects
             .values()
-            .filter(|e| e.def == effect)
+            .filter(|e| e.def == effect && !e.has_ended(now))
             .map(|e| e.stacks)
             .sum()
     }
@@ -196,17 +201,22 @@ mod tests {
     use super::*;
 
     /// Where what an attack reads lies: the bookkeeping and the host's hot
-    /// fields (effect slots' header, owned tags, watched index, reconcile
-    /// notes) in the first 192 bytes, the attribute values after them,
-    /// then the instance slots' header.
+    /// fields (effect slots' header, the first lazy end, owned tags,
+    /// watched index, reconcile notes) in the first 192 bytes, the
+    /// attribute values after them, then the instance slots' header. Of
+    /// the last note (the tags that vanished) only its length word is read
+    /// on every change; the tags it holds inline, read when some vanished,
+    /// may reach into the next line.
     #[test]
     fn an_ability_system_keeps_what_an_attack_reads_together() {
         let host = offset_of!(AbilitySystem, host);
+        let last_note = host + offset_of!(EffectHost, vanished);
+        assert!(last_note + size_of::<usize>() <= 192, "{last_note}");
         let hot_host_end = host + offset_of!(EffectHost, attributes);
-        assert!(hot_host_end <= 192, "{hot_host_end}");
+        assert!(hot_host_end <= 200, "{hot_host_end}");
         let attributes_end = hot_host_end + size_of::<Attributes>();
         let instances = offset_of!(AbilitySystem, abilities) + offset_of!(AbilityState, instances);
         assert_eq!(instances, attributes_end);
-        assert_eq!(size_of::<AbilitySystem>(), 496);
+        assert_eq!(size_of::<AbilitySystem>(), 504);
     }
 }

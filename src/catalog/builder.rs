@@ -15,7 +15,7 @@ use crate::effects::{
 };
 use crate::fs_util::SourceLoader;
 use crate::names::check_count;
-use crate::tags::{TagRegistry, TagRegistryBuilder, CORE_TAG_FILES};
+use crate::tags::{TagRegistry, TagRegistryBuilder, TagSet, CORE_TAG_FILES};
 
 /// Every definition a simulation uses, compiled and immutable.
 ///
@@ -327,6 +327,8 @@ impl CatalogBuilder {
             check_count(kind, count, &mut errors);
         }
         effects.link_abilities(&effect_data, &abilities, &mut errors);
+        let reactive = reactive_tags(&tags, &effects, &abilities);
+        effects.settle_lazy_ends(reactive);
         let sources: Vec<SourceFile> = files.into_iter().map(|f| f.source).collect();
         let cx = SectionCx {
             files: &sources,
@@ -366,6 +368,23 @@ impl SourceLoader for CatalogBuilder {
     fn record(&mut self, error: Diagnostic) {
         self.errors.push(error);
     }
+}
+
+/// Every tag a rule reacts to the appearance or loss of (the abilities'
+/// cancel-on-tags, the effects' ongoing requirements, the life rule), and
+/// every tag below one, since rules match parent-aware.
+fn reactive_tags(tags: &TagRegistry, effects: &EffectDefs, abilities: &AbilityDefs) -> TagSet {
+    let mut reactive = TagSet::new();
+    for id in abilities.ids() {
+        let def = abilities.def(id);
+        reactive.extend_from(&def.cancel_on_tags_added);
+        reactive.extend_from(&def.cancel_on_target_tags_added);
+    }
+    for def in effects.iter() {
+        def.ongoing_requirements.collect_tags(&mut reactive);
+    }
+    effects.life().dead.collect_tags(&mut reactive);
+    reactive.iter().flat_map(|tag| tags.subtree(tag)).collect()
 }
 
 /// Every top-level key must belong to the core or to a registered section.

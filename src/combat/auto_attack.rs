@@ -100,7 +100,7 @@ impl AutoAttack {
     fn poll(&self, cx: &mut AbilityCx<'_>, target: Entity) {
         let runtime = &*self.0;
         let now = cx.gas.now();
-        if !runtime.is_alive_exclusive(cx.world, target) {
+        if !runtime.is_alive_exclusive(cx.world, target, now) {
             let dead = runtime.tags()[native::FAIL_TARGET_DEAD];
             cx.end_with(EndReason::Behaviour(dead));
             return;
@@ -115,7 +115,7 @@ impl AutoAttack {
             .query_one_mut::<(&mut Combatant, &AbilitySystem)>(cx.owner)
             .ok()
             .map(|(c, system)| {
-                let stats = snapshot_of(runtime, c, system);
+                let stats = snapshot_of(runtime, c, system, now);
                 let changed = c.targeting.aim(Some(target), Some(stats));
                 let cooldown = system
                     .host
@@ -127,7 +127,7 @@ impl AutoAttack {
                 // pursuit keeps it so, an invariant), so the owned tags say
                 // whether there is one to end.
                 let chasing = system
-                    .tags()
+                    .tags(effects, now)
                     .tags()
                     .has_exact(runtime.tags()[native::STATE_CHASING]);
                 (stats, c.kind, changed, weave, sight_lost, cooldown, chasing)

@@ -66,7 +66,7 @@ pub(crate) fn cast_gates(
     raw: Option<u32>,
 ) -> Result<SpellId, Tag> {
     let tags = runtime.tags();
-    if !runtime.is_alive(world, target) {
+    if !runtime.is_alive(world, target, now) {
         return Err(tags[native::FAIL_TARGET_DEAD]);
     }
     let spell_id = validate_spell(runtime, world, caster, raw)?;
@@ -143,7 +143,7 @@ impl AbilityBehaviour for CastSpell {
             .world
             .get::<&AbilitySystem>(cx.owner)
             .map_or(super::defs::Style::Aggressive, |s| {
-                active_style(runtime, &s)
+                active_style(runtime, &s, cx.gas.now())
             });
         if super::consume::consume_runes(runtime, cx.world, cx.gas, cx.owner, spell) {
             super::resolve::roll_and_apply(
@@ -171,7 +171,7 @@ impl AbilityBehaviour for QueueWeave {
     fn can_activate(
         &self,
         world: &World,
-        _gas: &Gas,
+        gas: &Gas,
         activation: &Activation<'_>,
     ) -> Result<(), Tag> {
         let runtime = &self.0;
@@ -187,7 +187,7 @@ impl AbilityBehaviour for QueueWeave {
         if engaged_on != Some(target) {
             return Err(tags[native::FAIL_WRONG_TARGET]);
         }
-        if !runtime.is_alive(world, target) {
+        if !runtime.is_alive(world, target, gas.now()) {
             return Err(tags[native::FAIL_TARGET_DEAD]);
         }
         validate_spell(runtime, world, activation.owner, activation.event.object).map(|_| ())

@@ -71,9 +71,7 @@ fn choose_kept(defs: &CombatDefs, combatant: &Combatant, keep: u32) -> Vec<(Plac
 pub fn run_death_flow(runtime: &CombatRuntime, world: &mut World, gas: &mut Gas, entity: Entity) {
     // Status.Dead first (a death at zero health has it already: Health's
     // `on_zero`), so everything that listens for it reacts now.
-    let dead = world
-        .get::<&crate::abilities::AbilitySystem>(entity)
-        .is_ok_and(|s| s.has_tag(runtime.dead));
+    let dead = gas.has_tag(world, entity, runtime.dead);
     if !dead {
         gas.apply_effect_recorded(
             world,

@@ -23,7 +23,7 @@ use crate::trace::EntityNames;
 pub struct CombatInspect(pub Arc<CombatRuntime>);
 
 impl InspectSection for CombatInspect {
-    fn section(&self, world: &World, _gas: &Gas, entity: Entity) -> Option<Section> {
+    fn section(&self, world: &World, gas: &Gas, entity: Entity) -> Option<Section> {
         let runtime = &*self.0;
         let combatant = world.get::<&Combatant>(entity).ok()?;
         let defs = runtime.defs();
@@ -43,7 +43,7 @@ impl InspectSection for CombatInspect {
                     .channel
                     .map_or_else(|| "-".to_owned(), |c| tag(c.tag(runtime.tags()))),
             );
-        if let Some(stats) = snapshot(runtime, world, entity) {
+        if let Some(stats) = snapshot(runtime, world, entity, gas.now()) {
             let source = match stats.source {
                 AttackSource::Weapon(None) => "bare hands".to_owned(),
                 AttackSource::Weapon(Some(item)) => defs
@@ -86,7 +86,7 @@ impl InspectSection for CombatInspect {
                 names_of(world, combatant.attackers.current.iter().copied()),
             );
         if let Ok(system) = world.get::<&AbilitySystem>(entity) {
-            let style = active_style(runtime, &system);
+            let style = active_style(runtime, &system, gas.now());
             section = section.field("style", tag(style.tag(runtime.tags())));
         }
         let book = &combatant.spellbook;

@@ -59,7 +59,7 @@ impl AbilityBehaviour for QueuedInteract {
         let now = gas.now();
         match activation.event.target {
             Some(target) if target != owner && runtime.position(world, target, now).is_some() => {
-                if self.engages(activation.event.payload) && !runtime.is_alive(world, target) {
+                if self.engages(activation.event.payload) && !runtime.is_alive(world, target, now) {
                     return Err(tags[native::FAIL_TARGET_DEAD]);
                 }
                 Ok(())
@@ -93,7 +93,8 @@ impl QueuedInteract {
             return;
         };
         let engages = self.engages(Some(interaction));
-        if engages && !runtime.is_alive_exclusive(cx.world, target) {
+        let now = cx.gas.now();
+        if engages && !runtime.is_alive_exclusive(cx.world, target, now) {
             let dead = runtime.tags()[native::FAIL_TARGET_DEAD];
             cx.end_with(EndReason::Behaviour(dead));
             return;
@@ -109,7 +110,7 @@ impl QueuedInteract {
                 let poll = runtime.defs().kind(c.kind).chase_poll_interval;
                 (
                     poll,
-                    engages.then(|| snapshot_of(runtime, c, system).range_cm),
+                    engages.then(|| snapshot_of(runtime, c, system, now).range_cm),
                 )
             });
         let range_cm = if engages {
@@ -117,7 +118,6 @@ impl QueuedInteract {
         } else {
             Some(runtime.defs().settings.melee_range_cm)
         };
-        let now = cx.gas.now();
         let reached = range_cm
             .is_some_and(|r| runtime.within_reach_exclusive(cx.world, cx.owner, target, r, now));
         if !reached {

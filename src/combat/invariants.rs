@@ -55,9 +55,7 @@ pub(super) fn check(runtime: &CombatRuntime, world: &World, gas: &Gas, broken: &
         {
             broken.push(at("a weave is queued without a running engagement"));
         }
-        let tagged = world
-            .get::<&AbilitySystem>(entity)
-            .is_ok_and(|s| s.has_tag(chasing));
+        let tagged = gas.has_tag(world, entity, chasing);
         if tagged != runtime.pawn.is_chase_active(world, entity) {
             broken.push(at(if tagged {
                 "owns State.Chasing with no chase running"

@@ -16,7 +16,7 @@ use crate::abilities::{AbilitySystem, GameplayEvent};
 use crate::effects::EffectSpec;
 use crate::gas::Gas;
 use crate::tags::TagSet;
-use crate::time::SimDuration;
+use crate::time::{SimDuration, SimTime};
 use crate::trace::BlockReason;
 
 /// Which attack is being resolved.
@@ -68,10 +68,13 @@ pub fn style_bonus(style: Style) -> (u32, u32) {
 }
 
 /// The rolls `attacker` makes against `target` with `damage_type` in
-/// `style` (and `spell` for magic). `None` if either is not a combatant.
+/// `style` (and `spell` for magic), the defender in its style at `now`.
+/// `None` if either is not a combatant.
+#[allow(clippy::too_many_arguments)]
 pub fn attack_rolls(
     runtime: &CombatRuntime,
     world: &World,
+    now: SimTime,
     attacker: Entity,
     target: Entity,
     damage_type: DamageType,
@@ -86,7 +89,7 @@ pub fn attack_rolls(
         let d = world.get::<&Combatant>(target).ok()?;
         let d_style = world
             .get::<&AbilitySystem>(target)
-            .map_or(Style::Aggressive, |s| active_style(runtime, &s));
+            .map_or(Style::Aggressive, |s| active_style(runtime, &s, now));
         defence_roll(runtime, &d, d_style, damage_type)
     };
     Some(offence.against(defence))
@@ -177,15 +180,16 @@ impl Expectation {
 }
 
 /// What `attacker`'s current attack (its weapon's swing or its autocast
-/// spell, in its current style) promises against `target` right now.
+/// spell, in its current style) promises against `target` at `now`.
 /// `None` if either is not a combatant.
 pub fn expectation(
     runtime: &CombatRuntime,
     world: &World,
+    now: SimTime,
     attacker: Entity,
     target: Entity,
 ) -> Option<Expectation> {
-    let stats = snapshot(runtime, world, attacker)?;
+    let stats = snapshot(runtime, world, attacker, now)?;
     let spell = match stats.source {
         AttackSource::Autocast(spell) => runtime.defs().spell(spell),
         AttackSource::Weapon(_) => None,
@@ -193,6 +197,7 @@ pub fn expectation(
     let rolls = attack_rolls(
         runtime,
         world,
+        now,
         attacker,
         target,
         stats.damage_type,
@@ -294,14 +299,19 @@ pub(crate) fn roll_and_apply(
         .map(|a| Offence::of(runtime, a, damage_type, style, spell_def));
     let damage_tags = runtime.damage_tags(damage_type, style, spell);
     let effects = gas.catalog().effects();
+    let now = gas.now();
     let defence = world
         .query_one_mut::<(&Combatant, Option<&AbilitySystem>)>(target)
         .ok()
         .map(|(d, system)| {
-            let d_style = system.map_or(Style::Aggressive, |s| active_style(runtime, s));
+            let d_style = system.map_or(Style::Aggressive, |s| active_style(runtime, s, now));
             let refusal = system.map_or(Some(BlockReason::Requirements), |s| {
-                s.host
-                    .refusal(effects, effects.def(runtime.damage_effect), damage_tags)
+                s.host.refusal_at(
+                    now,
+                    effects,
+                    effects.def(runtime.damage_effect),
+                    damage_tags,
+                )
             });
             (defence_roll(runtime, d, d_style, damage_type), refusal)
         });

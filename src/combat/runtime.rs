@@ -228,24 +228,30 @@ impl CombatRuntime {
         }
     }
 
-    /// True when `entity` exists, has an ability system and is not dead.
-    pub fn is_alive(&self, world: &World, entity: Entity) -> bool {
+    /// True when `entity` exists, has an ability system and is not dead
+    /// at `now`.
+    pub fn is_alive(&self, world: &World, entity: Entity, now: SimTime) -> bool {
         world
             .get::<&AbilitySystem>(entity)
-            .is_ok_and(|s| self.lives(&s))
+            .is_ok_and(|s| self.lives(&s, now))
     }
 
     /// [`is_alive`](Self::is_alive) for a caller that holds the world
     /// exclusively: no dynamic borrow taken and given back.
-    pub(crate) fn is_alive_exclusive(&self, world: &mut World, entity: Entity) -> bool {
+    pub(crate) fn is_alive_exclusive(
+        &self,
+        world: &mut World,
+        entity: Entity,
+        now: SimTime,
+    ) -> bool {
         world
             .query_one_mut::<&AbilitySystem>(entity)
-            .is_ok_and(|s| self.lives(s))
+            .is_ok_and(|s| self.lives(s, now))
     }
 
     /// The combat reading of an ability system's life: not `Status.Dead`.
-    fn lives(&self, system: &AbilitySystem) -> bool {
-        !system.tags().tags().has(self.dead)
+    fn lives(&self, system: &AbilitySystem, now: SimTime) -> bool {
+        !system.has_tag(self.catalog.effects(), now, self.dead)
     }
 
     /// The engage gate: can `attacker` engage `target` right now? The
@@ -260,7 +266,7 @@ impl CombatRuntime {
         target: Entity,
     ) -> Result<(), Tag> {
         let tags = self.tags();
-        if !self.is_alive(world, target) {
+        if !self.is_alive(world, target, gas.now()) {
             return Err(tags[native::FAIL_TARGET_DEAD]);
         }
         if !self.would_accept_attacker(world, target, attacker) {
@@ -282,7 +288,7 @@ impl CombatRuntime {
         attacker: Entity,
         target: Entity,
     ) -> bool {
-        let Some(stats) = snapshot(self, world, attacker) else {
+        let Some(stats) = snapshot(self, world, attacker, gas.now()) else {
             return false;
         };
         self.within_reach(world, attacker, target, stats.range_cm, gas.now())

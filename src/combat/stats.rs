@@ -10,7 +10,7 @@ use super::defs::{DamageType, ItemId, SpellId, Style};
 use super::range::{resolve_engagement_range, resolve_spell_range};
 use super::runtime::CombatRuntime;
 use crate::abilities::AbilitySystem;
-use crate::time::SimDuration;
+use crate::time::{SimDuration, SimTime};
 
 /// What the next attack is.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -53,21 +53,29 @@ impl SwingStats {
     }
 }
 
-/// The active style: Defensive, then Controlled, then the Aggressive default.
-pub fn active_style(runtime: &CombatRuntime, system: &AbilitySystem) -> Style {
+/// The active style at `now`: Defensive, then Controlled, then the
+/// Aggressive default.
+pub fn active_style(runtime: &CombatRuntime, system: &AbilitySystem, now: SimTime) -> Style {
     let tags = runtime.tags();
-    let owned = system.tags().tags();
+    let owned = system.tags(runtime.catalog.effects(), now);
+    let owned = owned.tags();
     [Style::Defensive, Style::Controlled]
         .into_iter()
         .find(|s| owned.has_exact(s.tag(tags)))
         .unwrap_or(Style::Aggressive)
 }
 
-/// Snapshots `entity`'s next attack; `None` without a combatant.
-pub fn snapshot(runtime: &CombatRuntime, world: &World, entity: Entity) -> Option<SwingStats> {
+/// Snapshots `entity`'s next attack as it stands at `now`; `None`
+/// without a combatant.
+pub fn snapshot(
+    runtime: &CombatRuntime,
+    world: &World,
+    entity: Entity,
+    now: SimTime,
+) -> Option<SwingStats> {
     let combatant = world.get::<&Combatant>(entity).ok()?;
     let system = world.get::<&AbilitySystem>(entity).ok()?;
-    Some(snapshot_of(runtime, &combatant, &system))
+    Some(snapshot_of(runtime, &combatant, &system, now))
 }
 
 /// [`snapshot`] of components the caller already holds.
@@ -75,10 +83,11 @@ pub fn snapshot_of(
     runtime: &CombatRuntime,
     combatant: &Combatant,
     system: &AbilitySystem,
+    now: SimTime,
 ) -> SwingStats {
     let combat = runtime.defs();
     let settings = &combat.settings;
-    let style = active_style(runtime, system);
+    let style = active_style(runtime, system, now);
     if let Some(spell_id) = combatant.spellbook.autocast {
         if let Some(spell) = combat.spell(spell_id) {
             return SwingStats {

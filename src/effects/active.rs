@@ -172,6 +172,22 @@ impl ActiveEffect {
             .map_or(0.0, |m| m * f64::from(self.stacks))
     }
 
+    /// Does it end lazily (see [`EffectDef::ends_lazily`](super::EffectDef::ends_lazily))?
+    /// Such an effect never arms an expiry timer, while every other effect
+    /// with an end holds one from its application to its end; so this is
+    /// read from the effect itself, saved or not.
+    #[inline]
+    pub fn ends_lazily(&self) -> bool {
+        !self.infinite && self.expiry_timer.is_none()
+    }
+
+    /// True when it ended lazily by `now` and is only waiting to be
+    /// cleared: every read treats it as gone.
+    #[inline]
+    pub fn has_ended(&self, now: SimTime) -> bool {
+        self.ends_lazily() && self.expires_at() <= now
+    }
+
     /// Time left at `now` ([`SimDuration::MAX`] if infinite).
     pub fn remaining(&self, now: SimTime) -> SimDuration {
         match self.duration() {

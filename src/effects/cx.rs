@@ -11,6 +11,7 @@ use super::active::Captures;
 use super::calculation::Calculations;
 use super::def::{EffectDefs, EffectId};
 use super::execution::Execution;
+use super::lazy::LazyEnds;
 use super::spec::EffectSpec;
 use crate::attributes::AttributeSchema;
 use crate::names::Named;
@@ -56,25 +57,18 @@ pub(crate) struct EffectCx<'a, P> {
     pub trace: &'a mut Trace,
     /// The entity the host belongs to.
     pub entity: Entity,
-    /// By effect id: would nobody see an instance begin or end here (see
-    /// [`unseen`](Self::unseen))? Empty when something watching this host
-    /// (the trace, an observer through it, a wait) could.
-    pub unseen: &'a [bool],
+    /// Could something see an effect on this host begin or end: the trace
+    /// (or an observer through it) records effects or tags, or an instance
+    /// waits on the host's tags or state? When not, an effect that [ends
+    /// lazily](super::EffectDef::ends_lazily) begins and ends by a short
+    /// path that leaves the same state and skips the notes and records
+    /// nobody reads, and its end is not noticed at its instant.
+    pub watched: bool,
+    /// Where a watched host's lazy ends are noticed.
+    pub lazy_ends: &'a mut LazyEnds,
 }
 
 impl<P> EffectCx<'_, P> {
-    /// Would nobody see an instance of `effect` begin or end on this host?
-    /// True when its definition [ends unseen](super::EffectDef::ends_unseen),
-    /// no rule reacts to a tag it grants (cancel-on-tags, ongoing
-    /// requirements, the life rule), and the host is watched by no trace
-    /// category or observer of effects or tags and no wait on tags or
-    /// state. Then its application and expiry take a short path that
-    /// leaves the same state and skips the notes and records nobody reads.
-    #[inline]
-    pub fn unseen(&self, effect: EffectId) -> bool {
-        self.unseen.get(effect.index()).copied().unwrap_or(false)
-    }
-
     /// The periodic executions run during this call, if any (taken only
     /// then: the list holds one execution inline).
     #[inline]

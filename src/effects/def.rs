@@ -180,6 +180,10 @@ pub struct EffectDef {
     pub on_removal: SmallVec<[EffectId; 1]>,
     /// Abilities the owner holds while it is active (and not inhibited).
     pub granted_abilities: SmallVec<[AbilityId; 1]>,
+    /// Whether its instances end lazily (see
+    /// [`ends_lazily`](Self::ends_lazily)); settled once the catalog knows
+    /// which tags its rules react to.
+    pub(crate) lazy_end: bool,
 }
 
 impl EffectDef {
@@ -198,16 +202,31 @@ impl EffectDef {
         self.period.is_none() && !self.modifiers.is_empty()
     }
 
-    /// Does nothing in the definition watch an instance begin or end? A
-    /// duration effect with no period, stacking rule, modifiers,
-    /// executions, cues, follow-ons, granted abilities or watched query
-    /// begins by granting its tags and arming its expiry, and ends by
-    /// releasing them and freeing its slot, nothing more (a cooldown). When
-    /// nothing in the world watches either, both take a short path.
-    pub(crate) fn ends_unseen(&self) -> bool {
+    /// Do its instances end *lazily*? Then an instance arms no expiry
+    /// timer: it carries its end instant, and every read (owned tags, the
+    /// effect list, time remaining, snapshots) treats it as gone from that
+    /// instant on. Its slot and tags are given back the next time the
+    /// context touches the owner, and its end is told (trace, observers,
+    /// waits) at its own instant only when something watches the owner.
+    ///
+    /// True for a duration effect whose end nothing in its definition
+    /// reacts to (no period, modifiers, executions, cues, follow-ons,
+    /// granted abilities, watched query or stack-by-stack expiry) and whose
+    /// granted tags no rule of the catalog reacts to (cancel-on-tags,
+    /// ongoing requirements, the life rule): a cooldown, a combat mark.
+    pub fn ends_lazily(&self) -> bool {
+        self.lazy_end
+    }
+
+    /// The definition's half of [`ends_lazily`](Self::ends_lazily): nothing
+    /// in it reacts to an instance's end, which only releases its tags and
+    /// frees its slot.
+    fn end_is_inert(&self) -> bool {
         matches!(self.duration, DurationPolicy::Duration(_))
             && self.period.is_none()
-            && self.stacking.is_none()
+            && self
+                .stacking
+                .is_none_or(|s| s.on_expiry == StackExpiry::ClearAll)
             && self.modifiers.is_empty()
             && self.executions.is_empty()
             && self.cues.is_empty()
@@ -296,6 +315,9 @@ pub struct EffectDefs {
     /// Some effect's calculations read a source attribute live, so effect
     /// timers must look the source up.
     live_source_calculations: bool,
+    /// Every tag some rule reacts to, with its subtree (see
+    /// [`settle_lazy_ends`](Self::settle_lazy_ends)).
+    reactive_tags: TagSet,
 }
 
 impl EffectDefs {
@@ -373,7 +395,27 @@ impl EffectDefs {
             life,
             zero_effects,
             live_source_calculations,
+            reactive_tags: TagSet::new(),
         }
+    }
+
+    /// Settles which effects [end lazily](EffectDef::ends_lazily), given
+    /// `reactive`: every tag some rule reacts to the appearance or loss of
+    /// (the abilities' cancel-on-tags, the effects' ongoing requirements,
+    /// the life rule), each with its subtree, since rules match
+    /// parent-aware. Run once the abilities are compiled.
+    pub(crate) fn settle_lazy_ends(&mut self, reactive: TagSet) {
+        for def in &mut self.defs {
+            def.lazy_end = def.end_is_inert() && !reactive.has_any_exact(&def.granted_tags);
+        }
+        self.reactive_tags = reactive;
+    }
+
+    /// Every tag some rule reacts to, and every tag below one: a change to
+    /// any other tag needs no reconcile, and an effect granting only such
+    /// others may end lazily.
+    pub(crate) fn reactive_tags(&self) -> &TagSet {
+        &self.reactive_tags
     }
 
     /// True when some effect's calculations read a source attribute live.
@@ -776,6 +818,7 @@ fn compile(
         on_removal: SmallVec::new(),
         // Abilities are compiled after effects: see `link_abilities`.
         granted_abilities: SmallVec::new(),
+        lazy_end: false,
     }
 }
 

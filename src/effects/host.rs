@@ -65,29 +65,35 @@ pub enum ApplyOutcome {
 /// The part of an entity that gameplay effects act on.
 ///
 /// Laid out as declared: what every application, expiry and tag read
-/// touches first (the effect slots' header, the owned tags, the watched
-/// index, the reconcile notes), then the attribute values, which only an
-/// effect that moves them reaches. At scale a host is cold when a timer
+/// touches first (the effect slots' header, the first lazy end, the owned
+/// tags, the watched index, the reconcile notes), then the attribute
+/// values, which only an effect that moves them reaches. At scale a host is cold when a timer
 /// reaches it, and each line read is a miss. Saved in another order, the
 /// one it always had (see `saved_host.rs`).
 #[derive(Clone, Debug)]
 #[repr(C)]
 pub struct EffectHost {
     pub(crate) effects: Slots<EffectKey, ActiveEffect>,
+    /// No lazily ending effect ends before this instant (see `lazy.rs`):
+    /// reads before it need not look for ended ones, and a touch of the
+    /// host before it has none to clear. Derived, so not saved.
+    pub(crate) lazy_due: SimTime,
     pub(crate) tags: TagCounts,
     /// The active effects whose definitions [are watched](EffectDef::is_watched),
     /// in slot order (the order a scan of `effects` would meet them): the
     /// immunity check, inhibition and live captures look only here, so a
     /// host's many plain effects (a cooldown applied every frame) cost them
     /// nothing. Derived from `effects`, so not saved: a restore rebuilds it.
-    pub(super) watched: SmallVec<[EffectKey; 2]>,
-    /// Tags that became present / absent since the last reconcile.
+    pub(crate) watched: SmallVec<[EffectKey; 2]>,
+    /// Tags that became present since the last reconcile.
     pub(crate) appeared: TagChanges,
-    pub(crate) vanished: TagChanges,
     /// Attribute values changed since the last reconcile.
     pub(crate) attributes_changed: bool,
     /// An active effect ended since the last reconcile.
     pub(crate) effect_ended: bool,
+    /// Tags that became absent since the last reconcile (last: only its
+    /// length is read on every change).
+    pub(crate) vanished: TagChanges,
     pub(crate) attributes: Attributes,
 }
 
@@ -102,6 +108,7 @@ impl EffectHost {
             // bytes for every entity, so no more than that (an entity
             // holding more grows once and keeps the room).
             effects: Slots::with_capacity(3),
+            lazy_due: SimTime::MAX,
             watched: SmallVec::new(),
             appeared: TagChanges::default(),
             vanished: TagChanges::default(),
@@ -115,39 +122,44 @@ impl EffectHost {
         &self.attributes
     }
 
-    /// The entity's owned tags (effect-granted, loose and ability-owned).
-    pub fn tags(&self) -> &TagCounts {
-        &self.tags
+    /// The active effect `key` at `now`: `None` once it has ended, even
+    /// one that [ended lazily](EffectDef::ends_lazily) and still holds its
+    /// slot.
+    fn live(&self, key: EffectKey, now: SimTime) -> Option<&ActiveEffect> {
+        self.effects.get(key).filter(|e| !e.has_ended(now))
     }
 
-    /// Number of active effects.
-    pub fn effect_count(&self) -> usize {
-        self.effects.len()
+    /// Number of effects active at `now`.
+    pub fn effect_count(&self, now: SimTime) -> usize {
+        self.effects.values().filter(|e| !e.has_ended(now)).count()
     }
 
-    /// The definition and stack count of an active effect.
-    pub fn effect(&self, key: EffectKey) -> Option<(EffectId, u32)> {
-        self.effects.get(key).map(|e| (e.def, e.stacks))
+    /// The definition and stack count of an effect active at `now`.
+    pub fn effect(&self, key: EffectKey, now: SimTime) -> Option<(EffectId, u32)> {
+        self.live(key, now).map(|e| (e.def, e.stacks))
     }
 
-    /// Every active effect, in a deterministic order.
-    pub fn effects(&self) -> impl Iterator<Item = (EffectKey, EffectId)> + '_ {
-        self.effects.iter().map(|(k, e)| (k, e.def))
+    /// Every effect active at `now`, in a deterministic order.
+    pub fn effects(&self, now: SimTime) -> impl Iterator<Item = (EffectKey, EffectId)> + '_ {
+        self.effects
+            .iter()
+            .filter(move |(_, e)| !e.has_ended(now))
+            .map(|(k, e)| (k, e.def))
     }
 
-    /// True when the active effect is inhibited by its ongoing requirements.
-    pub fn is_inhibited(&self, key: EffectKey) -> Option<bool> {
-        self.effects.get(key).map(|e| e.inhibited)
+    /// True when the effect active at `now` is inhibited by its ongoing
+    /// requirements.
+    pub fn is_inhibited(&self, key: EffectKey, now: SimTime) -> Option<bool> {
+        self.live(key, now).map(|e| e.inhibited)
     }
 
-    /// Remaining and total duration of the active effect.
+    /// Remaining and total duration of the effect active at `now`.
     pub fn remaining(
         &self,
         key: EffectKey,
         now: SimTime,
     ) -> Option<(SimDuration, Option<SimDuration>)> {
-        self.effects
-            .get(key)
+        self.live(key, now)
             .map(|e| (e.remaining(now), e.duration()))
     }
 
@@ -161,15 +173,18 @@ impl EffectHost {
         now: SimTime,
         tag: Tag,
     ) -> Option<(SimDuration, SimDuration)> {
-        // An effect that grants the tag now puts it among the owned tags:
-        // without it (a cooldown read the instant it ended) there is
-        // nothing to scan for.
+        // An effect that grants the tag puts it among the owned tags
+        // (until it is cleared, if it ended lazily): without it (a
+        // cooldown read the instant it ended) there is nothing to scan for.
         if !self.tags.tags().has(tag) {
             return None;
         }
         let mut best: Option<(SimDuration, SimDuration)> = None;
         for effect in self.effects.values() {
-            if effect.inhibited || !defs.def(effect.def).granted_tags.has(tag) {
+            if effect.inhibited
+                || effect.has_ended(now)
+                || !defs.def(effect.def).granted_tags.has(tag)
+            {
                 continue;
             }
             let remaining = effect.remaining(now);
@@ -424,7 +439,33 @@ impl EffectHost {
         def: &EffectDef,
         spec_tags: &TagSet,
     ) -> Option<BlockReason> {
-        if !def.application_requirements.matches(self.tags.tags()) {
+        self.refusal_given(self.tags.tags(), defs, def, spec_tags)
+    }
+
+    /// [`refusal`](Self::refusal) on a host that may hold lazy ends not yet
+    /// cleared (a read-only query), judged on its tags at `now`.
+    pub(crate) fn refusal_at(
+        &self,
+        now: SimTime,
+        defs: &EffectDefs,
+        def: &EffectDef,
+        spec_tags: &TagSet,
+    ) -> Option<BlockReason> {
+        self.refusal_given(self.tags(defs, now).tags(), defs, def, spec_tags)
+    }
+
+    /// [`refusal`](Self::refusal) with the owned tags given. The life
+    /// rule reads the host's own: no effect granting a tag it reacts to
+    /// ends lazily, so those counts are exact at any instant.
+    #[inline]
+    fn refusal_given(
+        &self,
+        owned: &TagSet,
+        defs: &EffectDefs,
+        def: &EffectDef,
+        spec_tags: &TagSet,
+    ) -> Option<BlockReason> {
+        if !def.application_requirements.matches(owned) {
             return Some(BlockReason::Requirements);
         }
         if !def.affects_dead && self.is_dead(defs) {
@@ -622,16 +663,21 @@ impl EffectHost {
         let key = self.effects.insert(ActiveEffect::new(
             spec, cx.now, duration, magnitudes, captures,
         ));
-        if cx.unseen(effect_id) {
-            self.start_unseen(cx, def, key);
-            return key;
+        let lazy = def.ends_lazily();
+        if lazy {
+            self.note_lazy_end(cx, key, None);
+            if !cx.watched {
+                self.start_unseen(def, key);
+                return key;
+            }
+        } else {
+            arm_expiry(&mut self.effects[key], cx, key);
         }
         if def.is_watched() {
             let at = self.watched.partition_point(|k| slot_of(*k) < slot_of(key));
             self.watched.insert(at, key);
         }
         let entity = cx.entity;
-        arm_expiry(&mut self.effects[key], cx, key);
         let effect = &mut self.effects[key];
         if let Some(period) = def.period {
             effect.next_period = cx.now + period.interval;
@@ -657,25 +703,18 @@ impl EffectHost {
         key
     }
 
-    /// The rest of [`add_active`](Self::add_active) for an effect whose
-    /// start and end nobody can see (see [`EffectCx::unseen`]): its tags
-    /// and its expiry timer, as the long path leaves them, without the
-    /// notes, records and checks nothing here would read (no trace,
-    /// observer, wait or reacting rule looks; the definition has no
-    /// period, cue, modifier, granted ability or watched query).
-    fn start_unseen<P: From<EffectTimer>>(
-        &mut self,
-        cx: &mut EffectCx<P>,
-        def: &EffectDef,
-        key: EffectKey,
-    ) {
-        let effect = &mut self.effects[key];
+    /// The rest of [`add_active`](Self::add_active) for an effect that
+    /// [ends lazily](EffectDef::ends_lazily) on a host nothing watches:
+    /// its tags, as the long path leaves them, without the notes, records
+    /// and checks nothing here would read (no trace, observer or wait
+    /// looks, no rule reacts to its tags; the definition has no period,
+    /// cue, modifier, granted ability or watched query).
+    fn start_unseen(&mut self, def: &EffectDef, key: EffectKey) {
         // No ongoing requirements: uninhibited from the start.
-        effect.inhibited = false;
+        self.effects[key].inhibited = false;
         for tag in def.granted_tags.iter() {
             self.tags.add(tag);
         }
-        arm_expiry(effect, cx, key);
     }
 
     /// [`apply`](Self::apply) of an effect that
@@ -723,9 +762,16 @@ impl EffectHost {
         effect.stacks = (effect.stacks + 1).min(stacking.limit);
         let stacks = effect.stacks;
         if stacking.duration == DurationOnReapply::Refresh {
-            effect.restart(cx.now, duration);
-            arm_expiry(effect, cx, key);
+            if effect.ends_lazily() {
+                let before = effect.expires_at();
+                effect.restart(cx.now, duration);
+                self.note_lazy_end(cx, key, Some(before));
+            } else {
+                effect.restart(cx.now, duration);
+                arm_expiry(effect, cx, key);
+            }
         }
+        let effect = &mut self.effects[key];
         if let (Some(period), PeriodOnReapply::Reset) = (def.period, stacking.period) {
             if let Some(timer) = effect.period_timer.take() {
                 cx.timers.cancel(timer);
@@ -875,27 +921,7 @@ impl EffectHost {
             self.restack(cx, key);
             return;
         }
-        if cx.unseen(effect.def) {
-            self.end_unseen(cx, key);
-            return;
-        }
         self.remove(cx, key, RemovalReason::Expired);
-    }
-
-    /// [`remove`](Self::remove) of an expired effect whose end nobody can
-    /// see (see [`EffectCx::unseen`]): its tags released and its slot
-    /// freed, exactly as `remove` leaves them, without the notes, records
-    /// and checks nothing here would read.
-    fn end_unseen<P>(&mut self, cx: &EffectCx<P>, key: EffectKey) {
-        let effect = &self.effects[key];
-        if !effect.inhibited {
-            // `remove` ignores a release that fails too (broken
-            // bookkeeping, which the invariants report).
-            let _ = self
-                .tags
-                .remove_each(&cx.defs.def(effect.def).granted_tags, |_| {});
-        }
-        self.effects.discard(key);
     }
 
     /// The period timer fired: execute (unless inhibited) and reschedule.
@@ -1252,7 +1278,7 @@ fn queue_follow_ons<P>(cx: &mut EffectCx<P>, effects: &[EffectId], spec: &Effect
 
 /// The slot an effect key names (its position in a scan of the host's
 /// effects).
-fn slot_of(key: EffectKey) -> u32 {
+pub(super) fn slot_of(key: EffectKey) -> u32 {
     // The low half of a slot-map key is its slot index.
     key.data().as_ffi() as u32
 }

@@ -24,6 +24,7 @@ mod def;
 mod error;
 mod execution;
 mod host;
+mod lazy;
 mod saved_host;
 mod spec;
 
@@ -50,3 +51,4 @@ pub(crate) use active::{ActiveEffect, Captures};
 pub(crate) use calculation::PendingCalculations;
 pub(crate) use cx::{Defs, EffectCx, FollowUp, TagLog};
 pub(crate) use execution::{Calculated, Executing};
+pub(crate) use lazy::LazyEnds;

@@ -11,6 +11,7 @@ use super::host::EffectHost;
 use crate::attributes::Attributes;
 use crate::slots::Slots;
 use crate::tags::{TagChanges, TagCounts};
+use crate::time::SimTime;
 
 /// The saved fields, read owned.
 #[derive(Deserialize)]
@@ -56,8 +57,10 @@ impl Serialize for EffectHost {
 impl<'de> Deserialize<'de> for EffectHost {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let saved = SavedHost::deserialize(deserializer)?;
-        Ok(EffectHost {
+        let mut host = EffectHost {
             effects: saved.effects,
+            // Derived from the effects, below.
+            lazy_due: SimTime::MAX,
             tags: saved.tags,
             // The index of watched effects is derived: a restore rebuilds it.
             watched: SmallVec::new(),
@@ -66,7 +69,9 @@ impl<'de> Deserialize<'de> for EffectHost {
             attributes_changed: saved.attributes_changed,
             effect_ended: saved.effect_ended,
             attributes: saved.attributes,
-        })
+        };
+        host.reindex_lazy_ends();
+        Ok(host)
     }
 }
 

@@ -243,7 +243,8 @@ impl Gas {
                 .map(|(k, i)| (k, i.ability))
                 .collect();
             let abilities = self.catalog.abilities();
-            let owned = system.tags().tags();
+            let owned = system.tags(self.catalog.effects(), self.now);
+            let owned = owned.tags();
             let triggered: SmallVec<[AbilityId; 2]> = system
                 .abilities
                 .granted
@@ -445,7 +446,9 @@ impl Gas {
             return Err(ActivationFailure::AlreadyActive);
         }
         // 3. Blocked.
-        let owned = system.tags().tags();
+        let defs = self.catalog.effects();
+        let owned = system.tags(defs, self.now);
+        let owned = owned.tags();
         if let Some(blocked) = def
             .activation_blocked
             .as_ref()
@@ -474,7 +477,7 @@ impl Gas {
             entity.is_some_and(|e| {
                 world
                     .get::<&AbilitySystem>(e)
-                    .is_ok_and(|s| query.matches(s.tags().tags()))
+                    .is_ok_and(|s| query.matches(s.tags(defs, self.now).tags()))
             })
         };
         if !def.source_required.is_empty() && !matches_on(event.instigator, &def.source_required) {
@@ -641,6 +644,7 @@ impl Gas {
             let system = world
                 .query_one_mut::<&mut AbilitySystem>(owner)
                 .expect("checked by check_activation");
+            self.catch_up(owner, system);
             let instance = system.abilities.instances.insert(Instance {
                 ability,
                 level,
@@ -796,6 +800,7 @@ impl Gas {
             let Some(ended) = system.abilities.instances.remove(instance) else {
                 return false;
             };
+            self.catch_up(owner, system);
             if let Some(timer) = ended.wait_timer {
                 self.timers.cancel(timer);
             }
@@ -937,6 +942,7 @@ impl Gas {
                 return false;
             };
             system.abilities.loose.add(tag, saved);
+            self.catch_up(entity, system);
             let before = system.host.tags.tags().has_exact(tag);
             system.host.grant_tag(tag, &mut self.tag_log(entity));
             self.note_touched(entity, system);
@@ -957,6 +963,7 @@ impl Gas {
             let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(entity) else {
                 return Err(NotHeld(tag));
             };
+            self.catch_up(entity, system);
             system.abilities.loose.remove(tag)?;
             system.host.release_tag(tag, &mut self.tag_log(entity))?;
             self.note_touched(entity, system);

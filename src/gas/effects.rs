@@ -11,9 +11,9 @@ use crate::effects::{
     ApplyOutcome, CaptureDef, CaptureFrom, Captures, Defs, DurationPolicy, EffectCx, EffectDef,
     EffectError, EffectId, EffectKey, EffectSpec, EffectTimer, Execution, Magnitude,
 };
-use crate::tags::{Tag, TagQuery};
+use crate::tags::{Tag, TagCounts, TagQuery};
 use crate::time::SimDuration;
-use crate::trace::{RemovalReason, TraceCategory, TraceKind};
+use crate::trace::{RemovalReason, TraceKind};
 
 impl Gas {
     /// Applies `spec` to `target` now.
@@ -67,6 +67,7 @@ impl Gas {
         let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(target) else {
             return Err(EffectError::NoSuchTarget(target));
         };
+        self.catch_up(target, system);
         let mut cx = self.effect_cx(target, system);
         // A full stack refreshed (every hit's combat mark) needs only its
         // checks and its new window: the short path, which leaves the
@@ -113,7 +114,7 @@ impl Gas {
         ) else {
             return Err(crate::trace::BlockReason::Requirements);
         };
-        match system.host.refusal(defs, def, &spec.tags) {
+        match system.host.refusal_at(self.now, defs, def, &spec.tags) {
             Some(reason) => Err(reason),
             None => Ok(()),
         }
@@ -183,6 +184,23 @@ impl Gas {
         removed
     }
 
+    /// Parent-aware: does `target` own `tag`, or a descendant of it, now?
+    /// `false` when it has no ability system.
+    pub fn has_tag(&self, world: &World, target: Entity, tag: Tag) -> bool {
+        world
+            .get::<&AbilitySystem>(target)
+            .is_ok_and(|s| s.has_tag(self.catalog.effects(), self.now, tag))
+    }
+
+    /// `target`'s owned tags now, with their counts (a copy, for display
+    /// and tests); `None` when it has no ability system. Code that holds
+    /// the system reads [`AbilitySystem::tags`] without copying.
+    pub fn owned_tags(&self, world: &World, target: Entity) -> Option<TagCounts> {
+        let system = world.get::<&AbilitySystem>(target).ok()?;
+        let tags = system.tags(self.catalog.effects(), self.now);
+        Some(tags.into_owned())
+    }
+
     /// The time remaining *as a level*: the maximum remaining time over the
     /// target's active effects granting `tag` (parent-aware); zero when none
     /// does or the target is gone; [`SimDuration::MAX`] for an infinite one.
@@ -221,7 +239,7 @@ impl Gas {
         let defs = self.catalog.effects();
         system
             .host
-            .effects()
+            .effects(self.now)
             .filter(|&(_, id)| {
                 let def = defs.def(id);
                 query.matches(&def.granted_tags) || query.matches(&def.asset_tags)
@@ -398,6 +416,7 @@ impl Gas {
         f: impl FnOnce(&mut crate::effects::EffectHost, &mut EffectCx<super::Timer>) -> R,
     ) -> Option<R> {
         let system = world.query_one_mut::<&mut AbilitySystem>(target).ok()?;
+        self.catch_up(target, system);
         let mut cx = self.effect_cx(target, system);
         cx.live_sources = live_sources;
         let result = f(&mut system.host, &mut cx);
@@ -412,18 +431,20 @@ impl Gas {
     /// A context for an effect operation on `target`'s host (`system`):
     /// everything of the context's the operation borrows, until its last
     /// use.
-    fn effect_cx(&mut self, target: Entity, system: &AbilitySystem) -> EffectCx<'_, super::Timer> {
-        let catalog = &self.catalog;
+    pub(super) fn effect_cx(
+        &mut self,
+        target: Entity,
+        system: &AbilitySystem,
+    ) -> EffectCx<'_, super::Timer> {
         // Could anything see an effect on this host end (or begin)? The
         // trace and the observers through it, and the instances' waits (a
         // hint that may say yes for a wait since gone: then the long path
         // runs).
-        let watched = self
-            .trace
-            .wants_any(TraceCategory::EFFECTS | TraceCategory::TAGS)
-            || system.reactive_waits.any();
+        let watched = self.watches(system);
+        let catalog = &self.catalog;
         EffectCx {
-            unseen: if watched { &[] } else { &self.unseen_ends },
+            watched,
+            lazy_ends: &mut self.lazy_ends,
             defs: catalog.effects(),
             tags: catalog.tags(),
             calcs: catalog.calculations(),
@@ -594,52 +615,43 @@ mod tests {
         (gas, world, hero)
     }
 
-    /// The effects whose instances on `hero` begin and end by the short path.
-    fn unseen(gas: &mut Gas, world: &World, hero: hecs::Entity) -> Vec<String> {
-        let system = world.get::<&AbilitySystem>(hero).unwrap();
-        let names: Vec<(crate::effects::EffectId, String)> = gas
-            .catalog()
+    /// The effects that end lazily.
+    fn lazy(gas: &Gas) -> Vec<String> {
+        gas.catalog()
             .effects()
             .iter()
-            .map(|d| {
-                (
-                    gas.catalog().effects().get(&d.name).unwrap(),
-                    d.name.clone(),
-                )
-            })
-            .collect();
-        let cx = gas.effect_cx(hero, &system);
-        names
-            .into_iter()
-            .filter(|&(id, _)| cx.unseen(id))
-            .map(|(_, name)| name)
+            .filter(|d| d.ends_lazily())
+            .map(|d| d.name.clone())
             .collect()
     }
 
-    #[test]
-    fn only_a_tag_and_a_duration_nobody_watches_take_the_short_path() {
-        let (mut gas, world, hero) = gas();
-        gas.trace_mut().set_filter(TraceFilter::NONE);
-        // A tag no rule reacts to, or none at all; every other effect has
-        // something that watches it begin or end.
-        assert_eq!(
-            unseen(&mut gas, &world, hero),
-            ["GE_Cooldown", "GE_Tagless"]
-        );
+    /// Whether the context would tell lazy ends on `hero` at their instants.
+    fn watched(gas: &Gas, world: &World, hero: hecs::Entity) -> bool {
+        gas.watches(&world.get::<&AbilitySystem>(hero).unwrap())
+    }
 
-        // Whatever records or observes effects or tags sees them all.
+    #[test]
+    fn only_a_duration_and_tags_no_rule_reacts_to_end_lazily() {
+        let (mut gas, world, hero) = gas();
+        // A tag no rule reacts to, or none at all, with or without a stack
+        // rule; every other effect has something that reacts to its end.
+        assert_eq!(lazy(&gas), ["GE_Cooldown", "GE_Tagless", "GE_Stacked"]);
+
+        // Whatever records or observes effects or tags watches every host.
+        gas.trace_mut().set_filter(TraceFilter::NONE);
+        assert!(!watched(&gas, &world, hero));
         for watching in [TraceCategory::EFFECTS, TraceCategory::TAGS] {
             gas.trace_mut().set_filter(watching);
-            assert!(unseen(&mut gas, &world, hero).is_empty(), "{watching:?}");
+            assert!(watched(&gas, &world, hero), "{watching:?}");
         }
         gas.trace_mut().set_filter(TraceFilter::ALL);
-        assert!(unseen(&mut gas, &world, hero).is_empty());
+        assert!(watched(&gas, &world, hero));
         gas.trace_mut().set_filter(TraceFilter::NONE);
         let rest = gas.catalog().tags().get("Cooldown.Rest").unwrap();
         let (mut observed, others, other) = self::gas();
         observed.trace_mut().set_filter(TraceFilter::NONE);
         observed.observe(Observe::tag_removed(rest), |_, _, _| {});
-        assert!(unseen(&mut observed, &others, other).is_empty());
+        assert!(watched(&observed, &others, other));
 
         // So does an instance waiting on the host's tags or state.
         for waits in [(true, false), (false, true)] {
@@ -648,7 +660,7 @@ mod tests {
                 system.reactive_waits.tags = waits.0;
                 system.reactive_waits.state = waits.1;
             }
-            assert!(unseen(&mut gas, &world, hero).is_empty(), "{waits:?}");
+            assert!(watched(&gas, &world, hero), "{waits:?}");
         }
     }
 }

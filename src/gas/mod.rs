@@ -9,6 +9,7 @@ mod abilities;
 mod effects;
 mod follow_ups;
 mod hooks;
+mod lazy_ends;
 mod observers;
 mod prefetch;
 mod reconcile;
@@ -37,7 +38,7 @@ pub(crate) use state::GasState;
 use crate::abilities::{AbilityBehaviour, AbilitySystem};
 use crate::attributes::{AttributeError, AttributeId, Attributes, ProfileId};
 use crate::catalog::Catalog;
-use crate::effects::{CueEvent, Execution, FollowUp};
+use crate::effects::{CueEvent, Execution, FollowUp, LazyEnds};
 use crate::tags::{Tag, TagSet};
 use crate::time::{SimDuration, SimTime, TimerQueue};
 use crate::trace::{Observation, Trace, TraceCategory, TraceKind, TraceRecord};
@@ -132,16 +133,13 @@ pub struct Gas {
     live_holders: Vec<Entity>,
     /// Some attribute changed since the last reconcile.
     attributes_moved: bool,
-    /// Every tag some rule reacts to (cancel-on-tags-added, ongoing
-    /// requirements, the life rule) and every tag below one, since rules
-    /// match parent-aware: a change to any other tag needs no reconcile, and
-    /// asking is one exact intersection.
-    reactive_tags: TagSet,
-    /// By effect id: does its definition [end
-    /// unseen](crate::effects::EffectDef::ends_unseen), with no rule
-    /// reacting to a tag it grants? Then, on a host nothing watches, its
-    /// instances begin and end by a short path.
-    unseen_ends: Vec<bool>,
+    /// The ends of lazily ending effects on watched hosts, told at their
+    /// instants (not state: rebuilt from the hosts, see `lazy_ends.rs`).
+    lazy_ends: LazyEnds,
+    /// Whether `lazy_ends` notices every lazy end the trace could record:
+    /// it was last rebuilt, or kept, while the trace wanted effects or
+    /// tags. When the trace starts wanting them, it is rebuilt.
+    lazy_ends_traced: bool,
     /// Every tag an instance has waited on as an event (grows only): with
     /// the catalog's triggers, what an event must match to be heard at all.
     waited_events: TagSet,
@@ -177,32 +175,10 @@ impl Gas {
     /// A context whose RNG starts from `seed`.
     pub fn with_seed(catalog: impl Into<Arc<Catalog>>, seed: u64) -> Self {
         let catalog: Arc<Catalog> = catalog.into();
-        let mut reactive_tags = TagSet::new();
-        for id in catalog.abilities().ids() {
-            let def = catalog.abilities().def(id);
-            reactive_tags.extend_from(&def.cancel_on_tags_added);
-            reactive_tags.extend_from(&def.cancel_on_target_tags_added);
-        }
-        for def in catalog.effects().iter() {
-            def.ongoing_requirements.collect_tags(&mut reactive_tags);
-        }
-        catalog
-            .effects()
-            .life()
-            .dead
-            .collect_tags(&mut reactive_tags);
-        let reactive_tags: TagSet = reactive_tags
-            .iter()
-            .flat_map(|tag| catalog.tags().subtree(tag))
-            .collect();
-        let unseen_ends = catalog
-            .effects()
-            .iter()
-            .map(|def| def.ends_unseen() && !reactive_tags.has_any_exact(&def.granted_tags))
-            .collect();
         Self {
-            reactive_tags,
-            unseen_ends,
+            lazy_ends: LazyEnds::default(),
+            // Full tracing from the start, and nothing to notice yet.
+            lazy_ends_traced: true,
             waited_events: TagSet::new(),
             ever_granted: vec![false; catalog.abilities().len()],
             behaviours: vec![None; catalog.abilities().behaviour_count()],
@@ -426,7 +402,21 @@ impl Gas {
         self.timers.set_prefetching(prefetching);
         let mut handled = 0u64;
         while handled < self.limits.per_call {
-            let Some((at, timer)) = self.timers.pop_due(to) else {
+            self.follow_the_trace(world);
+            // At an instant, lazy ends are told before anything else due
+            // then; they are not timers, so no work limit counts them.
+            let told = self.next_lazy_end(to);
+            let timers_until = match told {
+                Some(at) => at.as_micros().checked_sub(1).map(SimTime::from_micros),
+                None => Some(to),
+            };
+            let Some((at, timer)) = timers_until.and_then(|until| self.timers.pop_due(until))
+            else {
+                if told.is_some() {
+                    self.tell_lazy_end(world, to);
+                    self.reconcile(world);
+                    continue;
+                }
                 self.now = self.now.max(to);
                 self.release_reserved(world);
                 return Advance::Reached;

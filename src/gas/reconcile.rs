@@ -42,8 +42,9 @@ impl Gas {
         if host.appeared.is_empty() && host.vanished.is_empty() {
             return;
         }
-        let reacts = host.appeared.meets(&self.reactive_tags)
-            || host.vanished.meets(&self.reactive_tags)
+        let reactive = self.catalog.effects().reactive_tags();
+        let reacts = host.appeared.meets(reactive)
+            || host.vanished.meets(reactive)
             || system.waits_on_tags();
         if reacts {
             self.queue_reconcile(entity, system);
@@ -141,7 +142,7 @@ impl Gas {
                 };
                 if !system
                     .host
-                    .effects()
+                    .effects(self.now)
                     .any(|(_, id)| self.catalog.effects().def(id).has_live_capture)
                 {
                     continue;

@@ -37,9 +37,14 @@ impl Gas {
         let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(owner) else {
             return;
         };
-        let Some(entry) = system.abilities.instances.get_mut(instance) else {
+        if !system.abilities.instances.contains_key(instance) {
             return;
-        };
+        }
+        // Lazy ends that came while nothing watched stay unseen; those to
+        // come are noticed once the host is watched (below).
+        self.catch_up(owner, system);
+        let was_watched = system.reactive_waits.any();
+        let entry = &mut system.abilities.instances[instance];
         if let Some(timer) = entry.wait_timer.take() {
             self.timers.cancel(timer);
         }
@@ -54,6 +59,9 @@ impl Gas {
             );
         }
         system.note_wait(wait);
+        if !was_watched && system.reactive_waits.any() {
+            self.notice_lazy_ends_of(owner, system);
+        }
         if wait.on_state() {
             // Already met: the reconcile ending this call wakes it.
             self.queue_reconcile(owner, system);
@@ -178,6 +186,9 @@ impl Gas {
             let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(owner) else {
                 return;
             };
+            // The behaviour reads its owner: from the host as it stands now
+            // (a swing clears the cooldown that ended for it).
+            self.catch_up(owner, system);
             match system.abilities.instances.get_mut(instance) {
                 Some(entry) if entry.wait == Wait::Delay => {
                     entry.wait = Wait::Nothing;
@@ -206,7 +217,8 @@ impl Gas {
                 return;
             };
             let abilities = self.catalog.abilities();
-            let owned = system.tags().tags();
+            let owned = system.tags(self.catalog.effects(), self.now);
+            let owned = owned.tags();
             let mut cancel: SmallVec<[(InstanceKey, Tag); 2]> = SmallVec::new();
             let mut wake: SmallVec<[(InstanceKey, WakeReason); 2]> = SmallVec::new();
             for (key, instance) in system.abilities.instances.iter() {
@@ -262,8 +274,10 @@ impl Gas {
                         Wait::AttributeAbove(a, threshold) => Some(system.current(a))
                             .filter(|&v| v > threshold)
                             .map(|v| attribute(a, v)),
-                        Wait::EffectRemoved(effect) => (!system.host.effects.contains_key(effect))
-                            .then_some(WakeReason::EffectRemoved(effect)),
+                        Wait::EffectRemoved(effect) => {
+                            (system.host.effect(effect, self.now).is_none())
+                                .then_some(WakeReason::EffectRemoved(effect))
+                        }
                         _ => None,
                     };
                     Some((key, reason?))

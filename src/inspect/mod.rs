@@ -327,7 +327,7 @@ fn tags(gas: &Gas, system: &AbilitySystem) -> Vec<TagView> {
     let registry = catalog.tags();
     let abilities = &system.abilities;
     system
-        .tags()
+        .tags(catalog.effects(), gas.now())
         .iter()
         .map(|(tag, count)| {
             let mut from = Vec::new();
@@ -337,7 +337,8 @@ fn tags(gas: &Gas, system: &AbilitySystem) -> Vec<TagView> {
             }
             for effect in system.host.effects.values() {
                 let def = catalog.effects().def(effect.def);
-                if !effect.inhibited && def.granted_tags.iter().any(|t| t == tag) {
+                let grants = !effect.inhibited && !effect.has_ended(gas.now());
+                if grants && def.granted_tags.iter().any(|t| t == tag) {
                     from.push(def.name.clone());
                 }
             }
@@ -363,6 +364,7 @@ fn effects(world: &World, gas: &Gas, system: &AbilitySystem) -> Vec<EffectView> 
         .host
         .effects
         .values()
+        .filter(|effect| !effect.has_ended(now))
         .map(|effect| {
             let def = catalog.effects().def(effect.def);
             EffectView {
@@ -437,7 +439,7 @@ fn describe_wait(gas: &Gas, system: &AbilitySystem, wait: Wait) -> String {
         Wait::TagRemoved(t) => format!("{} to be removed", tag(t)),
         Wait::AttributeBelow(a, v) => format!("{} below {v}", attribute(a)),
         Wait::AttributeAbove(a, v) => format!("{} above {v}", attribute(a)),
-        Wait::EffectRemoved(key) => match system.host.effect(key) {
+        Wait::EffectRemoved(key) => match system.host.effect(key, gas.now()) {
             Some((effect, _)) => format!("{} to end", catalog.effects().def(effect).name),
             None => "an effect to end".to_owned(),
         },

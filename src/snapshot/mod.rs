@@ -253,17 +253,24 @@ impl<C: SnapshotComponents> Snapshot<C> {
     /// Copies the state the rollback owns: every entity holding an
     /// [`AbilitySystem`] (with its `Name`, `NetOwner` and `C` components),
     /// in id order, and the context's state.
+    ///
+    /// An effect that [ended lazily](crate::EffectDef::ends_lazily) and
+    /// still waits to be cleared is saved cleared, as the context leaves
+    /// it the next time it touches the entity: a state saves the same
+    /// whenever its lazy ends are cleared.
     pub fn save(world: &World, gas: &Gas) -> Snapshot<C> {
+        let defs = gas.catalog().effects();
         let mut entities: Vec<EntityState<C>> = world
             .iter()
             .map(|e| e.entity())
             .filter(|&entity| world.satisfies::<&AbilitySystem>(entity))
             .map(|entity| EntityState {
                 entity,
-                system: world
-                    .get::<&AbilitySystem>(entity)
-                    .ok()
-                    .map(|s| (*s).clone()),
+                system: world.get::<&AbilitySystem>(entity).ok().map(|s| {
+                    let mut system = (*s).clone();
+                    system.host.clear_lazy_ends(defs, entity, gas.now());
+                    system
+                }),
                 name: world.get::<&Name>(entity).ok().map(|n| (*n).clone()),
                 net_owner: world.get::<&NetOwner>(entity).ok().map(|n| *n),
                 game: C::save(world, entity),
@@ -358,6 +365,9 @@ impl<C: SnapshotComponents> Snapshot<C> {
             C::restore(world, state.entity, &state.game);
         }
         gas.load_state(&self.gas);
+        // What watches lazy ends may differ from when the snapshot was
+        // taken: their notices are rebuilt from the restored hosts.
+        gas.rebuild_lazy_ends(world);
         Ok(())
     }
 

@@ -104,6 +104,11 @@ impl TraceFilter {
         self.0 & other.0 != 0
     }
 
+    /// This filter with `category` too (`|` in a `const`).
+    pub const fn with(self, category: TraceCategory) -> TraceFilter {
+        TraceFilter(self.0 | category.0)
+    }
+
     /// This filter without `category`.
     pub const fn without(self, category: TraceCategory) -> TraceFilter {
         TraceFilter(self.0 & !category.0)

@@ -1,0 +1,428 @@
+//! Lazy ends, on content that is not combat: a scholar's spell cooldowns
+//! and a refreshed mark of inspiration end lazily (a duration and tags no
+//! rule reacts to). Each must read as gone from its end instant on though
+//! nothing has cleared it yet; be told at that instant to whatever watches
+//! (the trace, observers, waits), including watchers that arrived after it
+//! began; and leave the same state, keys and checksums whether or not
+//! anything watched. Nothing here uses `gaskit::combat`.
+
+use std::sync::{Arc, Mutex};
+
+use gaskit::prelude::*;
+use gaskit::snapshot::{self, Snapshot};
+use hecs::{Entity, World};
+
+const TAGS: &str = "
+Cooldown.Spell.Bolt
+Cooldown.Spell.Blink
+Status.Inspired
+Status.Focused
+Action.Trigger.Bolt
+Action.Trigger.Await
+";
+
+const CONTENT: &str = r#"(
+    attributes: [(name: "Stamina", base: 10), (name: "Mana", base: 100, min: 0)],
+    effects: [
+        (name: "GE_Bolt_Cooldown", duration: Duration(SetByCaller("Cooldown.Spell.Bolt")),
+         granted_tags: ["Cooldown.Spell.Bolt"]),
+        (name: "GE_Blink_Cooldown", duration: Duration(SetByCaller("Cooldown.Spell.Blink")),
+         granted_tags: ["Cooldown.Spell.Blink"]),
+        // Refreshed by every good idea, for 3 s.
+        (name: "GE_Inspired", duration: Duration(Constant(3)), granted_tags: ["Status.Inspired"],
+         stacking: (by: Target, limit: 1)),
+        // Holds a modifier, so it ends by its expiry timer; it cannot be
+        // taken while the bolt cools down.
+        (name: "GE_Focus", duration: Duration(Constant(2)), granted_tags: ["Status.Focused"],
+         modifiers: [(attribute: "Stamina", op: Flat, magnitude: Constant(1))],
+         application_requirements: (none: ["Cooldown.Spell.Bolt"])),
+        (name: "GE_Bolt_Cost", modifiers: [(attribute: "Mana", op: Flat, magnitude: Constant(-10))]),
+    ],
+    abilities: [
+        (name: "GA_Bolt", trigger: "Action.Trigger.Bolt", cost: "GE_Bolt_Cost",
+         cooldown: (effect: "GE_Bolt_Cooldown", seconds: 2), behaviour: ApplyEffects([])),
+        // Waits for the bolt's cooldown to end: for its tag to go
+        // (magnitude 0) or for the effect itself (magnitude 1).
+        (name: "GA_Await", trigger: "Action.Trigger.Await", behaviour: Registered("Await")),
+    ],
+)"#;
+
+/// When each `GA_Await` instance woke, and why.
+type Wakes = Arc<Mutex<Vec<String>>>;
+
+/// Waits for the bolt's cooldown to end, by tag or by effect.
+struct Await(Wakes);
+
+impl AbilityBehaviour for Await {
+    fn activate(&self, cx: &mut AbilityCx<'_>) {
+        let bolt = cx.gas.catalog().tags().get("Cooldown.Spell.Bolt").unwrap();
+        if cx.event.magnitude == Some(1.0) {
+            let cooldown = cx.gas.catalog().effects().get("GE_Bolt_Cooldown").unwrap();
+            let system = cx.world.get::<&AbilitySystem>(cx.owner).unwrap();
+            let key = system
+                .effects()
+                .effects(cx.gas.now())
+                .find(|&(_, id)| id == cooldown)
+                .map(|(key, _)| key)
+                .expect("a bolt cooling down");
+            drop(system);
+            cx.wait_effect_removed(key);
+        } else {
+            cx.wait_tag_removed(bolt);
+        }
+    }
+
+    fn wake(&self, cx: &mut AbilityCx<'_>, reason: WakeReason) {
+        let why = match reason {
+            WakeReason::TagRemoved(_) => "tag",
+            WakeReason::EffectRemoved(_) => "effect",
+            _ => "other",
+        };
+        self.0
+            .lock()
+            .unwrap()
+            .push(format!("{} {why}", cx.gas.now()));
+        cx.end();
+    }
+}
+
+struct Study {
+    world: World,
+    gas: Gas,
+    scholar: Entity,
+    wakes: Wakes,
+}
+
+impl Study {
+    /// A scholar, with the trace recording `filter`.
+    fn new(filter: TraceFilter) -> Self {
+        let mut builder = CatalogBuilder::new();
+        builder.tags().add_source("study.tags", TAGS);
+        builder.add_source("study.ron", CONTENT);
+        let mut gas = Gas::new(builder.build().unwrap_or_else(|e| panic!("{e}")));
+        gas.trace_mut().set_filter(filter);
+        let wakes = Wakes::default();
+        gas.register_behaviour("Await", Await(wakes.clone()))
+            .unwrap();
+        let mut world = World::new();
+        let scholar = world.spawn((Name("scholar".into()), gas.new_ability_system()));
+        for ability in ["GA_Bolt", "GA_Await"] {
+            let id = gas.catalog().abilities().get(ability).unwrap();
+            gas.grant_ability(&mut world, scholar, id, 1).unwrap();
+        }
+        Study {
+            world,
+            gas,
+            scholar,
+            wakes,
+        }
+    }
+
+    fn tag(&self, name: &str) -> Tag {
+        self.gas.catalog().tags().get(name).unwrap()
+    }
+
+    fn effect(&self, name: &str) -> EffectId {
+        self.gas.catalog().effects().get(name).unwrap()
+    }
+
+    fn cooldown(&self, spell: &str, seconds: f64) -> EffectSpec {
+        let tag = format!("Cooldown.Spell.{spell}");
+        EffectSpec::new(self.effect(&format!("GE_{spell}_Cooldown")))
+            .with_set_by_caller(self.tag(&tag), seconds)
+    }
+
+    fn apply(&mut self, spec: EffectSpec) -> ApplyOutcome {
+        self.gas
+            .apply_effect(&mut self.world, self.scholar, spec)
+            .unwrap()
+    }
+
+    fn inspire(&mut self) -> ApplyOutcome {
+        self.apply(EffectSpec::new(self.effect("GE_Inspired")))
+    }
+
+    fn at(&mut self, seconds: f64) {
+        let to = SimTime::ZERO + SimDuration::from_secs_f64(seconds).unwrap();
+        self.gas.advance_to(&mut self.world, to);
+        let broken = gaskit::invariants::check(&self.world, &self.gas);
+        assert!(broken.is_empty(), "{broken:?}");
+    }
+
+    fn has(&self, tag: &str) -> bool {
+        self.gas.has_tag(&self.world, self.scholar, self.tag(tag))
+    }
+
+    fn checksum(&self) -> u64 {
+        snapshot::checksum::<()>(&self.world, &self.gas)
+    }
+
+    /// Every read of the scholar's effects and tags at the current instant.
+    fn reads(&self) -> String {
+        let now = self.gas.now();
+        let system = self.world.get::<&AbilitySystem>(self.scholar).unwrap();
+        let defs = self.gas.catalog().effects();
+        let effects: Vec<_> = system.effects().effects(now).collect();
+        let windows: Vec<_> = effects
+            .iter()
+            .map(|&(key, _)| {
+                (
+                    system.effects().effect(key, now),
+                    system.effects().remaining(key, now),
+                    system.effects().is_inhibited(key, now),
+                )
+            })
+            .collect();
+        let bolt = self.tag("Cooldown.Spell.Bolt");
+        format!(
+            "{effects:?} {windows:?} count {} tags {:?} bolt {:?} inspired stacks {} checksum {:x}",
+            system.effects().effect_count(now),
+            system.tags(defs, now).iter().collect::<Vec<_>>(),
+            system.effects().time_remaining(defs, now, bolt),
+            system.stack_count(self.effect("GE_Inspired"), now),
+            self.checksum(),
+        )
+    }
+
+    /// `(instant, effect)` of every expiry the trace recorded.
+    fn expiries(&self) -> Vec<(String, String)> {
+        let defs = self.gas.catalog().effects();
+        self.gas
+            .trace()
+            .events()
+            .iter()
+            .filter_map(|e| match e.kind {
+                TraceKind::EffectRemoved {
+                    effect,
+                    reason: RemovalReason::Expired,
+                    ..
+                } => Some((e.time.to_string(), defs.def(effect).name.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn wakes(&self) -> Vec<String> {
+        self.wakes.lock().unwrap().clone()
+    }
+}
+
+#[test]
+fn a_tag_and_a_duration_no_rule_reacts_to_end_lazily() {
+    let study = Study::new(TraceFilter::NONE);
+    let lazy: Vec<&str> = study
+        .gas
+        .catalog()
+        .effects()
+        .iter()
+        .filter(|def| def.ends_lazily())
+        .map(|def| def.name.as_str())
+        .collect();
+    assert_eq!(
+        lazy,
+        ["GE_Bolt_Cooldown", "GE_Blink_Cooldown", "GE_Inspired"]
+    );
+}
+
+/// A lazy end arms no timer, and from its instant on every read (tags,
+/// effects, windows, stacks, the activation's cooldown gate, an
+/// application's requirements, removal) treats it as gone, though nothing
+/// has touched the scholar since: the state reads, and checksums, as the
+/// traced twin's, whose end was told and cleared at its instant.
+#[test]
+fn a_lazy_end_reads_as_gone_from_its_instant_though_nothing_cleared_it() {
+    let mut quiet = Study::new(TraceFilter::NONE);
+    let mut traced = Study::new(TraceFilter::ALL);
+    let bolt = quiet.gas.catalog().abilities().get("GA_Bolt").unwrap();
+    let focus = EffectSpec::new(quiet.effect("GE_Focus"));
+    let mut keys = Vec::new();
+    for study in [&mut quiet, &mut traced] {
+        let ApplyOutcome::Added(key) = study.apply(study.cooldown("Bolt", 1.0)) else {
+            panic!("a cooldown begins");
+        };
+        keys.push(key);
+        assert_eq!(study.gas.pending_timers(), 0, "no expiry timer armed");
+        study.at(0.999_999);
+        assert!(study.has("Cooldown.Spell.Bolt"));
+        let refused = study
+            .gas
+            .can_activate(&study.world, study.scholar, bolt, None);
+        assert!(
+            matches!(refused, Err(ActivationFailure::Cooldown { .. })),
+            "{refused:?}"
+        );
+        assert_eq!(
+            study
+                .gas
+                .can_apply_effect(&study.world, study.scholar, &focus),
+            Err(BlockReason::Requirements)
+        );
+    }
+    assert_eq!(quiet.reads(), traced.reads());
+    for study in [&mut quiet, &mut traced] {
+        study.at(1.0);
+    }
+    assert_eq!(keys[0], keys[1]);
+    assert_eq!(quiet.reads(), traced.reads());
+    assert_eq!(
+        traced.expiries(),
+        [("1.000".into(), "GE_Bolt_Cooldown".into())]
+    );
+    assert!(quiet.gas.trace().events().is_empty());
+    for study in [&mut quiet, &mut traced] {
+        assert!(!study.has("Cooldown.Spell.Bolt"));
+        let owned = study.gas.owned_tags(&study.world, study.scholar).unwrap();
+        assert_eq!(owned.count(study.tag("Cooldown.Spell.Bolt")), 0);
+        assert_eq!(
+            study.gas.time_remaining_and_duration(
+                &study.world,
+                study.scholar,
+                study.tag("Cooldown.Spell.Bolt")
+            ),
+            None
+        );
+        assert_eq!(
+            study
+                .gas
+                .can_activate(&study.world, study.scholar, bolt, None),
+            Ok(())
+        );
+        assert_eq!(
+            study
+                .gas
+                .can_apply_effect(&study.world, study.scholar, &focus),
+            Ok(())
+        );
+        let system = study.world.get::<&AbilitySystem>(study.scholar).unwrap();
+        let now = study.gas.now();
+        assert_eq!(system.effects().effect_count(now), 0);
+        assert_eq!(system.effects().effect(keys[0], now), None);
+        assert_eq!(system.effects().remaining(keys[0], now), None);
+        drop(system);
+        assert!(!study
+            .gas
+            .remove_effect(&mut study.world, study.scholar, keys[0]));
+    }
+    // The next cooldown takes the freed slot in both: the same key.
+    let next = [&mut quiet, &mut traced].map(|s| s.apply(s.cooldown("Blink", 1.0)));
+    assert_eq!(next[0], next[1]);
+    assert_eq!(quiet.reads(), traced.reads());
+}
+
+/// Watched or not, lazy ends leave the same state at every step, in the
+/// same slots; a watched host has each told at its own instant, a
+/// refreshed window's at the end of the last refresh, later or earlier.
+#[test]
+fn watched_or_not_lazy_ends_leave_the_same_state_and_are_told_at_their_instants() {
+    let mut quiet = Study::new(TraceFilter::NONE);
+    let mut traced = Study::new(TraceFilter::ALL);
+    type Step = fn(&mut Study) -> String;
+    let steps: [(f64, Step); 8] = [
+        (0.0, |s| format!("{:?}", s.apply(s.cooldown("Bolt", 1.5)))),
+        (0.0, |s| format!("{:?}", s.inspire())),
+        (0.5, |s| format!("{:?}", s.apply(s.cooldown("Blink", 0.5)))),
+        // The mark, refreshed later than its first end (3 s).
+        (2.0, |s| format!("{:?}", s.inspire())),
+        // Two lazy ends at one instant (the bolt's and the blink's).
+        (2.0, |s| format!("{:?}", s.apply(s.cooldown("Bolt", 1.0)))),
+        (2.0, |s| format!("{:?}", s.apply(s.cooldown("Blink", 1.0)))),
+        (3.5, |s| format!("{:?}", s.apply(s.cooldown("Bolt", 0.5)))),
+        (9.0, |s| format!("{:?}", s.inspire())),
+    ];
+    for (at, step) in steps {
+        let mut seen = Vec::new();
+        for study in [&mut quiet, &mut traced] {
+            study.at(at);
+            let before = study.reads();
+            let did = step(study);
+            seen.push((before, did, study.reads()));
+        }
+        assert_eq!(seen[0], seen[1], "at {at}");
+    }
+    for study in [&mut quiet, &mut traced] {
+        study.at(20.0);
+    }
+    assert_eq!(quiet.reads(), traced.reads());
+    let told = |at: &str, effect: &str| (at.to_owned(), effect.to_owned());
+    assert_eq!(
+        traced.expiries(),
+        [
+            told("1.000", "GE_Blink_Cooldown"),
+            told("1.500", "GE_Bolt_Cooldown"),
+            told("3.000", "GE_Bolt_Cooldown"),
+            told("3.000", "GE_Blink_Cooldown"),
+            told("4.000", "GE_Bolt_Cooldown"),
+            told("5.000", "GE_Inspired"),
+            told("12.000", "GE_Inspired"),
+        ]
+    );
+}
+
+/// A wait that begins after the effect it waits on (nothing watched the
+/// scholar when the cooldown began, so its end was not noticed then) is
+/// woken at the effect's end, whether it waits for the tag or the effect.
+#[test]
+fn a_wait_begun_after_a_lazy_effect_is_woken_at_its_end() {
+    for (magnitude, why) in [(0.0, "tag"), (1.0, "effect")] {
+        let mut study = Study::new(TraceFilter::NONE);
+        study.apply(study.cooldown("Bolt", 2.0));
+        study.at(0.5);
+        let wait = GameplayEvent::new(study.tag("Action.Trigger.Await")).magnitude(magnitude);
+        study.gas.send_event(study.scholar, wait);
+        study.at(1.0);
+        assert!(study.wakes().is_empty());
+        study.at(5.0);
+        assert_eq!(study.wakes(), [format!("2.000 {why}")]);
+        assert!(study.gas.trace().events().is_empty());
+    }
+}
+
+/// A trace that starts recording mid-run is told the lazy ends still to
+/// come, at their instants, and not those that passed before it started.
+#[test]
+fn a_trace_started_mid_run_is_told_the_lazy_ends_still_to_come() {
+    let mut study = Study::new(TraceFilter::NONE);
+    study.apply(study.cooldown("Blink", 0.25));
+    study.apply(study.cooldown("Bolt", 1.0));
+    study.inspire();
+    study.at(0.5);
+    study.gas.trace_mut().set_filter(TraceFilter::ALL);
+    study.at(4.0);
+    assert_eq!(
+        study.expiries(),
+        [
+            ("1.000".to_owned(), "GE_Bolt_Cooldown".to_owned()),
+            ("3.000".to_owned(), "GE_Inspired".to_owned()),
+        ]
+    );
+}
+
+/// A snapshot taken while an ended effect still waits to be cleared holds
+/// the cleared state: it checksums as the traced twin's, and restored, the
+/// run goes on exactly as the twin's (keys included).
+#[test]
+fn a_snapshot_of_an_uncleared_lazy_end_restores_the_cleared_state() {
+    let mut quiet = Study::new(TraceFilter::NONE);
+    let mut traced = Study::new(TraceFilter::ALL);
+    for study in [&mut quiet, &mut traced] {
+        study.apply(study.cooldown("Bolt", 1.0));
+        study.inspire();
+        study.at(1.5);
+    }
+    let saved = Snapshot::<()>::save(&quiet.world, &quiet.gas);
+    assert_eq!(saved.checksum(), traced.checksum());
+    let text = saved.to_ron().unwrap();
+    let mut restored = Study::new(TraceFilter::NONE);
+    Snapshot::<()>::from_ron(&text)
+        .unwrap()
+        .restore(&mut restored.world, &mut restored.gas)
+        .unwrap();
+    assert_eq!(restored.reads(), traced.reads());
+    for study in [&mut restored, &mut traced] {
+        study.apply(study.cooldown("Blink", 2.0));
+        study.at(2.5);
+        study.inspire();
+        study.at(6.0);
+    }
+    assert_eq!(restored.reads(), traced.reads());
+}
