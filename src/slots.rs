@@ -232,6 +232,27 @@ impl<K: Key, V> Slots<K, V> {
         Some(emptied)
     }
 
+    /// Replaces the value under `key` with `value` in the same slot, under
+    /// a new key: exactly what [`discard`](Self::discard) followed by
+    /// [`insert`](Self::insert) leaves (the insert takes the slot the
+    /// discard just freed), with no trip through the free list and the
+    /// old value dropped in place. The value comes back, nothing
+    /// changed, if `key` names no value.
+    pub(crate) fn renew(&mut self, key: K, value: V) -> Result<K, V> {
+        let (index, version) = parts(key);
+        let Some(slot) = self
+            .slots
+            .get_mut(index)
+            .filter(|s| s.version == version && s.content.is_value())
+        else {
+            return Err(value);
+        };
+        // Vacated (+1, even), then occupied again (+1, odd).
+        slot.version = slot.version.wrapping_add(2);
+        slot.content = Content::Value(value);
+        Ok(key_of(index as u32, slot.version))
+    }
+
     /// Removes every value, keeping the memory (a restore refills it).
     /// Versions start over, so a key from before may name a new value:
     /// only for a store whose holders of keys are all replaced with it.
@@ -445,6 +466,36 @@ mod tests {
         assert_eq!(s[c], "c");
         assert_eq!(s.len(), 1);
         assert_eq!(s.get(TestKey::null()), None);
+    }
+
+    /// A renewal leaves the store as a discard and an insert would: the
+    /// same new key, the same free list, the same next keys.
+    #[test]
+    fn a_renewal_is_a_discard_then_an_insert() {
+        let fill = || {
+            let mut s: Slots<TestKey, u32> = Slots::new();
+            let keys: Vec<_> = (0..4).map(|i| s.insert(i)).collect();
+            s.discard(keys[2]);
+            (s, keys)
+        };
+        let (mut renewed, keys) = fill();
+        let (mut replaced, _) = fill();
+        let new = renewed.renew(keys[1], 10).unwrap();
+        replaced.discard(keys[1]);
+        assert_eq!(replaced.insert(10), new);
+        assert_eq!(renewed.get(keys[1]), None);
+        assert_eq!(renewed[new], 10);
+        assert_eq!(
+            renewed.renew(keys[2], 11),
+            Err(11),
+            "a freed slot is not renewed"
+        );
+        for value in 20..23 {
+            assert_eq!(renewed.insert(value), replaced.insert(value));
+        }
+        let pairs = |s: &Slots<TestKey, u32>| s.iter().map(|(k, v)| (k, *v)).collect::<Vec<_>>();
+        assert_eq!(pairs(&renewed), pairs(&replaced));
+        assert_eq!(renewed.len(), replaced.len());
     }
 
     #[test]

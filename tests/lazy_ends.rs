@@ -426,3 +426,32 @@ fn a_snapshot_of_an_uncleared_lazy_end_restores_the_cleared_state() {
     }
     assert_eq!(restored.reads(), traced.reads());
 }
+
+/// A tag a lazy end still holds, read before anything clears it, counts
+/// only its other references: a loose one keeps it owned (the parent too),
+/// and the copy of the counts agrees with the one-tag reads.
+#[test]
+fn an_uncleared_lazy_end_subtracts_only_its_own_reference() {
+    let mut study = Study::new(TraceFilter::NONE);
+    let bolt = study.tag("Cooldown.Spell.Bolt");
+    let spells = study.gas.catalog().tags().get("Cooldown.Spell").unwrap();
+    study.apply(study.cooldown("Bolt", 1.0));
+    study.apply(study.cooldown("Blink", 1.0));
+    study
+        .gas
+        .add_loose_tag(&mut study.world, study.scholar, bolt, false);
+    study.at(1.0);
+    let system = study.world.get::<&AbilitySystem>(study.scholar).unwrap();
+    let (defs, now) = (study.gas.catalog().effects(), study.gas.now());
+    assert!(system.has_exact_tag(defs, now, bolt));
+    assert!(system.has_tag(defs, now, spells));
+    assert!(!system.has_tag(defs, now, study.tag("Cooldown.Spell.Blink")));
+    let owned = system.tags(defs, now);
+    assert_eq!(owned.iter().collect::<Vec<_>>(), [(bolt, 1)]);
+    drop(system);
+    study
+        .gas
+        .remove_loose_tag(&mut study.world, study.scholar, bolt)
+        .unwrap();
+    assert!(!study.has("Cooldown.Spell"));
+}

@@ -117,7 +117,12 @@ impl AbilitySystem {
 
     /// Parent-aware: the entity owns `tag` or a descendant of it at `now`.
     pub fn has_tag(&self, defs: &EffectDefs, now: SimTime, tag: Tag) -> bool {
-        self.host.tags(defs, now).tags().has(tag)
+        self.host.has_tag(defs, now, tag)
+    }
+
+    /// The entity owns exactly `tag` at `now`.
+    pub fn has_exact_tag(&self, defs: &EffectDefs, now: SimTime, tag: Tag) -> bool {
+        self.host.has_exact_tag(defs, now, tag)
     }
 
     /// Active effects.

@@ -126,10 +126,8 @@ impl AutoAttack {
                 // A chase runs exactly while `State.Chasing` is owned (the
                 // pursuit keeps it so, an invariant), so the owned tags say
                 // whether there is one to end.
-                let chasing = system
-                    .tags(effects, now)
-                    .tags()
-                    .has_exact(runtime.tags()[native::STATE_CHASING]);
+                let chasing =
+                    system.has_exact_tag(effects, now, runtime.tags()[native::STATE_CHASING]);
                 (stats, c.kind, changed, weave, sight_lost, cooldown, chasing)
             });
         let Some((stats, kind, changed, weave, sight_lost, cooldown, chasing)) = looked else {

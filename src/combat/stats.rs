@@ -57,11 +57,10 @@ impl SwingStats {
 /// Aggressive default.
 pub fn active_style(runtime: &CombatRuntime, system: &AbilitySystem, now: SimTime) -> Style {
     let tags = runtime.tags();
-    let owned = system.tags(runtime.catalog.effects(), now);
-    let owned = owned.tags();
+    let effects = runtime.catalog.effects();
     [Style::Defensive, Style::Controlled]
         .into_iter()
-        .find(|s| owned.has_exact(s.tag(tags)))
+        .find(|s| system.has_exact_tag(effects, now, s.tag(tags)))
         .unwrap_or(Style::Aggressive)
 }
 

@@ -236,6 +236,35 @@ impl EffectDef {
             && !self.is_watched()
     }
 
+    /// Does an application do nothing but add an instance of its window
+    /// and tags? An effect that [ends lazily](Self::ends_lazily) with no
+    /// stacking rule, chance, application requirements, conditional
+    /// effects, removal by tag or source reads (a cooldown): on a host
+    /// nothing watches, the context adds it by a short path, and renews in
+    /// place an instance of it that has just ended.
+    pub(crate) fn adds_plainly(&self) -> bool {
+        self.lazy_end
+            && self.stacking.is_none()
+            && self.chance.is_none()
+            && self.application_requirements.is_empty()
+            && self.conditional.is_empty()
+            && self.remove_effects_with_tags.is_empty()
+            && !self.reads_source
+    }
+
+    /// Does an application execute into attribute values and nothing more,
+    /// so that it reads and changes nothing a lazy end not yet cleared
+    /// would disturb (the owner's tags, its effects and their slots)? True
+    /// for an instant effect with no application requirements, conditional
+    /// effects or removal by tag (a hit's damage): the context then need
+    /// not catch the owner up first.
+    pub(crate) fn touches_only_attributes(&self) -> bool {
+        self.is_instant()
+            && self.application_requirements.is_empty()
+            && self.conditional.is_empty()
+            && self.remove_effects_with_tags.is_empty()
+    }
+
     /// Is a re-application onto a full stack nothing but a restart of its
     /// window? A stacking effect whose duration refreshes on re-application,
     /// with no period (whose phase a re-application may reset), chance,

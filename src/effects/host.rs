@@ -352,7 +352,7 @@ impl EffectHost {
         if !def.executions.is_empty() {
             self.capture_target(cx.calcs, def, &mut captures);
         }
-        if let Some(key) = self.existing_stack(def, &spec) {
+        if let Some(key) = self.existing_stack(def, &spec, cx.now) {
             let stacks = self.reapply(cx, key, &spec, duration);
             self.remove_tagged_by(cx, spec.effect, Some(key));
             return Ok(ApplyOutcome::Stacked { key, stacks });
@@ -443,7 +443,9 @@ impl EffectHost {
     }
 
     /// [`refusal`](Self::refusal) on a host that may hold lazy ends not yet
-    /// cleared (a read-only query), judged on its tags at `now`.
+    /// cleared, judged on its tags at `now` (which only application
+    /// requirements read of them).
+    #[inline]
     pub(crate) fn refusal_at(
         &self,
         now: SimTime,
@@ -451,6 +453,9 @@ impl EffectHost {
         def: &EffectDef,
         spec_tags: &TagSet,
     ) -> Option<BlockReason> {
+        if def.application_requirements.is_empty() || !self.lazy_ends_due(now) {
+            return self.refusal(defs, def, spec_tags);
+        }
         self.refusal_given(self.tags(defs, now).tags(), defs, def, spec_tags)
     }
 
@@ -639,12 +644,21 @@ impl EffectHost {
 
     // ------------------------------------------------------------ add / stack
 
-    fn existing_stack(&self, def: &EffectDef, spec: &EffectSpec) -> Option<EffectKey> {
+    /// The active instance `spec` would stack onto at `now` (one that
+    /// ended lazily is not there to stack onto).
+    fn existing_stack(
+        &self,
+        def: &EffectDef,
+        spec: &EffectSpec,
+        now: SimTime,
+    ) -> Option<EffectKey> {
         let stacking = def.stacking?;
         self.effects
             .iter()
             .find(|(_, e)| {
-                e.def == spec.effect && (stacking.by == StackBy::Target || e.source == spec.source)
+                e.def == spec.effect
+                    && (stacking.by == StackBy::Target || e.source == spec.source)
+                    && !e.has_ended(now)
             })
             .map(|(k, _)| k)
     }
@@ -732,9 +746,9 @@ impl EffectHost {
     ) -> Option<(EffectKey, u32)> {
         let def = cx.defs.def(spec.effect);
         debug_assert!(def.refreshes_at_limit());
-        let key = self.existing_stack(def, spec)?;
+        let key = self.existing_stack(def, spec, cx.now)?;
         if self.effects[key].stacks < def.stacking?.limit
-            || self.refusal(cx.defs, def, &spec.tags).is_some()
+            || self.refusal_at(cx.now, cx.defs, def, &spec.tags).is_some()
         {
             return None;
         }

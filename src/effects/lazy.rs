@@ -25,11 +25,12 @@ use std::collections::BinaryHeap;
 use hecs::Entity;
 use smallvec::SmallVec;
 
-use super::active::{ActiveEffect, EffectKey};
-use super::cx::EffectCx;
-use super::def::EffectDefs;
+use super::active::{ActiveEffect, Captures, EffectKey};
+use super::cx::{Defs, EffectCx};
+use super::def::{EffectDefs, EffectId};
 use super::host::{slot_of, EffectHost};
-use crate::tags::TagCounts;
+use super::spec::EffectSpec;
+use crate::tags::{Tag, TagCounts};
 use crate::time::SimTime;
 use crate::trace::RemovalReason;
 
@@ -182,25 +183,21 @@ impl EffectHost {
             .unwrap_or(SimTime::MAX)
     }
 
-    /// Clears every lazily ending effect that ended by `cx.now`, in
-    /// [`end_order`]: on a watched host as an expiry is (recorded, its tag
-    /// changes noted for the reconcile and the waits), otherwise silently,
-    /// leaving the same slots and tags.
-    #[inline(never)]
+    /// Ends every lazily ending effect that ended by `cx.now`, in
+    /// [`end_order`], as an expiry is ended: recorded, its tag changes
+    /// noted for the reconcile and the waits. For a watched host (an
+    /// unwatched one is cleared silently, [`clear_lazy_ends`](Self::clear_lazy_ends),
+    /// which leaves the same slots and tags).
     pub(crate) fn end_lazily_due<P>(&mut self, cx: &mut EffectCx<P>) {
         for key in self.ended(cx.entity, cx.now) {
-            if cx.watched {
-                self.remove(cx, key, RemovalReason::Expired);
-            } else {
-                self.end_silently(cx.defs, key);
-            }
+            self.remove(cx, key, RemovalReason::Expired);
         }
         self.lazy_due = self.next_lazy_end();
     }
 
-    /// [`end_lazily_due`](Self::end_lazily_due) with nobody watching, for a
-    /// copy being saved: the host as it will be once the context next
-    /// touches it.
+    /// Clears every lazily ending effect that ended by `now`, in
+    /// [`end_order`], silently: the host nothing watches as the context
+    /// leaves it when it next touches it (and a copy being saved, so).
     pub(crate) fn clear_lazy_ends(&mut self, defs: &EffectDefs, entity: Entity, now: SimTime) {
         if !self.lazy_ends_due(now) {
             return;
@@ -224,6 +221,90 @@ impl EffectHost {
                 .remove_each(&defs.def(effect.def).granted_tags, |_| {});
         }
         self.effects.discard(key);
+    }
+
+    /// [`apply`](Self::apply) of an effect that [adds
+    /// plainly](super::EffectDef::adds_plainly), on a host nothing
+    /// watches (`entity`'s, at `now`): the full path's checks and
+    /// evaluation, then the lazy ends due cleared as the context's catch-up
+    /// clears them, and the new instance added with its tags. When the last
+    /// one cleared is an instance of the same effect (the cooldown a swing
+    /// stamps again the instant it ends), its slot is renewed and its tags
+    /// kept instead: what clearing it and adding the new one would leave.
+    ///
+    /// The checks read the host before it is cleared, which is exact here:
+    /// the effect has no application requirements, and no lazy end grants
+    /// a tag the life rule reads. The spec comes back, nothing changed,
+    /// when a check refuses or it fails to evaluate: the full path then
+    /// gives the outcome or the error.
+    pub(crate) fn add_plainly(
+        &mut self,
+        names: Defs<'_>,
+        entity: Entity,
+        now: SimTime,
+        spec: EffectSpec,
+    ) -> Result<EffectKey, EffectSpec> {
+        let def = names.effects.def(spec.effect);
+        debug_assert!(def.adds_plainly());
+        if self.refusal(names.effects, def, &spec.tags).is_some() {
+            return Err(spec);
+        }
+        let Ok((magnitudes, duration)) = self.evaluate_spec(names, def, &spec, &Captures::new())
+        else {
+            return Err(spec);
+        };
+        let renewable = self.clear_due_but_last_of(names.effects, entity, now, spec.effect);
+        let mut effect = ActiveEffect::new(spec, now, duration, magnitudes, Captures::new());
+        // No ongoing requirements: uninhibited from the start.
+        effect.inhibited = false;
+        let end = effect.expires_at();
+        let renewed = match renewable {
+            Some(old) => self.effects.renew(old, effect),
+            None => Err(effect),
+        };
+        let key = renewed.unwrap_or_else(|effect| {
+            let key = self.effects.insert(effect);
+            for tag in def.granted_tags.iter() {
+                self.tags.add(tag);
+            }
+            key
+        });
+        self.lazy_due = if renewable.is_some() {
+            self.next_lazy_end()
+        } else {
+            self.lazy_due.min(end)
+        };
+        Ok(key)
+    }
+
+    /// Clears the lazy ends due by `now` as [`clear_lazy_ends`] does, but
+    /// the last in [`end_order`] when it is an instance of `effect`: its
+    /// key is returned, its slot and tags kept for the instance that
+    /// replaces it.
+    ///
+    /// [`clear_lazy_ends`]: Self::clear_lazy_ends
+    fn clear_due_but_last_of(
+        &mut self,
+        defs: &EffectDefs,
+        entity: Entity,
+        now: SimTime,
+        effect: EffectId,
+    ) -> Option<EffectKey> {
+        if !self.lazy_ends_due(now) {
+            return None;
+        }
+        let ended = self.ended(entity, now);
+        let kept = ended
+            .last()
+            .copied()
+            .filter(|&key| self.effects[key].def == effect);
+        for &key in &ended[..ended.len() - usize::from(kept.is_some())] {
+            self.end_silently(defs, key);
+        }
+        if kept.is_none() {
+            self.lazy_due = self.next_lazy_end();
+        }
+        kept
     }
 
     /// Recomputes when the first lazy end falls (after a restore, which
@@ -254,6 +335,45 @@ impl EffectHost {
             return Cow::Borrowed(&self.tags);
         }
         Cow::Owned(self.tags_without_ended(defs, now))
+    }
+
+    /// Parent-aware: is `tag`, or a tag below it, owned at `now`? As
+    /// [`tags`](Self::tags) answers, without a copy of the counts.
+    #[inline]
+    pub fn has_tag(&self, defs: &EffectDefs, now: SimTime, tag: Tag) -> bool {
+        self.tags.tags().has(tag)
+            && (!self.lazy_ends_due(now) || self.holds_beyond_ended(defs, now, |t| t.matches(tag)))
+    }
+
+    /// Is exactly `tag` owned at `now`? As [`tags`](Self::tags) answers,
+    /// without a copy of the counts.
+    #[inline]
+    pub fn has_exact_tag(&self, defs: &EffectDefs, now: SimTime, tag: Tag) -> bool {
+        self.tags.tags().has_exact(tag)
+            && (!self.lazy_ends_due(now) || self.holds_beyond_ended(defs, now, |t| t == tag))
+    }
+
+    /// Does some owned tag `pick` accepts have more references than the
+    /// effects that ended lazily by `now` still hold on it?
+    #[inline(never)]
+    fn holds_beyond_ended(
+        &self,
+        defs: &EffectDefs,
+        now: SimTime,
+        pick: impl Fn(Tag) -> bool,
+    ) -> bool {
+        self.tags
+            .iter()
+            .filter(|&(t, _)| pick(t))
+            .any(|(t, count)| {
+                let ended = self
+                    .effects
+                    .values()
+                    .filter(|e| e.has_ended(now) && !e.inhibited)
+                    .filter(|e| defs.def(e.def).granted_tags.has_exact(t))
+                    .count();
+                count as usize > ended
+            })
     }
 
     /// [`tags`](Self::tags) when some lazy end may be due.

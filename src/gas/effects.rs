@@ -52,7 +52,7 @@ impl Gas {
         target: Entity,
         spec: EffectSpec,
     ) -> Result<ApplyOutcome, EffectError> {
-        let (captures, live_capture, refreshes) = {
+        let (captures, live_capture, refreshes, plain, attributes_only) = {
             let Some(def) = self.catalog.effects().try_def(spec.effect) else {
                 return Err(EffectError::UnknownEffect(spec.effect));
             };
@@ -60,6 +60,8 @@ impl Gas {
                 source_captures(world, self.defs(), def, &spec)?,
                 def.has_live_capture,
                 def.refreshes_at_limit(),
+                def.adds_plainly(),
+                def.touches_only_attributes(),
             )
         };
         // `with_host`, written out: the outcome is large and comes back
@@ -67,17 +69,33 @@ impl Gas {
         let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(target) else {
             return Err(EffectError::NoSuchTarget(target));
         };
-        self.catch_up(target, system);
-        let mut cx = self.effect_cx(target, system);
+        // A cooldown on a host nothing watches (every swing's) is added by
+        // a short path that leaves the same state, or the full path runs.
+        let mut spec = spec;
+        if plain && !self.watches(system) {
+            match system.host.add_plainly(self.defs(), target, self.now, spec) {
+                Ok(key) => return Ok(ApplyOutcome::Added(key)),
+                Err(returned) => spec = returned,
+            }
+        }
         // A full stack refreshed (every hit's combat mark) needs only its
         // checks and its new window: the short path, which leaves the
-        // same state, or the full one when it does not apply.
+        // same state (an instance that ended lazily is not refreshed), or
+        // the full one when it does not apply.
         if refreshes {
+            let mut cx = self.effect_cx(target, system);
             if let Some((key, stacks)) = system.host.refresh_at_limit(&mut cx, &spec) {
                 self.note_touched(target, system);
                 return Ok(ApplyOutcome::Stacked { key, stacks });
             }
         }
+        // What only executes into attribute values (a hit) needs no lazy
+        // end cleared first; everything else starts from the host as it
+        // stands now.
+        if !attributes_only {
+            self.catch_up(target, system);
+        }
+        let mut cx = self.effect_cx(target, system);
         let result = system.host.apply(&mut cx, spec, captures);
         // A failed application changes nothing, so the reconcile note that
         // follows it is a no-op.

@@ -27,9 +27,15 @@ impl Gas {
         }
     }
 
-    /// [`catch_up`](Self::catch_up) with something possibly due.
+    /// [`catch_up`](Self::catch_up) with something possibly due: cleared
+    /// silently on a host nothing watches, told on one something does.
     #[inline(never)]
     fn end_lazily_due(&mut self, entity: Entity, system: &mut AbilitySystem) {
+        if !self.watches(system) {
+            let defs = self.catalog.effects();
+            system.host.clear_lazy_ends(defs, entity, self.now);
+            return;
+        }
         let mut cx = self.effect_cx(entity, system);
         system.host.end_lazily_due(&mut cx);
         self.note_touched(entity, system);

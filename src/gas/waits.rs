@@ -186,9 +186,6 @@ impl Gas {
             let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(owner) else {
                 return;
             };
-            // The behaviour reads its owner: from the host as it stands now
-            // (a swing clears the cooldown that ended for it).
-            self.catch_up(owner, system);
             match system.abilities.instances.get_mut(instance) {
                 Some(entry) if entry.wait == Wait::Delay => {
                     entry.wait = Wait::Nothing;
