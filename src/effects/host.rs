@@ -744,20 +744,54 @@ impl EffectHost {
         cx: &mut EffectCx<P>,
         spec: &EffectSpec,
     ) -> Option<(EffectKey, u32)> {
-        let def = cx.defs.def(spec.effect);
+        let (key, duration) = self.full_stack_to_refresh(Defs::of(cx), cx.now, spec)?;
+        Some((key, self.reapply(cx, key, spec, duration)))
+    }
+
+    /// [`refresh_at_limit`](Self::refresh_at_limit) of an effect that
+    /// [ends lazily](EffectDef::ends_lazily), on a host nothing watches (a
+    /// combat mark refreshed by a hit): all a re-application does there is
+    /// restart the window (a full stack keeps its count, no timer follows
+    /// the end, no record is wanted), so that is all this does.
+    pub(crate) fn refresh_lazily(
+        &mut self,
+        names: Defs<'_>,
+        now: SimTime,
+        spec: &EffectSpec,
+    ) -> Option<(EffectKey, u32)> {
+        debug_assert!(names.effects.def(spec.effect).ends_lazily());
+        let (key, duration) = self.full_stack_to_refresh(names, now, spec)?;
+        let effect = &mut self.effects[key];
+        effect.restart(now, duration);
+        self.lazy_due = self.lazy_due.min(effect.expires_at());
+        Some((key, effect.stacks))
+    }
+
+    /// The full stack `spec` would refresh at `now`, with the window it
+    /// would restart: `None` when there is none, it is below its limit, a
+    /// check refuses or the spec fails to evaluate.
+    fn full_stack_to_refresh(
+        &self,
+        names: Defs<'_>,
+        now: SimTime,
+        spec: &EffectSpec,
+    ) -> Option<(EffectKey, Option<SimDuration>)> {
+        let def = names.effects.def(spec.effect);
         debug_assert!(def.refreshes_at_limit());
-        let key = self.existing_stack(def, spec, cx.now)?;
+        let key = self.existing_stack(def, spec, now)?;
         if self.effects[key].stacks < def.stacking?.limit
-            || self.refusal_at(cx.now, cx.defs, def, &spec.tags).is_some()
+            || self
+                .refusal_at(now, names.effects, def, &spec.tags)
+                .is_some()
         {
             return None;
         }
         // The magnitudes are evaluated for their errors, as the full path
         // does; a full stack keeps the ones it holds.
         let (_, duration) = self
-            .evaluate_spec(Defs::of(cx), def, spec, &Captures::new())
+            .evaluate_spec(names, def, spec, &Captures::new())
             .ok()?;
-        Some((key, self.reapply(cx, key, spec, duration)))
+        Some((key, duration))
     }
 
     /// Re-application of an existing stack; returns the new stack count.

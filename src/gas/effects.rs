@@ -52,7 +52,7 @@ impl Gas {
         target: Entity,
         spec: EffectSpec,
     ) -> Result<ApplyOutcome, EffectError> {
-        let (captures, live_capture, refreshes, plain, attributes_only) = {
+        let (captures, live_capture, refreshes, lazy, plain, attributes_only) = {
             let Some(def) = self.catalog.effects().try_def(spec.effect) else {
                 return Err(EffectError::UnknownEffect(spec.effect));
             };
@@ -60,6 +60,7 @@ impl Gas {
                 source_captures(world, self.defs(), def, &spec)?,
                 def.has_live_capture,
                 def.refreshes_at_limit(),
+                def.ends_lazily(),
                 def.adds_plainly(),
                 def.touches_only_attributes(),
             )
@@ -83,9 +84,15 @@ impl Gas {
         // same state (an instance that ended lazily is not refreshed), or
         // the full one when it does not apply.
         if refreshes {
-            let mut cx = self.effect_cx(target, system);
-            if let Some((key, stacks)) = system.host.refresh_at_limit(&mut cx, &spec) {
+            let refreshed = if lazy && !self.watches(system) {
+                system.host.refresh_lazily(self.defs(), self.now, &spec)
+            } else {
+                let mut cx = self.effect_cx(target, system);
+                let refreshed = system.host.refresh_at_limit(&mut cx, &spec);
                 self.note_touched(target, system);
+                refreshed
+            };
+            if let Some((key, stacks)) = refreshed {
                 return Ok(ApplyOutcome::Stacked { key, stacks });
             }
         }
