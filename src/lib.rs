@@ -197,8 +197,8 @@
 //! that one place and run on every path (application, expiry, removal),
 //! instead of being patched into each event. What nobody can react to is
 //! not noted at all: an effect of only tags and a duration (a cooldown),
-//! on an entity no trace, observer, wait or rule watches, begins and ends
-//! by a short path that leaves the same state. The host never reaches past
+//! on an entity no trace, observer or wait watches, begins by a short path
+//! that leaves the same state. The host never reaches past
 //! its own entity: what needs the world or another entity is left as
 //! follow-up work for the context. The layering rule bends in one place: the
 //! runtime systems of every layer run through the one context type, which is
@@ -234,6 +234,28 @@
 //! (the expiry lane of the [`TimerQueue`]): an ability pressed at the exact
 //! instant its cooldown ends is ready, whatever was scheduled first.
 //!
+//! ### Lazy ends
+//!
+//! An effect whose end nothing reacts to (a duration and tags no rule
+//! reacts to: [`EffectDef::ends_lazily`], settled once per catalog)
+//! arms no expiry timer; it carries its end instant. The decision follows
+//! from two goals: a cooldown stamped on every swing and read only by the
+//! next swing should cost no timer and no second, cold look at its owner;
+//! and no read may ever see it a microsecond too long. So every read of an
+//! entity's tags and effects takes the clock ([`EffectHost::tags`],
+//! [`AbilitySystem::has_tag`], [`Gas::has_tag`], ...) and treats it as
+//! gone from its end instant; the context clears it the next time it takes
+//! the entity to change it (a swing's new cooldown renews the ended one in
+//! its slot); and saves and checksums see the entity as cleared. What a
+//! watcher needs (the trace, observers, waits on the entity's tags or
+//! state) comes from notices that are not state: rebuilt from the hosts on
+//! a restore or when the trace starts recording, told at the end's instant
+//! before anything else due then. The state is the same watched or not,
+//! because both clear the same effects in one order (end, start, entity,
+//! slot) before anything else touches the entity. The price is that reads
+//! need the clock, and that a read between an end and the clearing costs a
+//! little more (the ended references are subtracted).
+//!
 //! ### Combat
 //!
 //! The combat layer adds no new foundation: auto-attack is one long-running
@@ -245,8 +267,8 @@
 //! loop the instant its target dies; an attack click is the walk-up ability
 //! carrying the engage as its payload). The loop reads the attack cooldown as
 //! a level and waits exactly the remaining time, which, with integer time
-//! and the expiry lane, makes the ready epsilon zero: nothing ever reads
-//! itself "not ready" by a frame. Range has one resolver that both the
+//! and reads that take the clock, makes the ready epsilon zero: nothing
+//! ever reads itself "not ready" by a frame. Range has one resolver that both the
 //! engage gate ([`combat::CombatRuntime::can_engage`]) and the swing gate
 //! call, and every range gate asks about what will actually fire (a weave
 //! beyond its spell's range waits, the weapon fires); chase is a pure

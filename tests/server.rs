@@ -309,6 +309,45 @@ fn no_content_can_hang_advance_to() {
     assert!(gas.now() > reached, "the next call carries on");
 }
 
+/// An effect of no length that ends lazily, re-applied by an observer
+/// each time it is told it ended: an endless chain at one instant, told
+/// rather than timed, held to the same budgets as timers.
+#[test]
+fn lazy_ends_re_applied_as_they_are_told_cannot_hang_advance_to() {
+    let mut builder = CatalogBuilder::new();
+    builder.tags().add_source("blink.tags", "Status.Blink\n");
+    builder.add_source(
+        "blink.ron",
+        r#"(effects: [(name: "GE_Blink", duration: Duration(Constant(0)), granted_tags: ["Status.Blink"])])"#,
+    );
+    let mut gas = Gas::new(builder.build().unwrap());
+    let blink = gas.catalog().effects().get("GE_Blink").unwrap();
+    assert!(gas.catalog().effects().def(blink).ends_lazily());
+    gas.trace_mut().set_filter(TraceFilter::NONE);
+    gas.set_work_limits(WorkLimits {
+        per_instant: 1_000,
+        per_call: 50_000,
+    });
+    let mut world = World::new();
+    let blinker = world.spawn((gas.new_ability_system(),));
+    let tag = gas.catalog().tags().get("Status.Blink").unwrap();
+    gas.observe(Observe::tag_removed(tag).of(blinker), move |world, gas, _| {
+        gas.apply_effect(world, blinker, EffectSpec::new(blink))
+            .unwrap();
+    });
+    gas.apply_effect(&mut world, blinker, EffectSpec::new(blink))
+        .unwrap();
+
+    let outcome = gas.advance_to(&mut world, SimTime::from_secs(1));
+    assert_eq!(outcome, Advance::Stopped { at: gas.now() });
+    assert!(gas.now() > SimTime::ZERO, "the clock advances");
+    let reached = gas.now();
+    gas.advance_to(&mut world, SimTime::from_secs(1));
+    assert!(gas.now() > reached, "the next call carries on");
+    let broken = gaskit::invariants::check(&world, &gas);
+    assert!(broken.is_empty(), "{broken:?}");
+}
+
 #[test]
 fn advancing_to_the_end_of_time_returns() {
     let mut tower = Tower::new();

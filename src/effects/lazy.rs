@@ -110,6 +110,17 @@ impl LazyEnds {
         self.due.pop().map(|Reverse(n)| n)
     }
 
+    /// Moves every notice due by `now` to `to` (an instant whose work
+    /// budget is spent hands what is left to the next microsecond).
+    pub fn defer_due(&mut self, now: SimTime, to: SimTime) {
+        let mut moved = Vec::new();
+        while let Some(mut notice) = self.pop_due(now) {
+            notice.order.0 = to;
+            moved.push(Reverse(notice));
+        }
+        self.due.extend(moved);
+    }
+
     /// Forgets every notice (before a rebuild).
     pub fn clear(&mut self) {
         self.due.clear();

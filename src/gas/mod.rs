@@ -404,28 +404,29 @@ impl Gas {
         while handled < self.limits.per_call {
             self.follow_the_trace(world);
             // At an instant, lazy ends are told before anything else due
-            // then; they are not timers, so no work limit counts them.
+            // then. Telling one is work like a timer's, and counts as one
+            // (content that re-applies an effect of no length whenever it
+            // is told ends would otherwise hold an instant forever).
             let told = self.next_lazy_end(to);
             let timers_until = match told {
                 Some(at) => at.as_micros().checked_sub(1).map(SimTime::from_micros),
                 None => Some(to),
             };
-            let Some((at, timer)) = timers_until.and_then(|until| self.timers.pop_due(until))
-            else {
-                if told.is_some() {
-                    self.tell_lazy_end(world, to);
-                    self.reconcile(world);
-                    continue;
+            match timers_until.and_then(|until| self.timers.pop_due(until)) {
+                Some((at, timer)) => {
+                    self.now = self.now.max(at);
+                    if prefetching {
+                        self.prefetch_upcoming(world);
+                    }
+                    self.dispatch(world, timer);
                 }
-                self.now = self.now.max(to);
-                self.release_reserved(world);
-                return Advance::Reached;
-            };
-            self.now = self.now.max(at);
-            if prefetching {
-                self.prefetch_upcoming(world);
+                None if told.is_some() => self.tell_lazy_end(world, to),
+                None => {
+                    self.now = self.now.max(to);
+                    self.release_reserved(world);
+                    return Advance::Reached;
+                }
             }
-            self.dispatch(world, timer);
             self.reconcile(world);
             handled += 1;
             self.count_instant_work();
@@ -445,6 +446,7 @@ impl Gas {
         if self.instant_work.1 >= self.limits.per_instant {
             let next = self.now + SimDuration::from_micros(1);
             self.deferred_timers += self.timers.defer_due(self.now, next) as u64;
+            self.lazy_ends.defer_due(self.now, next);
             self.instant_work.1 = 0;
         }
     }

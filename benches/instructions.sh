@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Exact instructions (and, with --cache, lines read and written from beyond
+# a 2 MiB last level) per resolved attack in the arena's steady state.
+#
+# Wall time on a shared machine moves by a third from one hour to the next;
+# instruction counts do not. The arena runs twice under callgrind with the
+# same seed and warm-up, measuring S1 and then S2 simulated seconds; the
+# difference of the two totals over the difference of their attacks is
+# the cost of the attacks between, with start-up, warm-up and teardown
+# cancelled out.
+#
+# Usage: benches/instructions.sh [--cache] [COMBATANTS [WARMUP [S1 [S2]]]]
+#   defaults: 1000 fighters, 20 s of warm-up, 20 and 80 measured seconds.
+#   Extra arena flags go in ARENA_FLAGS (e.g. ARENA_FLAGS="--prefetch never").
+# Needs valgrind. Takes about a minute at 1 000 fighters; at 100 000 use
+# smaller spans (e.g. `--cache 100000 20 1 3`).
+set -euo pipefail
+
+cache=()
+if [[ "${1:-}" == "--cache" ]]; then
+    cache=(--cache-sim=yes --D1=49152,12,64 --LL=2097152,16,64)
+    shift
+fi
+combatants=${1:-1000}
+warmup=${2:-20}
+s1=${3:-20}
+s2=${4:-80}
+
+command -v valgrind >/dev/null || { echo "error: valgrind is not installed" >&2; exit 2; }
+cd "$(dirname "$0")/.."
+cargo build --release --example arena >&2
+arena=target/release/examples/arena
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+run() { # seconds -> "attacks Ir DLmr DLmw"
+    local out="$work/cg.$1"
+    # shellcheck disable=SC2086
+    valgrind --tool=callgrind "${cache[@]}" --callgrind-out-file="$out" \
+        "$arena" --combatants "$combatants" --warmup "$warmup" --seconds "$1" \
+        ${ARENA_FLAGS:-} >"$work/log.$1" 2>&1 \
+        || { cat "$work/log.$1" >&2; exit 1; }
+    local attacks
+    attacks=$(awk '/resolved attacks/ {print $3}' "$work/log.$1")
+    # The profile's totals, picked out by the names on its `events:` line.
+    awk -v a="$attacks" '
+        /^events:/ { for (i = 2; i <= NF; i++) col[$i] = i }
+        /^summary:/ { print a, $col["Ir"], ("DLmr" in col ? $col["DLmr"] : 0), ("DLmw" in col ? $col["DLmw"] : 0) }
+    ' "$out"
+}
+
+read -r a1 i1 r1 w1 < <(run "$s1")
+read -r a2 i2 r2 w2 < <(run "$s2")
+attacks=$((a2 - a1))
+if (( attacks <= 0 )); then
+    echo "error: no attacks between ${s1} s and ${s2} s" >&2
+    exit 1
+fi
+echo "arena, $combatants fighters, $warmup s of warm-up: $attacks attacks between ${s1} s and ${s2} s"
+awk -v i="$((i2 - i1))" -v n="$attacks" 'BEGIN { printf "  instructions per attack  %.0f\n", i / n }'
+if (( ${#cache[@]} )); then
+    awk -v r="$((r2 - r1))" -v w="$((w2 - w1))" -v n="$attacks" \
+        'BEGIN { printf "  last-level lines per attack  %.1f read, %.1f written\n", r / n, w / n }'
+fi
