@@ -331,10 +331,13 @@ fn lazy_ends_re_applied_as_they_are_told_cannot_hang_advance_to() {
     let mut world = World::new();
     let blinker = world.spawn((gas.new_ability_system(),));
     let tag = gas.catalog().tags().get("Status.Blink").unwrap();
-    gas.observe(Observe::tag_removed(tag).of(blinker), move |world, gas, _| {
-        gas.apply_effect(world, blinker, EffectSpec::new(blink))
-            .unwrap();
-    });
+    gas.observe(
+        Observe::tag_removed(tag).of(blinker),
+        move |world, gas, _| {
+            gas.apply_effect(world, blinker, EffectSpec::new(blink))
+                .unwrap();
+        },
+    );
     gas.apply_effect(&mut world, blinker, EffectSpec::new(blink))
         .unwrap();
 
