@@ -455,3 +455,70 @@ fn an_uncleared_lazy_end_subtracts_only_its_own_reference() {
         .unwrap();
     assert!(!study.has("Cooldown.Spell"));
 }
+
+/// A host holding many effects keeps its lazy ends in end order instead
+/// of scanning for them: a dozen cooldowns of different lengths, some
+/// stamped again as they end, end at their instants, in the same slots,
+/// watched or not; one removed early leaves no trace of its end.
+#[test]
+fn a_host_holding_many_effects_finds_its_lazy_ends_in_order() {
+    let mut quiet = Study::new(TraceFilter::NONE);
+    let mut traced = Study::new(TraceFilter::ALL);
+    for study in [&mut quiet, &mut traced] {
+        for i in 0..12 {
+            study.apply(study.cooldown("Bolt", 0.5 + f64::from(i % 5) * 0.25));
+        }
+        study.inspire();
+    }
+    assert_eq!(quiet.reads(), traced.reads());
+    let mut removed = Vec::new();
+    for step in 1..=12 {
+        let at = f64::from(step) * 0.25;
+        let mut seen = Vec::new();
+        for study in [&mut quiet, &mut traced] {
+            study.at(at);
+            if step % 3 == 0 {
+                study.apply(study.cooldown("Blink", 0.3));
+            }
+            if step == 4 {
+                let (now, bolt) = (study.gas.now(), study.effect("GE_Bolt_Cooldown"));
+                let last = study
+                    .world
+                    .get::<&AbilitySystem>(study.scholar)
+                    .unwrap()
+                    .effects()
+                    .effects(now)
+                    .filter(|&(_, id)| id == bolt)
+                    .last()
+                    .map(|(key, _)| key)
+                    .unwrap();
+                removed.push(
+                    study
+                        .gas
+                        .remove_effect(&mut study.world, study.scholar, last),
+                );
+            }
+            seen.push(study.reads());
+        }
+        assert_eq!(seen[0], seen[1], "at {at}");
+    }
+    assert_eq!(removed, [true, true]);
+    for study in [&mut quiet, &mut traced] {
+        study.at(10.0);
+    }
+    assert_eq!(quiet.reads(), traced.reads());
+    let bolts = traced
+        .expiries()
+        .iter()
+        .filter(|(_, effect)| effect == "GE_Bolt_Cooldown")
+        .map(|(at, _)| at.clone())
+        .collect::<Vec<_>>();
+    assert_eq!(
+        bolts,
+        [
+            "0.500", "0.500", "0.500", "0.750", "0.750", "0.750", "1.000", "1.000", "1.250",
+            "1.250", "1.500"
+        ],
+        "eleven of twelve end on time, one removed before its end"
+    );
+}

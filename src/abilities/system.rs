@@ -208,10 +208,11 @@ mod tests {
     /// Where what an attack reads lies: the bookkeeping and the host's hot
     /// fields (effect slots' header, the first lazy end, owned tags,
     /// watched index, reconcile notes) in the first 192 bytes, the
-    /// attribute values after them, then the instance slots' header. Of
-    /// the last note (the tags that vanished) only its length word is read
-    /// on every change; the tags it holds inline, read when some vanished,
-    /// may reach into the next line.
+    /// attribute values after them, then (past the pointer to the index of
+    /// lazy ends a host holding many effects keeps, one word) the instance
+    /// slots' header. Of the last note (the tags that vanished) only its
+    /// length word is read on every change; the tags it holds inline, read
+    /// when some vanished, may reach into the next line.
     #[test]
     fn an_ability_system_keeps_what_an_attack_reads_together() {
         let host = offset_of!(AbilitySystem, host);
@@ -220,8 +221,13 @@ mod tests {
         let hot_host_end = host + offset_of!(EffectHost, attributes);
         assert!(hot_host_end <= 200, "{hot_host_end}");
         let attributes_end = hot_host_end + size_of::<Attributes>();
+        assert_eq!(
+            host + offset_of!(EffectHost, lazy_index),
+            attributes_end,
+            "the index's pointer, cold, follows the attributes"
+        );
         let instances = offset_of!(AbilitySystem, abilities) + offset_of!(AbilityState, instances);
-        assert_eq!(instances, attributes_end);
-        assert_eq!(size_of::<AbilitySystem>(), 504);
+        assert_eq!(instances, attributes_end + size_of::<usize>());
+        assert_eq!(size_of::<AbilitySystem>(), 512);
     }
 }

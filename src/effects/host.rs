@@ -19,6 +19,7 @@ use super::data::{
 use super::def::{DurationPolicy, EffectDef, EffectDefs, EffectId, Magnitude};
 use super::error::EffectError;
 use super::execution::Execution;
+use super::lazy::LazyIndex;
 use super::spec::{EffectSpec, SetByCallerError};
 use crate::attributes::{AttributeChanges, AttributeId, AttributeSchema, Attributes};
 use crate::tags::{NotHeld, Tag, TagChanges, TagCounts, TagSet};
@@ -95,6 +96,9 @@ pub struct EffectHost {
     /// length is read on every change).
     pub(crate) vanished: TagChanges,
     pub(crate) attributes: Attributes,
+    /// The lazily ending effects in end order, for a host that holds many
+    /// effects (see `lazy.rs`); cold, and derived, so not saved.
+    pub(crate) lazy_index: Option<Box<LazyIndex>>,
 }
 
 impl EffectHost {
@@ -114,6 +118,7 @@ impl EffectHost {
             vanished: TagChanges::default(),
             attributes_changed: false,
             effect_ended: false,
+            lazy_index: None,
         }
     }
 
@@ -761,10 +766,12 @@ impl EffectHost {
     ) -> Option<(EffectKey, u32)> {
         debug_assert!(names.effects.def(spec.effect).ends_lazily());
         let (key, duration) = self.full_stack_to_refresh(names, now, spec)?;
+        self.unindex_lazy_end(key);
         let effect = &mut self.effects[key];
         effect.restart(now, duration);
-        self.lazy_due = self.lazy_due.min(effect.expires_at());
-        Some((key, effect.stacks))
+        let stacks = effect.stacks;
+        self.index_lazy_end(key);
+        Some((key, stacks))
     }
 
     /// The full stack `spec` would refresh at `now`, with the window it
@@ -812,7 +819,8 @@ impl EffectHost {
         if stacking.duration == DurationOnReapply::Refresh {
             if effect.ends_lazily() {
                 let before = effect.expires_at();
-                effect.restart(cx.now, duration);
+                self.unindex_lazy_end(key);
+                self.effects[key].restart(cx.now, duration);
                 self.note_lazy_end(cx, key, Some(before));
             } else {
                 effect.restart(cx.now, duration);
@@ -1071,6 +1079,7 @@ impl EffectHost {
         if !next.is_empty() {
             queue_follow_ons(cx, next, &effect.spec());
         }
+        self.unindex_lazy_end(key);
         self.effects.discard(key);
         self.watched.retain(|k| *k != key);
         self.effect_ended = true;

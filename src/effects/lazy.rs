@@ -20,7 +20,7 @@
 
 use std::borrow::Cow;
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 
 use hecs::Entity;
 use smallvec::SmallVec;
@@ -132,6 +132,55 @@ impl LazyEnds {
     }
 }
 
+/// A host holding more effects than this keeps its lazily ending ones in
+/// end order ([`LazyIndex`]); one holding fewer finds them by a scan,
+/// cheaper than keeping an index for a fighter's two.
+const SCAN_LIMIT: usize = 8;
+
+/// The lazily ending effects of a host that holds many effects (a
+/// thousand cooldowns applied frame after frame), in end order: the first
+/// lazy end and the ones due are at the front, so an application costs the
+/// same however many effects the host holds. Each lazily ending effect has
+/// exactly one entry, for its current window: the host takes it out before
+/// the window moves or the effect goes, and puts the new one in. Effects
+/// applied one after the other end in that order, so entries are mostly
+/// added at the back and taken from the front. Derived from the effects:
+/// neither saved nor compared.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct LazyIndex {
+    by_end: VecDeque<(SimTime, SimTime, u32, EffectKey)>,
+}
+
+impl LazyIndex {
+    /// The entry of `key`'s current window.
+    fn entry(key: EffectKey, effect: &ActiveEffect) -> (SimTime, SimTime, u32, EffectKey) {
+        (effect.expires_at(), effect.started, slot_of(key), key)
+    }
+
+    fn insert(&mut self, key: EffectKey, effect: &ActiveEffect) {
+        let entry = Self::entry(key, effect);
+        // Most often the effect just applied ends last: no search.
+        if self.by_end.back().is_none_or(|last| *last < entry) {
+            self.by_end.push_back(entry);
+            return;
+        }
+        let at = self.by_end.partition_point(|e| *e < entry);
+        self.by_end.insert(at, entry);
+    }
+
+    fn remove(&mut self, key: EffectKey, effect: &ActiveEffect) {
+        let entry = Self::entry(key, effect);
+        if let Ok(at) = self.by_end.binary_search(&entry) {
+            self.by_end.remove(at);
+        }
+    }
+
+    /// The first lazy end.
+    fn first(&self) -> SimTime {
+        self.by_end.front().map_or(SimTime::MAX, |e| e.0)
+    }
+}
+
 impl EffectHost {
     /// True when some lazily ending effect ended by `now` and still holds
     /// its slot and tags (a hint: it may say yes when there is none).
@@ -150,12 +199,48 @@ impl EffectHost {
         key: EffectKey,
         before: Option<SimTime>,
     ) {
+        self.index_lazy_end(key);
         let effect = &self.effects[key];
-        let end = effect.expires_at();
-        self.lazy_due = self.lazy_due.min(end);
-        if cx.watched && before.is_none_or(|before| end < before) {
+        if cx.watched && before.is_none_or(|before| effect.expires_at() < before) {
             cx.lazy_ends.push(cx.entity, key, effect);
         }
+    }
+
+    /// Keeps the first lazy end, and the index of a host that holds one,
+    /// up with lazily ending `key`'s window, just set.
+    pub(super) fn index_lazy_end(&mut self, key: EffectKey) {
+        let effect = &self.effects[key];
+        self.lazy_due = self.lazy_due.min(effect.expires_at());
+        match &mut self.lazy_index {
+            Some(index) => index.insert(key, effect),
+            None if self.effects.len() > SCAN_LIMIT => self.build_lazy_index(),
+            None => {}
+        }
+    }
+
+    /// Takes lazily ending `key`'s current window out of the host's index
+    /// (if it keeps one), before the window moves or the effect goes. The
+    /// first lazy end may now be later than the host's hint of it, which
+    /// only ever errs early.
+    #[inline]
+    pub(super) fn unindex_lazy_end(&mut self, key: EffectKey) {
+        if let Some(index) = &mut self.lazy_index {
+            if let Some(effect) = self.effects.get(key).filter(|e| e.ends_lazily()) {
+                index.remove(key, effect);
+            }
+        }
+    }
+
+    /// Indexes every lazily ending effect the host holds.
+    #[cold]
+    fn build_lazy_index(&mut self) {
+        let mut index = LazyIndex::default();
+        for (key, effect) in self.effects.iter() {
+            if effect.ends_lazily() {
+                index.insert(key, effect);
+            }
+        }
+        self.lazy_index = Some(Box::new(index));
     }
 
     /// Leaves a notice for each lazily ending effect the host holds (one
@@ -172,20 +257,33 @@ impl EffectHost {
         }
     }
 
-    /// The lazily ending effects that ended by `now`, in [`end_order`].
-    fn ended(&self, entity: Entity, now: SimTime) -> SmallVec<[EffectKey; 2]> {
-        let mut ended: SmallVec<[EffectKey; 2]> = self
-            .effects
-            .iter()
-            .filter(|(_, e)| e.has_ended(now))
-            .map(|(k, _)| k)
-            .collect();
+    /// The lazily ending effects that ended by `now`, in [`end_order`]
+    /// (taken out of the index of a host that keeps one).
+    fn take_ended(&mut self, entity: Entity, now: SimTime) -> SmallVec<[EffectKey; 2]> {
+        let mut ended: SmallVec<[EffectKey; 2]> = SmallVec::new();
+        if let Some(index) = &mut self.lazy_index {
+            while index.first() <= now {
+                if let Some((.., key)) = index.by_end.pop_front() {
+                    ended.push(key);
+                }
+            }
+            return ended;
+        }
+        ended.extend(
+            self.effects
+                .iter()
+                .filter(|(_, e)| e.has_ended(now))
+                .map(|(k, _)| k),
+        );
         ended.sort_unstable_by_key(|&k| end_order(entity, k, &self.effects[k]));
         ended
     }
 
     /// The earliest end among the lazily ending effects left.
     fn next_lazy_end(&self) -> SimTime {
+        if let Some(index) = &self.lazy_index {
+            return index.first();
+        }
         self.effects
             .values()
             .filter(|e| e.ends_lazily())
@@ -200,7 +298,7 @@ impl EffectHost {
     /// unwatched one is cleared silently, [`clear_lazy_ends`](Self::clear_lazy_ends),
     /// which leaves the same slots and tags).
     pub(crate) fn end_lazily_due<P>(&mut self, cx: &mut EffectCx<P>) {
-        for key in self.ended(cx.entity, cx.now) {
+        for key in self.take_ended(cx.entity, cx.now) {
             self.remove(cx, key, RemovalReason::Expired);
         }
         self.lazy_due = self.next_lazy_end();
@@ -213,7 +311,7 @@ impl EffectHost {
         if !self.lazy_ends_due(now) {
             return;
         }
-        for key in self.ended(entity, now) {
+        for key in self.take_ended(entity, now) {
             self.end_silently(defs, key);
         }
         self.lazy_due = self.next_lazy_end();
@@ -268,7 +366,6 @@ impl EffectHost {
         let mut effect = ActiveEffect::new(spec, now, duration, magnitudes, Captures::new());
         // No ongoing requirements: uninhibited from the start.
         effect.inhibited = false;
-        let end = effect.expires_at();
         let renewed = match renewable {
             Some(old) => self.effects.renew(old, effect),
             None => Err(effect),
@@ -280,11 +377,11 @@ impl EffectHost {
             }
             key
         });
-        self.lazy_due = if renewable.is_some() {
-            self.next_lazy_end()
-        } else {
-            self.lazy_due.min(end)
-        };
+        if renewable.is_some() {
+            // The renewed effect's old end was the first one.
+            self.lazy_due = self.next_lazy_end();
+        }
+        self.index_lazy_end(key);
         Ok(key)
     }
 
@@ -304,7 +401,7 @@ impl EffectHost {
         if !self.lazy_ends_due(now) {
             return None;
         }
-        let ended = self.ended(entity, now);
+        let ended = self.take_ended(entity, now);
         let kept = ended
             .last()
             .copied()
@@ -318,16 +415,38 @@ impl EffectHost {
         kept
     }
 
-    /// Recomputes when the first lazy end falls (after a restore, which
-    /// does not save it).
+    /// Recomputes when the first lazy end falls, and the index of a host
+    /// holding many effects (after a restore, which saves neither).
     pub(crate) fn reindex_lazy_ends(&mut self) {
+        self.lazy_index = None;
+        if self.effects.len() > SCAN_LIMIT {
+            self.build_lazy_index();
+        }
         self.lazy_due = self.next_lazy_end();
     }
 
     /// True when the hint of the first lazy end is no later than the
-    /// first lazy end (an invariant).
+    /// first lazy end, and an index, where the host keeps one, holds an
+    /// entry for each lazily ending effect's window (an invariant).
     pub(crate) fn lazy_due_agrees(&self) -> bool {
-        self.lazy_due <= self.next_lazy_end()
+        let first = self
+            .effects
+            .values()
+            .filter(|e| e.ends_lazily())
+            .map(ActiveEffect::expires_at)
+            .min()
+            .unwrap_or(SimTime::MAX);
+        let indexed = self.lazy_index.as_ref().is_none_or(|index| {
+            let mut expected: Vec<_> = self
+                .effects
+                .iter()
+                .filter(|(_, e)| e.ends_lazily())
+                .map(|(key, e)| LazyIndex::entry(key, e))
+                .collect();
+            expected.sort_unstable();
+            index.by_end.iter().eq(expected.iter())
+        });
+        self.lazy_due <= first && indexed
     }
 
     // ------------------------------------------------------------ reads
@@ -397,5 +516,58 @@ impl EffectHost {
             }
         }
         tags
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use hecs::World;
+
+    use crate::abilities::AbilitySystem;
+    use crate::catalog::CatalogBuilder;
+    use crate::effects::EffectSpec;
+    use crate::gas::Gas;
+    use crate::time::SimDuration;
+    use crate::trace::TraceFilter;
+
+    /// A host given a cooldown every frame that lasts many frames holds
+    /// no more slots than live cooldowns plus the one just ended, however
+    /// long it runs, indexed or not: the ended ones are renewed in place.
+    #[test]
+    fn a_cooldown_stamped_every_frame_keeps_a_bounded_host() {
+        for frames_live in [1_u32, 4, 20] {
+            let mut builder = CatalogBuilder::new();
+            builder.tags().add_source("t.tags", "Cooldown.Cast\n");
+            builder.add_source(
+                "t.ron",
+                r#"(effects: [(name: "GE_Lockout", duration: Duration(SetByCaller("Cooldown.Cast")),
+                    granted_tags: ["Cooldown.Cast"])])"#,
+            );
+            let mut gas = Gas::new(builder.build().unwrap());
+            gas.trace_mut().set_filter(TraceFilter::NONE);
+            let mut world = World::new();
+            let host = world.spawn((gas.new_ability_system(),));
+            let cast = gas.catalog().tags().get("Cooldown.Cast").unwrap();
+            let lockout = gas.catalog().effects().get("GE_Lockout").unwrap();
+            let frame = SimDuration::from_micros(16_667);
+            let lasting = frame.as_secs_f64() * f64::from(frames_live) + 1e-9;
+            for _ in 0..200 {
+                let spec = EffectSpec::new(lockout).with_set_by_caller(cast, lasting);
+                gas.apply_effect(&mut world, host, spec).unwrap();
+                gas.advance_by(&mut world, frame);
+            }
+            let system = world.get::<&AbilitySystem>(host).unwrap();
+            let held = system.host.effects.len();
+            assert!(
+                held <= frames_live as usize + 1,
+                "{frames_live} live: {held} held"
+            );
+            let indexed = system
+                .host
+                .lazy_index
+                .as_ref()
+                .map_or(0, |i| i.by_end.len());
+            assert!(indexed <= held, "{indexed} indexed of {held}");
+        }
     }
 }

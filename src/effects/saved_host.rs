@@ -69,6 +69,7 @@ impl<'de> Deserialize<'de> for EffectHost {
             attributes_changed: saved.attributes_changed,
             effect_ended: saved.effect_ended,
             attributes: saved.attributes,
+            lazy_index: None,
         };
         host.reindex_lazy_ends();
         Ok(host)
