@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use gaskit::prelude::*;
 use gaskit::snapshot::{self, Snapshot};
+use gaskit::WorkLimits;
 use hecs::{Entity, World};
 
 const TAGS: &str = "
@@ -521,4 +522,103 @@ fn a_host_holding_many_effects_finds_its_lazy_ends_in_order() {
         ],
         "eleven of twelve end on time, one removed before its end"
     );
+}
+
+/// A trace switched off, then on again before the clock moves, still
+/// tells the lazy ends begun while it was off (and so does an observer
+/// registered in that window).
+#[test]
+fn a_trace_switched_off_and_on_between_steps_still_tells_what_began_meanwhile() {
+    let mut study = Study::new(TraceFilter::NONE);
+    study.gas.trace_mut().set_filter(TraceFilter::ALL);
+    study.gas.trace_mut().set_filter(TraceFilter::NONE);
+    study.apply(study.cooldown("Bolt", 1.0));
+    study.gas.trace_mut().set_filter(TraceFilter::ALL);
+    let told = Arc::new(Mutex::new(Vec::new()));
+    let seen = told.clone();
+    let blink = study.tag("Cooldown.Spell.Blink");
+    study.gas.trace_mut().set_filter(TraceFilter::NONE);
+    study.apply(study.cooldown("Blink", 0.5));
+    study
+        .gas
+        .observe(Observe::tag_removed(blink), move |_, gas, _| {
+            seen.lock().unwrap().push(gas.now().to_string());
+        });
+    study.gas.trace_mut().set_filter(TraceFilter::ALL);
+    study.at(2.0);
+    assert_eq!(
+        study.expiries(),
+        [
+            ("0.500".to_owned(), "GE_Blink_Cooldown".to_owned()),
+            ("1.000".to_owned(), "GE_Bolt_Cooldown".to_owned()),
+        ]
+    );
+    assert_eq!(*told.lock().unwrap(), ["0.500"]);
+}
+
+/// Lazy ends a waiting instance hears are work: past an instant's budget
+/// they are told a microsecond later. A snapshot taken at that instant
+/// keeps those untold ends (it does not clear a waiting host's), so a
+/// restored run still wakes every wait, and the two runs meet again.
+#[test]
+fn untold_ends_on_waiting_hosts_survive_a_snapshot() {
+    let setup = || {
+        let mut study = Study::new(TraceFilter::NONE);
+        study.gas.set_work_limits(WorkLimits {
+            per_instant: 5,
+            ..WorkLimits::default()
+        });
+        let await_ability = study.gas.catalog().abilities().get("GA_Await").unwrap();
+        let scholars: Vec<Entity> = (0..10)
+            .map(|_| {
+                let scholar = study.world.spawn((study.gas.new_ability_system(),));
+                study
+                    .gas
+                    .grant_ability(&mut study.world, scholar, await_ability, 1)
+                    .unwrap();
+                let cooldown = study.cooldown("Bolt", 1.0);
+                study
+                    .gas
+                    .apply_effect(&mut study.world, scholar, cooldown)
+                    .unwrap();
+                let wait = GameplayEvent::new(study.tag("Action.Trigger.Await"));
+                study.gas.send_event(scholar, wait);
+                scholar
+            })
+            .collect();
+        study.at(0.5);
+        (study, scholars)
+    };
+    let (mut original, _) = setup();
+    original.at(1.0);
+    assert_eq!(original.wakes().len(), 5, "five told, five deferred");
+    let saved = Snapshot::<()>::save(&original.world, &original.gas);
+    let (mut restored, _) = setup();
+    saved
+        .restore(&mut restored.world, &mut restored.gas)
+        .unwrap();
+    restored.wakes.lock().unwrap().clear();
+    original.wakes.lock().unwrap().clear();
+    for study in [&mut original, &mut restored] {
+        study.at(2.0);
+        assert_eq!(study.wakes().len(), 5, "the deferred five wake");
+    }
+    assert_eq!(original.checksum(), restored.checksum());
+}
+
+/// The end of time: a host that keeps an index of its many lazy ends is
+/// cleared there, and everything returns.
+#[test]
+fn the_end_of_time_clears_a_host_of_many_lazy_ends() {
+    let mut study = Study::new(TraceFilter::NONE);
+    for i in 0..10 {
+        study.apply(study.cooldown("Bolt", 1.0 + f64::from(i)));
+    }
+    study.gas.advance_to(&mut study.world, SimTime::MAX);
+    assert_eq!(study.gas.now(), SimTime::MAX);
+    study.apply(study.cooldown("Blink", 1.0));
+    let saved = Snapshot::<()>::save(&study.world, &study.gas);
+    assert_eq!(saved.checksum(), study.checksum());
+    let system = study.world.get::<&AbilitySystem>(study.scholar).unwrap();
+    assert_eq!(system.effects().effect_count(study.gas.now()), 0);
 }

@@ -948,3 +948,49 @@ fn soak_a_server_shaped_loop_keeps_memory_bounded() {
     assert!(worst[4] <= 64, "{} reserved", worst[4]);
     assert!(worst[5] <= 200_000, "{} bytes", worst[5]);
 }
+
+/// An instant that runs past its work budget defers the same timers
+/// whether or not the trace records the lazy ends told there: telling
+/// only the trace hears is no work.
+#[test]
+fn work_limits_bite_where_they_would_without_a_trace() {
+    let run = |filter: TraceFilter| {
+        let mut builder = CatalogBuilder::new();
+        builder
+            .tags()
+            .add_source("rest.tags", "Cooldown.Rest\nStatus.Tired\n");
+        builder.add_source(
+            "rest.ron",
+            r#"(attributes: [(name: "Vigor", base: 10)], effects: [
+                (name: "GE_Rest", duration: Duration(Constant(1)), granted_tags: ["Cooldown.Rest"]),
+                (name: "GE_Tired", duration: Duration(Constant(1)), granted_tags: ["Status.Tired"],
+                 modifiers: [(attribute: "Vigor", op: Flat, magnitude: Constant(-1))]),
+            ])"#,
+        );
+        let mut gas = Gas::new(builder.build().unwrap());
+        gas.trace_mut().set_filter(filter);
+        gas.set_work_limits(WorkLimits {
+            per_instant: 25,
+            per_call: 1_000,
+        });
+        let mut world = World::new();
+        let rest = gas.catalog().effects().get("GE_Rest").unwrap();
+        let tired = gas.catalog().effects().get("GE_Tired").unwrap();
+        for _ in 0..40 {
+            let sleeper = world.spawn((gas.new_ability_system(),));
+            gas.apply_effect(&mut world, sleeper, EffectSpec::new(rest))
+                .unwrap();
+            gas.apply_effect(&mut world, sleeper, EffectSpec::new(tired))
+                .unwrap();
+        }
+        let outcome = gas.advance_to(&mut world, SimTime::from_secs(2));
+        (
+            outcome,
+            gas.deferred_timers(),
+            gaskit::snapshot::checksum::<()>(&world, &gas),
+        )
+    };
+    let quiet = run(TraceFilter::NONE);
+    assert!(quiet.1 > 0, "the instant ran past its budget");
+    assert_eq!(run(TraceFilter::ALL), quiet);
+}

@@ -1079,8 +1079,14 @@ impl EffectHost {
         if !next.is_empty() {
             queue_follow_ons(cx, next, &effect.spec());
         }
+        let lazy = effect.ends_lazily();
         self.unindex_lazy_end(key);
         self.effects.discard(key);
+        if lazy {
+            // It may have been the first lazy end: reads and catch-ups
+            // after it need not look for ended ones.
+            self.lazy_due = self.next_lazy_end();
+        }
         self.watched.retain(|k| *k != key);
         self.effect_ended = true;
         true

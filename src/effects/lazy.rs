@@ -130,6 +130,13 @@ impl LazyEnds {
     pub fn iter(&self) -> impl Iterator<Item = &Notice> + '_ {
         self.due.iter().map(|Reverse(n)| n)
     }
+
+    /// Who holds a pending notice, sorted, to look up (a rebuild's).
+    pub fn noticed(&self) -> Vec<(Entity, EffectKey)> {
+        let mut noticed: Vec<_> = self.iter().map(|n| (n.entity, n.key)).collect();
+        noticed.sort_unstable();
+        noticed
+    }
 }
 
 /// A host holding more effects than this keeps its lazily ending ones in
@@ -243,15 +250,21 @@ impl EffectHost {
         self.lazy_index = Some(Box::new(index));
     }
 
-    /// Leaves a notice for each lazily ending effect the host holds (one
-    /// already ended is told at once): the host has just become watched,
-    /// or the notices are being rebuilt.
-    pub(crate) fn notice_lazy_ends(&self, lazy_ends: &mut LazyEnds, entity: Entity) {
+    /// Leaves a notice for each lazily ending effect the host holds that
+    /// `noticed` says has none pending (one already ended is told at
+    /// once): the host has just become watched, or the notices are being
+    /// rebuilt.
+    pub(crate) fn notice_lazy_ends(
+        &self,
+        lazy_ends: &mut LazyEnds,
+        entity: Entity,
+        noticed: impl Fn(EffectKey) -> bool,
+    ) {
         if self.lazy_due == SimTime::MAX {
             return;
         }
         for (key, effect) in self.effects.iter() {
-            if effect.ends_lazily() {
+            if effect.ends_lazily() && !noticed(key) {
                 lazy_ends.push(entity, key, effect);
             }
         }
@@ -260,27 +273,61 @@ impl EffectHost {
     /// The lazily ending effects that ended by `now`, in [`end_order`]
     /// (taken out of the index of a host that keeps one).
     fn take_ended(&mut self, entity: Entity, now: SimTime) -> SmallVec<[EffectKey; 2]> {
-        let mut ended: SmallVec<[EffectKey; 2]> = SmallVec::new();
+        let ended = self.ended(entity, now);
         if let Some(index) = &mut self.lazy_index {
-            while index.first() <= now {
-                if let Some((.., key)) = index.by_end.pop_front() {
-                    ended.push(key);
-                }
-            }
-            return ended;
+            index.by_end.drain(..ended.len());
         }
-        ended.extend(
-            self.effects
+        ended
+    }
+
+    /// The lazily ending effects that ended by `now`, in [`end_order`]
+    /// (the front of the index of a host that keeps one).
+    fn ended(&self, entity: Entity, now: SimTime) -> SmallVec<[EffectKey; 2]> {
+        if let Some(index) = &self.lazy_index {
+            return index
+                .by_end
                 .iter()
-                .filter(|(_, e)| e.has_ended(now))
-                .map(|(k, _)| k),
-        );
+                .take_while(|&&(end, ..)| end <= now)
+                .map(|&(.., key)| key)
+                .collect();
+        }
+        let mut ended: SmallVec<[EffectKey; 2]> = self
+            .effects
+            .iter()
+            .filter(|(_, e)| e.has_ended(now))
+            .map(|(k, _)| k)
+            .collect();
         ended.sort_unstable_by_key(|&k| end_order(entity, k, &self.effects[k]));
         ended
     }
 
+    /// Clears silently, in [`end_order`], the lazy ends due by `now` that
+    /// come before the first one `noticed` (whose notice is pending): what
+    /// the trace starting to record finds already ended, unseen. The
+    /// noticed one and any after it stay for its notice, so every end is
+    /// still cleared in order.
+    pub(crate) fn clear_unnoticed_lazy_ends(
+        &mut self,
+        defs: &EffectDefs,
+        entity: Entity,
+        now: SimTime,
+        noticed: impl Fn(EffectKey) -> bool,
+    ) {
+        if !self.lazy_ends_due(now) {
+            return;
+        }
+        for key in self.ended(entity, now) {
+            if noticed(key) {
+                break;
+            }
+            self.unindex_lazy_end(key);
+            self.end_silently(defs, key);
+        }
+        self.lazy_due = self.next_lazy_end();
+    }
+
     /// The earliest end among the lazily ending effects left.
-    fn next_lazy_end(&self) -> SimTime {
+    pub(super) fn next_lazy_end(&self) -> SimTime {
         if let Some(index) = &self.lazy_index {
             return index.first();
         }

@@ -48,46 +48,61 @@ impl Gas {
     }
 
     /// `system` (`entity`'s) has just begun waiting on its tags or state:
-    /// the lazy ends it holds are noticed from now on. Those that came
-    /// while nothing watched were caught up before the wait began.
+    /// the lazy ends it holds are noticed from now on (again, if the trace
+    /// noticed them already: a second notice finds nothing left to tell).
+    /// Those that came while nothing watched were caught up before the
+    /// wait began.
     pub(super) fn notice_lazy_ends_of(&mut self, entity: Entity, system: &AbilitySystem) {
-        if !self.trace.wants_any(TOLD) {
-            system.host.notice_lazy_ends(&mut self.lazy_ends, entity);
-        }
+        system
+            .host
+            .notice_lazy_ends(&mut self.lazy_ends, entity, |_| false);
     }
 
-    /// Rebuilds the notices of lazy ends from the hosts, when what watches
-    /// them may have changed wholesale (the trace started recording, a
-    /// snapshot was restored). A host nothing watched had its ends come
-    /// unseen, so those are cleared as they would have been; the rest are
-    /// noticed again.
+    /// Builds the notices of lazy ends afresh from restored hosts: a host
+    /// whose instances wait on it has each of its lazy ends noticed (a
+    /// save keeps the ones not yet told there), and, when the trace wants
+    /// them, so has every other host each of those still to come (a save
+    /// clears the others' ended ones).
     pub(crate) fn rebuild_lazy_ends(&mut self, world: &mut World) {
         self.lazy_ends.clear();
         let traced = self.trace.wants_any(TOLD);
-        let defs = self.catalog.effects();
         for (entity, system) in world.query_mut::<(Entity, &mut AbilitySystem)>() {
-            let waited = system.reactive_waits.any();
-            if !waited {
-                system.host.clear_lazy_ends(defs, entity, self.now);
-            }
-            if traced || waited {
-                system.host.notice_lazy_ends(&mut self.lazy_ends, entity);
+            if traced || system.abilities.reactive_waits_held().any() {
+                system
+                    .host
+                    .notice_lazy_ends(&mut self.lazy_ends, entity, |_| false);
             }
         }
-        self.lazy_ends_traced = traced;
+        self.lazy_ends_trace_seen = self.trace.filter_changes();
     }
 
-    /// Rebuilds the notices when the trace has started recording effects
-    /// or tags since they were last built (checked before every timer: an
-    /// observer may register another mid-step).
+    /// Brings the notices in line with a trace that has started wanting
+    /// effects or tags: the lazy ends it would have missed (begun while
+    /// it wanted neither) are noticed. Ends already past that nothing
+    /// noticed came unseen, and are cleared as they would have been; the
+    /// pending notices stay.
+    fn renotice_lazy_ends(&mut self, world: &mut World) {
+        let noticed = self.lazy_ends.noticed();
+        let is_noticed = |entity, key| noticed.binary_search(&(entity, key)).is_ok();
+        let defs = self.catalog.effects();
+        for (entity, system) in world.query_mut::<(Entity, &mut AbilitySystem)>() {
+            let host = &mut system.host;
+            host.clear_unnoticed_lazy_ends(defs, entity, self.now, |key| is_noticed(entity, key));
+            host.notice_lazy_ends(&mut self.lazy_ends, entity, |key| is_noticed(entity, key));
+        }
+    }
+
+    /// Re-notices lazy ends when what the trace records or observes has
+    /// changed since the notices were last brought in line with it and it
+    /// now wants effects or tags (checked before every timer: an observer
+    /// may register another mid-step).
     #[inline]
     pub(super) fn follow_the_trace(&mut self, world: &mut World) {
-        let traced = self.trace.wants_any(TOLD);
-        if traced != self.lazy_ends_traced {
-            if traced {
-                self.rebuild_lazy_ends(world);
+        if self.trace.filter_changes() != self.lazy_ends_trace_seen {
+            if self.trace.wants_any(TOLD) {
+                self.renotice_lazy_ends(world);
             }
-            self.lazy_ends_traced = traced;
+            self.lazy_ends_trace_seen = self.trace.filter_changes();
         }
     }
 
@@ -101,16 +116,24 @@ impl Gas {
     /// ends, told, every lazy effect of its due by now. A notice for an
     /// effect since refreshed to end later moves to the new end while the
     /// host is watched.
-    pub(super) fn tell_lazy_end(&mut self, world: &mut World, to: SimTime) {
+    ///
+    /// Returns whether the telling counts as work: it does when what hears
+    /// it can act (an observer of effects or tags, an instance waiting on
+    /// the host), since that could go on without end at one instant; a
+    /// telling only the trace records does not, so a run that records
+    /// reaches the work limits exactly where one that does not would.
+    pub(super) fn tell_lazy_end(&mut self, world: &mut World, to: SimTime) -> bool {
         let Some(notice) = self.lazy_ends.pop_due(to) else {
-            return;
+            return false;
         };
         self.now = self.now.max(notice.at());
         let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(notice.entity) else {
-            return;
+            return false;
         };
+        let heard = self.trace.observes_any(TOLD) || system.abilities.reactive_waits_held().any();
         self.catch_up(notice.entity, system);
         self.follow_moved_end(notice.entity, notice.key, system);
+        heard
     }
 
     /// Leaves a new notice for `key` when it still lives on a watched host

@@ -136,10 +136,11 @@ pub struct Gas {
     /// The ends of lazily ending effects on watched hosts, told at their
     /// instants (not state: rebuilt from the hosts, see `lazy_ends.rs`).
     lazy_ends: LazyEnds,
-    /// Whether `lazy_ends` notices every lazy end the trace could record:
-    /// it was last rebuilt, or kept, while the trace wanted effects or
-    /// tags. When the trace starts wanting them, it is rebuilt.
-    lazy_ends_traced: bool,
+    /// The trace's count of filter changes when `lazy_ends` was last
+    /// brought in line with what it records or observes: when it has
+    /// changed and the trace wants effects or tags, the notices are
+    /// rebuilt.
+    lazy_ends_trace_seen: u64,
     /// Every tag an instance has waited on as an event (grows only): with
     /// the catalog's triggers, what an event must match to be heard at all.
     waited_events: TagSet,
@@ -177,8 +178,8 @@ impl Gas {
         let catalog: Arc<Catalog> = catalog.into();
         Self {
             lazy_ends: LazyEnds::default(),
-            // Full tracing from the start, and nothing to notice yet.
-            lazy_ends_traced: true,
+            // Nothing to notice yet, whatever the trace wants.
+            lazy_ends_trace_seen: 0,
             waited_events: TagSet::new(),
             ever_granted: vec![false; catalog.abilities().len()],
             behaviours: vec![None; catalog.abilities().behaviour_count()],
@@ -404,9 +405,10 @@ impl Gas {
         while handled < self.limits.per_call {
             self.follow_the_trace(world);
             // At an instant, lazy ends are told before anything else due
-            // then. Telling one is work like a timer's, and counts as one
-            // (content that re-applies an effect of no length whenever it
-            // is told ends would otherwise hold an instant forever).
+            // then. Telling one that something can act on is work like a
+            // timer's, and counts as one (content that re-applies an effect
+            // of no length whenever it is told ends would otherwise hold an
+            // instant forever).
             let told = self.next_lazy_end(to);
             let timers_until = match told {
                 Some(at) => at.as_micros().checked_sub(1).map(SimTime::from_micros),
@@ -420,7 +422,12 @@ impl Gas {
                     }
                     self.dispatch(world, timer);
                 }
-                None if told.is_some() => self.tell_lazy_end(world, to),
+                None if told.is_some() => {
+                    if !self.tell_lazy_end(world, to) {
+                        self.reconcile(world);
+                        continue;
+                    }
+                }
                 None => {
                     self.now = self.now.max(to);
                     self.release_reserved(world);

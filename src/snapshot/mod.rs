@@ -257,7 +257,10 @@ impl<C: SnapshotComponents> Snapshot<C> {
     /// An effect that [ended lazily](crate::EffectDef::ends_lazily) and
     /// still waits to be cleared is saved cleared, as the context leaves
     /// it the next time it touches the entity: a state saves the same
-    /// whenever its lazy ends are cleared.
+    /// whenever its lazy ends are cleared. Not on an entity whose running
+    /// abilities wait on its tags or state: there an end not yet told
+    /// (one of no length applied since the last step) still has a wait to
+    /// wake, and is saved to be told after a restore.
     pub fn save(world: &World, gas: &Gas) -> Snapshot<C> {
         let defs = gas.catalog().effects();
         let mut entities: Vec<EntityState<C>> = world
@@ -268,7 +271,9 @@ impl<C: SnapshotComponents> Snapshot<C> {
                 entity,
                 system: world.get::<&AbilitySystem>(entity).ok().map(|s| {
                     let mut system = (*s).clone();
-                    system.host.clear_lazy_ends(defs, entity, gas.now());
+                    if !system.abilities.reactive_waits_held().any() {
+                        system.host.clear_lazy_ends(defs, entity, gas.now());
+                    }
                     system
                 }),
                 name: world.get::<&Name>(entity).ok().map(|n| (*n).clone()),

@@ -111,6 +111,13 @@ fn check_effect(catalog: &Catalog, effect: &ActiveEffect) -> Result<(), String> 
             def.name
         ));
     }
+    if effect.ends_lazily() != def.ends_lazily() {
+        return Err(format!(
+            "active effect `{}` {} an expiry timer, against its definition",
+            def.name,
+            if def.ends_lazily() { "holds" } else { "lacks" }
+        ));
+    }
     let attributes = catalog.attributes().len();
     if effect
         .captures()

@@ -110,6 +110,9 @@ pub struct Trace {
     retracted: Option<u64>,
     /// The categories some observer selects.
     observed: TraceFilter,
+    /// How many times `filter` or `observed` was set: what watches lazy
+    /// ends may have changed since a reader last looked.
+    filter_changes: u64,
     /// Observations not yet delivered, in the order they happened.
     queue: VecDeque<Observation>,
 }
@@ -158,6 +161,7 @@ impl Trace {
             dropped: 0,
             retracted: None,
             observed: TraceFilter::NONE,
+            filter_changes: 0,
             queue: VecDeque::new(),
         }
     }
@@ -207,6 +211,18 @@ impl Trace {
     /// Records only the categories in `filter` (later events only).
     pub fn set_filter(&mut self, filter: impl Into<TraceFilter>) {
         self.filter = filter.into();
+        self.filter_changes += 1;
+    }
+
+    /// How many times what the trace records or observes was set.
+    pub(crate) fn filter_changes(&self) -> u64 {
+        self.filter_changes
+    }
+
+    /// True when some observer selects a category of `categories`
+    /// (recorded or not).
+    pub(crate) fn observes_any(&self, categories: TraceFilter) -> bool {
+        self.observed.intersects(categories)
     }
 
     /// The categories recorded.
@@ -281,6 +297,7 @@ impl Trace {
     /// The categories observers select (set by the context).
     pub(crate) fn set_observed(&mut self, observed: TraceFilter) {
         self.observed = observed;
+        self.filter_changes += 1;
     }
 
     /// Queues an observation that is not a trace event.
