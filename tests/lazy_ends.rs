@@ -20,6 +20,7 @@ Status.Inspired
 Status.Focused
 Action.Trigger.Bolt
 Action.Trigger.Await
+Action.Trigger.Study
 ";
 
 const CONTENT: &str = r#"(
@@ -45,6 +46,11 @@ const CONTENT: &str = r#"(
         // Waits for the bolt's cooldown to end: for its tag to go
         // (magnitude 0) or for the effect itself (magnitude 1).
         (name: "GA_Await", trigger: "Action.Trigger.Await", behaviour: Registered("Await")),
+        // Studies only between bolts, and only when uninspired.
+        (name: "GA_Study", trigger: "Action.Trigger.Study",
+         activation_blocked: (any: ["Cooldown.Spell.Bolt"]),
+         activation_required: (none: ["Status.Inspired"]),
+         behaviour: ApplyEffects([])),
     ],
 )"#;
 
@@ -107,7 +113,7 @@ impl Study {
             .unwrap();
         let mut world = World::new();
         let scholar = world.spawn((Name("scholar".into()), gas.new_ability_system()));
-        for ability in ["GA_Bolt", "GA_Await"] {
+        for ability in ["GA_Bolt", "GA_Await", "GA_Study"] {
             let id = gas.catalog().abilities().get(ability).unwrap();
             gas.grant_ability(&mut world, scholar, id, 1).unwrap();
         }
@@ -235,6 +241,7 @@ fn a_lazy_end_reads_as_gone_from_its_instant_though_nothing_cleared_it() {
     let mut quiet = Study::new(TraceFilter::NONE);
     let mut traced = Study::new(TraceFilter::ALL);
     let bolt = quiet.gas.catalog().abilities().get("GA_Bolt").unwrap();
+    let study_ability = quiet.gas.catalog().abilities().get("GA_Study").unwrap();
     let focus = EffectSpec::new(quiet.effect("GE_Focus"));
     let mut keys = Vec::new();
     for study in [&mut quiet, &mut traced] {
@@ -258,6 +265,12 @@ fn a_lazy_end_reads_as_gone_from_its_instant_though_nothing_cleared_it() {
                 .can_apply_effect(&study.world, study.scholar, &focus),
             Err(BlockReason::Requirements)
         );
+        assert!(matches!(
+            study
+                .gas
+                .can_activate(&study.world, study.scholar, study_ability, None),
+            Err(ActivationFailure::BlockedByTags { .. })
+        ));
     }
     assert_eq!(quiet.reads(), traced.reads());
     for study in [&mut quiet, &mut traced] {
@@ -292,6 +305,12 @@ fn a_lazy_end_reads_as_gone_from_its_instant_though_nothing_cleared_it() {
             study
                 .gas
                 .can_apply_effect(&study.world, study.scholar, &focus),
+            Ok(())
+        );
+        assert_eq!(
+            study
+                .gas
+                .can_activate(&study.world, study.scholar, study_ability, None),
             Ok(())
         );
         let system = study.world.get::<&AbilitySystem>(study.scholar).unwrap();

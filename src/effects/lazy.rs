@@ -19,6 +19,7 @@
 //! cleared ([`EffectHost::clear_lazy_ends`]).
 
 use std::borrow::Cow;
+use std::cell::OnceCell;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
@@ -30,7 +31,7 @@ use super::cx::{Defs, EffectCx};
 use super::def::{EffectDefs, EffectId};
 use super::host::{slot_of, EffectHost};
 use super::spec::EffectSpec;
-use crate::tags::{Tag, TagCounts};
+use crate::tags::{Tag, TagCounts, TagQuery, TagSet};
 use crate::time::SimTime;
 use crate::trace::RemovalReason;
 
@@ -553,6 +554,18 @@ impl EffectHost {
             })
     }
 
+    /// The owned tags at `now` for a read that may need none of them
+    /// (requirements that state nothing, a gate on one tag): see
+    /// [`TagsAt`].
+    pub(crate) fn tags_at<'a>(&'a self, defs: &'a EffectDefs, now: SimTime) -> TagsAt<'a> {
+        TagsAt {
+            host: self,
+            defs,
+            now,
+            copy: OnceCell::new(),
+        }
+    }
+
     /// [`tags`](Self::tags) when some lazy end may be due.
     #[inline(never)]
     fn tags_without_ended(&self, defs: &EffectDefs, now: SimTime) -> TagCounts {
@@ -563,6 +576,46 @@ impl EffectHost {
             }
         }
         tags
+    }
+}
+
+/// A host's owned tags at an instant, for a read that may need none of
+/// them, or one: the whole set (copied less the references of effects
+/// that ended lazily, while some still hold theirs) is made only when a
+/// stated requirement asks for it. An ability whose blocked and required
+/// tags state nothing, asked every frame by AI or UI about an idle entity
+/// whose cooldown ended unseen, never copies.
+pub(crate) struct TagsAt<'a> {
+    host: &'a EffectHost,
+    defs: &'a EffectDefs,
+    now: SimTime,
+    copy: OnceCell<Cow<'a, TagCounts>>,
+}
+
+impl TagsAt<'_> {
+    /// Every owned tag.
+    pub fn set(&self) -> &TagSet {
+        self.copy
+            .get_or_init(|| self.host.tags(self.defs, self.now))
+            .tags()
+    }
+
+    /// Parent-aware: `tag` or a tag below it is owned.
+    pub fn has(&self, tag: Tag) -> bool {
+        self.host.has_tag(self.defs, self.now, tag)
+    }
+
+    /// Does `query` hold? One that states nothing holds without a look;
+    /// while an effect that ended lazily holds some tags, each tag the
+    /// query names is asked for alone, with no copy of the set.
+    pub fn meet(&self, query: &TagQuery) -> bool {
+        if query.is_empty() {
+            return true;
+        }
+        if !self.host.lazy_ends_due(self.now) {
+            return query.matches(self.host.tags.tags());
+        }
+        query.matches_by(&|tag| self.has(tag))
     }
 }
 

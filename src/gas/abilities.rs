@@ -243,15 +243,14 @@ impl Gas {
                 .map(|(k, i)| (k, i.ability))
                 .collect();
             let abilities = self.catalog.abilities();
-            let owned = system.tags(self.catalog.effects(), self.now);
-            let owned = owned.tags();
+            let owned = system.host.tags_at(self.catalog.effects(), self.now);
             let triggered: SmallVec<[AbilityId; 2]> = system
                 .abilities
                 .granted
                 .iter()
                 .filter(|g| {
                     let def = abilities.def(g.ability);
-                    event.tag.matches(def.trigger) && def.trigger_when.matches(owned)
+                    event.tag.matches(def.trigger) && owned.meet(&def.trigger_when)
                 })
                 .map(|g| g.ability)
                 .collect();
@@ -445,17 +444,18 @@ impl Gas {
         if running.is_some() && !def.retrigger {
             return Err(ActivationFailure::AlreadyActive);
         }
-        // 3. Blocked.
+        // 3. Blocked. (The owned tags are copied only for a requirement
+        // that states something, while an effect that ended lazily holds
+        // some of them.)
         let defs = self.catalog.effects();
-        let owned = system.tags(defs, self.now);
-        let owned = owned.tags();
+        let owned = system.host.tags_at(defs, self.now);
         if let Some(blocked) = def
             .activation_blocked
             .as_ref()
-            .filter(|q| !q.is_empty() && q.matches(owned))
+            .filter(|q| !q.is_empty() && owned.meet(q))
         {
             return Err(ActivationFailure::BlockedByTags {
-                tag: first_held(blocked, owned),
+                tag: first_held(blocked, owned.set()),
             });
         }
         if system.abilities.blocked.blocks_any(&def.ability_tags) {
@@ -467,17 +467,18 @@ impl Gas {
             return Err(ActivationFailure::BlockedByAbility(by));
         }
         // 4. Required.
-        if !def.activation_required.matches(owned) {
+        if !owned.meet(&def.activation_required) {
             return Err(ActivationFailure::MissingTags {
-                tag: first_missing(&def.activation_required, owned),
+                tag: first_missing(&def.activation_required, owned.set()),
             });
         }
-        // 5. Source and target (read in place: no copy of their tags).
+        // 5. Source and target (read in place: no copy of their tags
+        // while nothing of theirs has ended unseen).
         let matches_on = |entity: Option<Entity>, query: &crate::tags::TagQuery| {
             entity.is_some_and(|e| {
                 world
                     .get::<&AbilitySystem>(e)
-                    .is_ok_and(|s| query.matches(s.tags(defs, self.now).tags()))
+                    .is_ok_and(|s| s.host.tags_at(defs, self.now).meet(query))
             })
         };
         if !def.source_required.is_empty() && !matches_on(event.instigator, &def.source_required) {

@@ -56,6 +56,16 @@ impl Clauses {
             && self.none_of.is_empty()
     }
 
+    /// [`TagQuery::matches_by`] of a query with clauses.
+    fn matches_by(&self, has: &dyn Fn(Tag) -> bool) -> bool {
+        self.all.iter().all(has)
+            && (self.any.is_empty() || self.any.iter().any(has))
+            && !self.none.iter().any(has)
+            && self.all_of.iter().all(|q| q.matches_by(has))
+            && (self.any_of.is_empty() || self.any_of.iter().any(|q| q.matches_by(has)))
+            && !self.none_of.iter().any(|q| q.matches_by(has))
+    }
+
     /// [`TagQuery::matches`] of a query with clauses: out of line, while
     /// the empty query's answer is inlined where a query is asked.
     #[inline(never)]
@@ -162,6 +172,15 @@ impl TagQuery {
     pub fn matches(&self, tags: &TagSet) -> bool {
         self.clauses.as_ref().is_none_or(|c| c.matches(tags))
     }
+
+    /// Evaluates the query against the tags `has` says are present
+    /// (parent-aware, as [`TagSet::has`] answers): for a set that is not
+    /// held as a [`TagSet`], such as an entity's owned tags less those an
+    /// ended effect still holds. Agrees with [`matches`](Self::matches) on
+    /// `|t| set.has(t)`.
+    pub fn matches_by(&self, has: &dyn Fn(Tag) -> bool) -> bool {
+        self.clauses.as_ref().is_none_or(|c| c.matches_by(has))
+    }
 }
 
 /// The data form of a [`TagQuery`], as written in RON:
@@ -255,6 +274,44 @@ mod tests {
         let nested = TagQuery::new().and(TagQuery::new());
         assert!(!nested.is_empty());
         assert!(nested.matches(&TagSet::new()));
+    }
+
+    /// Asked tag by tag, a query answers as it does on the set: every
+    /// clause, nested, parent-aware (a parent and two children, a leaf).
+    #[test]
+    fn a_query_asked_tag_by_tag_answers_as_on_the_set() {
+        let parent = Tag::from_parts(1, 4);
+        let (child, other_child, leaf) = (Tag::leaf(2), Tag::leaf(3), Tag::leaf(5));
+        let queries = [
+            TagQuery::new(),
+            TagQuery::new().require_all([parent]),
+            TagQuery::new().require_all([child, leaf]),
+            TagQuery::new().require_any([other_child, leaf]),
+            TagQuery::new().forbid([parent]),
+            TagQuery::new()
+                .require_any([child])
+                .or(TagQuery::new().forbid([leaf])),
+            TagQuery::new().and(TagQuery::new().require_all([parent]).forbid([leaf])),
+        ];
+        let sets: Vec<TagSet> = [
+            vec![],
+            vec![child],
+            vec![other_child, leaf],
+            vec![parent],
+            vec![child, other_child, leaf],
+        ]
+        .into_iter()
+        .map(|tags| tags.into_iter().collect())
+        .collect();
+        for query in &queries {
+            for set in &sets {
+                assert_eq!(
+                    query.matches_by(&|t| set.has(t)),
+                    query.matches(set),
+                    "{query:?} on {set:?}"
+                );
+            }
+        }
     }
 
     /// The saved form is the one the query had when its six clauses were
