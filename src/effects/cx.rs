@@ -11,7 +11,7 @@ use super::active::Captures;
 use super::calculation::Calculations;
 use super::def::{EffectDefs, EffectId};
 use super::execution::Execution;
-use super::lazy::LazyEnds;
+use super::notices::LazyEnds;
 use super::spec::EffectSpec;
 use crate::attributes::AttributeSchema;
 use crate::names::Named;

@@ -1,10 +1,11 @@
 //! Lazy ends: effects that [end lazily](super::EffectDef::ends_lazily)
 //! carry their end instant instead of an expiry timer. Reads treat them as
 //! gone from that instant on ([`EffectHost::tags`] and the other reads
-//! that take the clock); the host gives their slot and tags back the next
-//! time the context touches it ([`EffectHost::end_lazily_due`]); and when
-//! something watches the host, a [`LazyEnds`] notice makes the end happen,
-//! told, at its own instant.
+//! that take the clock, in `reads.rs`); the host gives their slot and tags
+//! back the next time the context touches it
+//! ([`EffectHost::end_lazily_due`]); and when something watches the host,
+//! a [`LazyEnds`] notice (`notices.rs`) makes the end happen, told, at its
+//! own instant.
 //!
 //! Why: a fighter stamps its attack cooldown on every swing, and nothing
 //! but the next swing reads it. An expiry timer per stamp (scheduled,
@@ -18,10 +19,7 @@
 //! touches the host, and saves and checksums see a host as if it had been
 //! cleared ([`EffectHost::clear_lazy_ends`]).
 
-use std::borrow::Cow;
-use std::cell::OnceCell;
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 
 use hecs::Entity;
 use smallvec::SmallVec;
@@ -30,8 +28,8 @@ use super::active::{ActiveEffect, Captures, EffectKey};
 use super::cx::{Defs, EffectCx};
 use super::def::{EffectDefs, EffectId};
 use super::host::{slot_of, EffectHost};
+use super::notices::LazyEnds;
 use super::spec::EffectSpec;
-use crate::tags::{Tag, TagCounts, TagQuery, TagSet};
 use crate::time::SimTime;
 use crate::trace::RemovalReason;
 
@@ -40,7 +38,7 @@ use crate::trace::RemovalReason;
 /// ends first, as expiry timers scheduled in that order would have), then
 /// by entity and slot. It depends on nothing but the effects themselves,
 /// so a host cleared at its end and one cleared later agree.
-fn end_order(
+pub(super) fn end_order(
     entity: Entity,
     key: EffectKey,
     effect: &ActiveEffect,
@@ -51,93 +49,6 @@ fn end_order(
         entity.to_bits().get(),
         slot_of(key),
     )
-}
-
-/// One pending notice: a lazily ending effect's end, to be told at its
-/// instant.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) struct Notice {
-    order: (SimTime, SimTime, u64, u32),
-    /// Whose effect.
-    pub entity: Entity,
-    /// Which effect.
-    pub key: EffectKey,
-}
-
-impl Notice {
-    /// When it is due.
-    pub fn at(&self) -> SimTime {
-        self.order.0
-    }
-}
-
-/// The ends of lazily ending effects on watched hosts (the trace or an
-/// observer records effects or tags, or an instance waits on the host's
-/// tags or state), due at their instants.
-///
-/// Not state: a host's lazy effects end at the same instants whether or
-/// not they are noticed; only the telling needs these. So it is neither
-/// saved nor checksummed, and the context rebuilds it from the hosts when
-/// it restores a snapshot or starts watching. A notice left for an effect
-/// since refreshed to end later moves to the new end when it comes due,
-/// and one left for an effect since cleared finds nothing, so the queue
-/// never holds more than about one notice per watched lazy effect.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct LazyEnds {
-    due: BinaryHeap<Reverse<Notice>>,
-}
-
-impl LazyEnds {
-    /// Notices `key`'s end on `entity` (the effect as it now stands).
-    pub fn push(&mut self, entity: Entity, key: EffectKey, effect: &ActiveEffect) {
-        self.due.push(Reverse(Notice {
-            order: end_order(entity, key, effect),
-            entity,
-            key,
-        }));
-    }
-
-    /// When the earliest notice is due.
-    #[inline]
-    pub fn next_at(&self) -> Option<SimTime> {
-        self.due.peek().map(|Reverse(n)| n.at())
-    }
-
-    /// Takes the earliest notice if it is due by `until`.
-    pub fn pop_due(&mut self, until: SimTime) -> Option<Notice> {
-        if self.next_at()? > until {
-            return None;
-        }
-        self.due.pop().map(|Reverse(n)| n)
-    }
-
-    /// Moves every notice due by `now` to `to` (an instant whose work
-    /// budget is spent hands what is left to the next microsecond).
-    pub fn defer_due(&mut self, now: SimTime, to: SimTime) {
-        let mut moved = Vec::new();
-        while let Some(mut notice) = self.pop_due(now) {
-            notice.order.0 = to;
-            moved.push(Reverse(notice));
-        }
-        self.due.extend(moved);
-    }
-
-    /// Forgets every notice (before a rebuild).
-    pub fn clear(&mut self) {
-        self.due.clear();
-    }
-
-    /// The notices, in no particular order (for the invariants).
-    pub fn iter(&self) -> impl Iterator<Item = &Notice> + '_ {
-        self.due.iter().map(|Reverse(n)| n)
-    }
-
-    /// Who holds a pending notice, sorted, to look up (a rebuild's).
-    pub fn noticed(&self) -> Vec<(Entity, EffectKey)> {
-        let mut noticed: Vec<_> = self.iter().map(|n| (n.entity, n.key)).collect();
-        noticed.sort_unstable();
-        noticed
-    }
 }
 
 /// A host holding more effects than this keeps its lazily ending ones in
@@ -495,127 +406,6 @@ impl EffectHost {
             index.by_end.iter().eq(expected.iter())
         });
         self.lazy_due <= first && indexed
-    }
-
-    // ------------------------------------------------------------ reads
-
-    /// The owned tags at `now`, with their counts: effect-granted, loose
-    /// and ability-owned, less what lazily ending effects that ended by
-    /// then still hold. Borrowed unless such an effect is waiting to be
-    /// cleared.
-    ///
-    /// Every read of an entity's tags takes the clock: an effect that
-    /// [ends lazily](super::EffectDef::ends_lazily) keeps its tags counted
-    /// here until the context next touches the host, and is subtracted.
-    #[inline]
-    pub fn tags(&self, defs: &EffectDefs, now: SimTime) -> Cow<'_, TagCounts> {
-        if !self.lazy_ends_due(now) {
-            return Cow::Borrowed(&self.tags);
-        }
-        Cow::Owned(self.tags_without_ended(defs, now))
-    }
-
-    /// Parent-aware: is `tag`, or a tag below it, owned at `now`? As
-    /// [`tags`](Self::tags) answers, without a copy of the counts.
-    #[inline]
-    pub fn has_tag(&self, defs: &EffectDefs, now: SimTime, tag: Tag) -> bool {
-        self.tags.tags().has(tag)
-            && (!self.lazy_ends_due(now) || self.holds_beyond_ended(defs, now, |t| t.matches(tag)))
-    }
-
-    /// Is exactly `tag` owned at `now`? As [`tags`](Self::tags) answers,
-    /// without a copy of the counts.
-    #[inline]
-    pub fn has_exact_tag(&self, defs: &EffectDefs, now: SimTime, tag: Tag) -> bool {
-        self.tags.tags().has_exact(tag)
-            && (!self.lazy_ends_due(now) || self.holds_beyond_ended(defs, now, |t| t == tag))
-    }
-
-    /// Does some owned tag `pick` accepts have more references than the
-    /// effects that ended lazily by `now` still hold on it?
-    #[inline(never)]
-    fn holds_beyond_ended(
-        &self,
-        defs: &EffectDefs,
-        now: SimTime,
-        pick: impl Fn(Tag) -> bool,
-    ) -> bool {
-        self.tags
-            .iter()
-            .filter(|&(t, _)| pick(t))
-            .any(|(t, count)| {
-                let ended = self
-                    .effects
-                    .values()
-                    .filter(|e| e.has_ended(now) && !e.inhibited)
-                    .filter(|e| defs.def(e.def).granted_tags.has_exact(t))
-                    .count();
-                count as usize > ended
-            })
-    }
-
-    /// The owned tags at `now` for a read that may need none of them
-    /// (requirements that state nothing, a gate on one tag): see
-    /// [`TagsAt`].
-    pub(crate) fn tags_at<'a>(&'a self, defs: &'a EffectDefs, now: SimTime) -> TagsAt<'a> {
-        TagsAt {
-            host: self,
-            defs,
-            now,
-            copy: OnceCell::new(),
-        }
-    }
-
-    /// [`tags`](Self::tags) when some lazy end may be due.
-    #[inline(never)]
-    fn tags_without_ended(&self, defs: &EffectDefs, now: SimTime) -> TagCounts {
-        let mut tags = self.tags.clone();
-        for effect in self.effects.values() {
-            if effect.has_ended(now) && !effect.inhibited {
-                let _ = tags.remove_each(&defs.def(effect.def).granted_tags, |_| {});
-            }
-        }
-        tags
-    }
-}
-
-/// A host's owned tags at an instant, for a read that may need none of
-/// them, or one: the whole set (copied less the references of effects
-/// that ended lazily, while some still hold theirs) is made only when a
-/// stated requirement asks for it. An ability whose blocked and required
-/// tags state nothing, asked every frame by AI or UI about an idle entity
-/// whose cooldown ended unseen, never copies.
-pub(crate) struct TagsAt<'a> {
-    host: &'a EffectHost,
-    defs: &'a EffectDefs,
-    now: SimTime,
-    copy: OnceCell<Cow<'a, TagCounts>>,
-}
-
-impl TagsAt<'_> {
-    /// Every owned tag.
-    pub fn set(&self) -> &TagSet {
-        self.copy
-            .get_or_init(|| self.host.tags(self.defs, self.now))
-            .tags()
-    }
-
-    /// Parent-aware: `tag` or a tag below it is owned.
-    pub fn has(&self, tag: Tag) -> bool {
-        self.host.has_tag(self.defs, self.now, tag)
-    }
-
-    /// Does `query` hold? One that states nothing holds without a look;
-    /// while an effect that ended lazily holds some tags, each tag the
-    /// query names is asked for alone, with no copy of the set.
-    pub fn meet(&self, query: &TagQuery) -> bool {
-        if query.is_empty() {
-            return true;
-        }
-        if !self.host.lazy_ends_due(self.now) {
-            return query.matches(self.host.tags.tags());
-        }
-        query.matches_by(&|tag| self.has(tag))
     }
 }
 

@@ -25,6 +25,8 @@ mod error;
 mod execution;
 mod host;
 mod lazy;
+mod notices;
+mod reads;
 mod saved_host;
 mod spec;
 
@@ -51,4 +53,4 @@ pub(crate) use active::{ActiveEffect, Captures};
 pub(crate) use calculation::PendingCalculations;
 pub(crate) use cx::{Defs, EffectCx, FollowUp, TagLog};
 pub(crate) use execution::{Calculated, Executing};
-pub(crate) use lazy::LazyEnds;
+pub(crate) use notices::LazyEnds;
