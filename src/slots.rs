@@ -271,6 +271,15 @@ impl<K: Key, V> Slots<K, V> {
         }
     }
 
+    /// Asks the memory system for the slot at `index` (a hint that may
+    /// name none: nothing then).
+    #[inline]
+    pub(crate) fn prefetch_slot(&self, index: u32) {
+        if let Some(slot) = self.slots.get(index as usize) {
+            crate::prefetch::value(slot);
+        }
+    }
+
     /// Asks the memory system for the slot the next insert takes (the
     /// head of the free list).
     #[inline]

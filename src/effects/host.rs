@@ -92,6 +92,12 @@ pub struct EffectHost {
     pub(crate) attributes_changed: bool,
     /// An active effect ended since the last reconcile.
     pub(crate) effect_ended: bool,
+    /// Where the first lazy end of a host that keeps an [index of
+    /// them](LazyIndex) most likely lies: the slot an application about
+    /// to clear it will read, asked for before the index says which
+    /// (see `lazy.rs`). A hint: it may be stale, and nothing else reads
+    /// it. In the padding before the next field, so it costs no room.
+    pub(crate) lazy_first_slot: u32,
     /// Tags that became absent since the last reconcile (last: only its
     /// length is read on every change).
     pub(crate) vanished: TagChanges,
@@ -118,6 +124,7 @@ impl EffectHost {
             vanished: TagChanges::default(),
             attributes_changed: false,
             effect_ended: false,
+            lazy_first_slot: u32::MAX,
             lazy_index: None,
         }
     }
@@ -1085,7 +1092,7 @@ impl EffectHost {
         if lazy {
             // It may have been the first lazy end: reads and catch-ups
             // after it need not look for ended ones.
-            self.lazy_due = self.next_lazy_end();
+            self.settle_lazy_due();
         }
         self.watched.retain(|k| *k != key);
         self.effect_ended = true;

@@ -95,8 +95,11 @@ impl LazyIndex {
     }
 
     /// The first lazy end.
-    fn first(&self) -> SimTime {
-        self.by_end.front().map_or(SimTime::MAX, |e| e.0)
+    /// The first end, and the slot of the effect it ends.
+    fn first(&self) -> (SimTime, u32) {
+        self.by_end
+            .front()
+            .map_or((SimTime::MAX, u32::MAX), |&(end, _, slot, _)| (end, slot))
     }
 }
 
@@ -235,20 +238,43 @@ impl EffectHost {
             self.unindex_lazy_end(key);
             self.end_silently(defs, key);
         }
-        self.lazy_due = self.next_lazy_end();
+        self.settle_lazy_due();
     }
 
-    /// The earliest end among the lazily ending effects left.
-    pub(super) fn next_lazy_end(&self) -> SimTime {
+    /// Sets the first lazy end to the earliest among the lazily ending
+    /// effects left (and, for a host that keeps an index, the hint of the
+    /// slot it ends).
+    pub(super) fn settle_lazy_due(&mut self) {
         if let Some(index) = &self.lazy_index {
-            return index.first();
+            (self.lazy_due, self.lazy_first_slot) = index.first();
+            return;
         }
-        self.effects
+        self.lazy_due = self
+            .effects
             .values()
             .filter(|e| e.ends_lazily())
             .map(ActiveEffect::expires_at)
             .min()
-            .unwrap_or(SimTime::MAX)
+            .unwrap_or(SimTime::MAX);
+    }
+
+    /// Asks the memory system for what clearing the lazy ends due by
+    /// `now` reads first on a host that keeps an index of them: the
+    /// index's header and, most likely, the slot of the first (the
+    /// [hint](EffectHost::lazy_first_slot)). On a host holding many
+    /// effects (a cooldown applied every frame and never stacked, a
+    /// hundred and more live) these are cold, and each read would
+    /// otherwise wait for the one before it (index, its entries, the
+    /// slot an entry names). Called by the context as soon as it holds
+    /// the host; a hint, which changes nothing.
+    #[inline]
+    pub(crate) fn prefetch_due_lazy_end(&self, now: SimTime) {
+        if let Some(index) = &self.lazy_index {
+            if self.lazy_ends_due(now) {
+                crate::prefetch::value(&**index);
+                self.effects.prefetch_slot(self.lazy_first_slot);
+            }
+        }
     }
 
     /// Ends every lazily ending effect that ended by `cx.now`, in
@@ -260,7 +286,7 @@ impl EffectHost {
         for key in self.take_ended(cx.entity, cx.now) {
             self.remove(cx, key, RemovalReason::Expired);
         }
-        self.lazy_due = self.next_lazy_end();
+        self.settle_lazy_due();
     }
 
     /// Clears every lazily ending effect that ended by `now`, in
@@ -273,7 +299,7 @@ impl EffectHost {
         for key in self.take_ended(entity, now) {
             self.end_silently(defs, key);
         }
-        self.lazy_due = self.next_lazy_end();
+        self.settle_lazy_due();
     }
 
     /// Ends an effect nobody sees end: its tags released and its slot
@@ -338,7 +364,7 @@ impl EffectHost {
         });
         if renewable.is_some() {
             // The renewed effect's old end was the first one.
-            self.lazy_due = self.next_lazy_end();
+            self.settle_lazy_due();
         }
         self.index_lazy_end(key);
         Ok(key)
@@ -369,7 +395,7 @@ impl EffectHost {
             self.end_silently(defs, key);
         }
         if kept.is_none() {
-            self.lazy_due = self.next_lazy_end();
+            self.settle_lazy_due();
         }
         kept
     }
@@ -381,7 +407,7 @@ impl EffectHost {
         if self.effects.len() > SCAN_LIMIT {
             self.build_lazy_index();
         }
-        self.lazy_due = self.next_lazy_end();
+        self.settle_lazy_due();
     }
 
     /// True when the hint of the first lazy end is no later than the
@@ -413,6 +439,7 @@ impl EffectHost {
 mod tests {
     use hecs::World;
 
+    use super::slot_of;
     use crate::abilities::AbilitySystem;
     use crate::catalog::CatalogBuilder;
     use crate::effects::EffectSpec;
@@ -458,6 +485,17 @@ mod tests {
                 .as_ref()
                 .map_or(0, |i| i.by_end.len());
             assert!(indexed <= held, "{indexed} indexed of {held}");
+            // An indexed host's hint names the slot of the effect that
+            // ends first, which the next application will clear.
+            if system.host.lazy_index.is_some() {
+                let first = system
+                    .host
+                    .effects
+                    .iter()
+                    .min_by_key(|(_, e)| (e.expires_at(), e.started))
+                    .map(|(key, _)| slot_of(key));
+                assert_eq!(Some(system.host.lazy_first_slot), first);
+            }
         }
     }
 }

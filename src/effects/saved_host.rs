@@ -68,6 +68,8 @@ impl<'de> Deserialize<'de> for EffectHost {
             vanished: saved.vanished,
             attributes_changed: saved.attributes_changed,
             effect_ended: saved.effect_ended,
+            // A hint, set with the first lazy end below.
+            lazy_first_slot: u32::MAX,
             attributes: saved.attributes,
             lazy_index: None,
         };

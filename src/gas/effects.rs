@@ -70,6 +70,7 @@ impl Gas {
         let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(target) else {
             return Err(EffectError::NoSuchTarget(target));
         };
+        system.host.prefetch_due_lazy_end(self.now);
         // A cooldown on a host nothing watches (every swing's) is added by
         // a short path that leaves the same state, or the full path runs.
         let mut spec = spec;
