@@ -94,7 +94,6 @@ impl LazyIndex {
         }
     }
 
-    /// The first lazy end.
     /// The first end, and the slot of the effect it ends.
     fn first(&self) -> (SimTime, u32) {
         self.by_end
