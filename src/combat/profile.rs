@@ -68,8 +68,11 @@ pub fn save_profile(
 ) -> Option<Profile> {
     let tags = runtime.tags();
     let names = runtime.catalog.tags();
-    world.get::<&AbilitySystem>(entity).ok()?;
-    let in_combat = gas.has_tag(world, entity, tags[native::STATUS_IN_COMBAT]);
+    let in_combat = world.get::<&AbilitySystem>(entity).ok()?.has_tag(
+        gas.catalog().effects(),
+        gas.now(),
+        tags[native::STATUS_IN_COMBAT],
+    );
     if in_combat {
         // Through the one death channel: the server-only death ability.
         let death = GameplayEvent::new(tags[native::COMBAT_EVENT_DEATH]).target(entity);

@@ -738,6 +738,13 @@ impl EffectHost {
     fn start_unseen(&mut self, def: &EffectDef, key: EffectKey) {
         // No ongoing requirements: uninhibited from the start.
         self.effects[key].inhibited = false;
+        self.grant_unseen(def);
+    }
+
+    /// Adds a reference to each tag `def` grants, with no notes or
+    /// records: how an effect nobody watches begin takes its tags.
+    #[inline]
+    pub(super) fn grant_unseen(&mut self, def: &EffectDef) {
         for tag in def.granted_tags.iter() {
             self.tags.add(tag);
         }

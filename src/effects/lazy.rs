@@ -248,13 +248,19 @@ impl EffectHost {
             (self.lazy_due, self.lazy_first_slot) = index.first();
             return;
         }
-        self.lazy_due = self
-            .effects
+        self.lazy_due = self.first_lazy_end_by_scan();
+    }
+
+    /// The earliest end among the lazily ending effects, found by a scan
+    /// of the slots (a host without an index, and the invariant's check).
+    #[inline]
+    fn first_lazy_end_by_scan(&self) -> SimTime {
+        self.effects
             .values()
             .filter(|e| e.ends_lazily())
             .map(ActiveEffect::expires_at)
             .min()
-            .unwrap_or(SimTime::MAX);
+            .unwrap_or(SimTime::MAX)
     }
 
     /// Asks the memory system for what clearing the lazy ends due by
@@ -348,7 +354,8 @@ impl EffectHost {
         };
         let renewable = self.clear_due_but_last_of(names.effects, entity, now, spec.effect);
         let mut effect = ActiveEffect::new(spec, now, duration, magnitudes, Captures::new());
-        // No ongoing requirements: uninhibited from the start.
+        // No ongoing requirements: uninhibited from the start. A renewed
+        // slot keeps its predecessor's tags; a new one takes its own.
         effect.inhibited = false;
         let renewed = match renewable {
             Some(old) => self.effects.renew(old, effect),
@@ -356,9 +363,7 @@ impl EffectHost {
         };
         let key = renewed.unwrap_or_else(|effect| {
             let key = self.effects.insert(effect);
-            for tag in def.granted_tags.iter() {
-                self.tags.add(tag);
-            }
+            self.grant_unseen(def);
             key
         });
         if renewable.is_some() {
@@ -413,13 +418,7 @@ impl EffectHost {
     /// first lazy end, and an index, where the host keeps one, holds an
     /// entry for each lazily ending effect's window (an invariant).
     pub(crate) fn lazy_due_agrees(&self) -> bool {
-        let first = self
-            .effects
-            .values()
-            .filter(|e| e.ends_lazily())
-            .map(ActiveEffect::expires_at)
-            .min()
-            .unwrap_or(SimTime::MAX);
+        let first = self.first_lazy_end_by_scan();
         let indexed = self.lazy_index.as_ref().is_none_or(|index| {
             let mut expected: Vec<_> = self
                 .effects
