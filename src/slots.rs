@@ -232,25 +232,21 @@ impl<K: Key, V> Slots<K, V> {
         Some(emptied)
     }
 
-    /// Replaces the value under `key` with `value` in the same slot, under
-    /// a new key: exactly what [`discard`](Self::discard) followed by
-    /// [`insert`](Self::insert) leaves (the insert takes the slot the
-    /// discard just freed), with no trip through the free list and the
-    /// old value dropped in place. The value comes back, nothing
-    /// changed, if `key` names no value.
-    pub(crate) fn renew(&mut self, key: K, value: V) -> Result<K, V> {
+    /// Gives the slot under `key` a new key, as [`discard`](Self::discard)
+    /// followed by [`insert`](Self::insert) would (the insert takes the
+    /// slot the discard just freed), with no trip through the free list:
+    /// the value stays where it lies and comes back, under its new key,
+    /// for the caller to rewrite in place into the value that insert would
+    /// have stored. `None`, nothing changed, if `key` names no value.
+    pub(crate) fn renew(&mut self, key: K) -> Option<(K, &mut V)> {
         let (index, version) = parts(key);
-        let Some(slot) = self
-            .slots
-            .get_mut(index)
-            .filter(|s| s.version == version && s.content.is_value())
-        else {
-            return Err(value);
+        let slot = self.slots.get_mut(index).filter(|s| s.version == version)?;
+        let Content::Value(value) = &mut slot.content else {
+            return None;
         };
         // Vacated (+1, even), then occupied again (+1, odd).
         slot.version = slot.version.wrapping_add(2);
-        slot.content = Content::Value(value);
-        Ok(key_of(index as u32, slot.version))
+        Some((key_of(index as u32, slot.version), value))
     }
 
     /// Removes every value, keeping the memory (a restore refills it).
@@ -489,14 +485,15 @@ mod tests {
         };
         let (mut renewed, keys) = fill();
         let (mut replaced, _) = fill();
-        let new = renewed.renew(keys[1], 10).unwrap();
+        let (new, value) = renewed.renew(keys[1]).unwrap();
+        assert_eq!(*value, 1, "the value stays for the caller to rewrite");
+        *value = 10;
         replaced.discard(keys[1]);
         assert_eq!(replaced.insert(10), new);
         assert_eq!(renewed.get(keys[1]), None);
         assert_eq!(renewed[new], 10);
-        assert_eq!(
-            renewed.renew(keys[2], 11),
-            Err(11),
+        assert!(
+            renewed.renew(keys[2]).is_none(),
             "a freed slot is not renewed"
         );
         for value in 20..23 {

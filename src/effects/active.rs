@@ -122,6 +122,37 @@ impl ActiveEffect {
         }
     }
 
+    /// Rewrites this effect, in its slot, into what
+    /// [`new`](Self::new) builds from `spec` at `now` for `duration`,
+    /// uninhibited, with no magnitudes or captures: a lazily ending
+    /// instance renewed by its successor (every swing's cooldown), with no
+    /// new effect built and moved in. The timers, magnitudes and captures
+    /// are not written: an instance of the same definition that ends
+    /// lazily holds none, as its successor would, which the debug build
+    /// checks.
+    pub fn renew(&mut self, spec: EffectSpec, now: SimTime, duration: SimDuration) {
+        debug_assert_eq!(self.def, spec.effect);
+        debug_assert!(self.ends_lazily() && self.magnitudes.is_empty());
+        debug_assert!(self.period_timer.is_none() && self.captures().is_empty());
+        debug_assert!(self.expiry_timer_at == SimTime::ZERO && self.next_period == SimTime::MAX);
+        let (_, level, source, tags, set_by_caller) = spec.into_parts();
+        self.stacks = 1;
+        self.inhibited = false;
+        self.level = level;
+        self.source = source;
+        if !tags.is_empty() || self.extras.is_some() {
+            self.extras = (!tags.is_empty()).then(|| {
+                Box::new(Extras {
+                    tags,
+                    captures: Captures::new(),
+                })
+            });
+        }
+        self.set_by_caller = set_by_caller;
+        self.started = now;
+        self.duration = duration;
+    }
+
     /// The spec it was applied with, rebuilt.
     pub fn spec(&self) -> EffectSpec {
         EffectSpec::from_parts(
@@ -330,6 +361,54 @@ mod tests {
         let effect = captured(&[capture]);
         assert_eq!(effect.captures(), &[capture]);
         assert!(effect.tags().is_empty());
+    }
+
+    /// A renewed instance is, field for field, the effect a fresh
+    /// application of its successor's spec builds: a new source, level,
+    /// spec tags (gained, changed or lost) and SetByCaller values, and a
+    /// new window.
+    #[test]
+    fn a_renewed_effect_is_the_one_its_successor_would_build() {
+        let effect = EffectId::new(2);
+        let key = Tag::from_parts(3, 4);
+        let entity = |id: u64| hecs::Entity::from_bits((1 << 32) | id).unwrap();
+        let spec = |source, level, tag: Option<Tag>, seconds| {
+            let spec = EffectSpec::new(effect)
+                .with_source(entity(source))
+                .with_level(level)
+                .with_set_by_caller(key, seconds);
+            match tag {
+                Some(tag) => spec.with_tag(tag),
+                None => spec,
+            }
+        };
+        let built = |spec: EffectSpec, at: u64, millis: u64| {
+            let duration = SimDuration::from_millis(millis);
+            let mut built = ActiveEffect::new(
+                spec,
+                SimTime::from_micros(at),
+                Some(duration),
+                SmallVec::new(),
+                Captures::new(),
+            );
+            built.inhibited = false;
+            built
+        };
+        let (a, b) = (Some(Tag::from_parts(5, 6)), Some(Tag::from_parts(6, 7)));
+        for (old_tag, new_tag) in [(None, None), (None, a), (a, b), (a, None)] {
+            let mut renewed = built(spec(1, 1, old_tag, 2.4), 100, 2_400);
+            let successor = spec(2, 3, new_tag, 1.8);
+            renewed.renew(
+                successor.clone(),
+                SimTime::from_micros(2_500_100),
+                SimDuration::from_millis(1_800),
+            );
+            assert_eq!(
+                renewed,
+                built(successor, 2_500_100, 1_800),
+                "{old_tag:?} -> {new_tag:?}"
+            );
+        }
     }
 
     /// The form saves had when the effect kept a whole spec.

@@ -541,19 +541,32 @@ impl EffectHost {
         for modifier in &def.modifiers {
             magnitudes.push(self.evaluate(names, &modifier.magnitude, spec, captures)?);
         }
-        let duration = match &def.duration {
-            DurationPolicy::Instant | DurationPolicy::Infinite => None,
-            DurationPolicy::Duration(m) => {
-                let secs = self.evaluate(names, m, spec, captures)?;
-                Some(
-                    SimDuration::from_secs_f64(secs).map_err(|_| EffectError::BadDuration {
-                        effect: names.effect(spec.effect),
-                        seconds: secs,
-                    })?,
-                )
-            }
+        Ok((
+            magnitudes,
+            self.evaluate_duration(names, def, spec, captures)?,
+        ))
+    }
+
+    /// The window of [`evaluate_spec`](Self::evaluate_spec) alone: all an
+    /// effect without modifiers (one that ends lazily) evaluates.
+    #[inline]
+    pub(crate) fn evaluate_duration(
+        &self,
+        names: Defs<'_>,
+        def: &EffectDef,
+        spec: &EffectSpec,
+        captures: &Captures,
+    ) -> Result<Option<SimDuration>, EffectError> {
+        let DurationPolicy::Duration(m) = &def.duration else {
+            return Ok(None);
         };
-        Ok((magnitudes, duration))
+        let secs = self.evaluate(names, m, spec, captures)?;
+        SimDuration::from_secs_f64(secs)
+            .map(Some)
+            .map_err(|_| EffectError::BadDuration {
+                effect: names.effect(spec.effect),
+                seconds: secs,
+            })
     }
 
     /// One magnitude for one stack.
@@ -808,11 +821,15 @@ impl EffectHost {
             return None;
         }
         // The magnitudes are evaluated for their errors, as the full path
-        // does; a full stack keeps the ones it holds.
-        let (_, duration) = self
-            .evaluate_spec(names, def, spec, &Captures::new())
-            .ok()?;
-        Some((key, duration))
+        // does (one that ends lazily has none); a full stack keeps the ones
+        // it holds.
+        let duration = if def.modifiers.is_empty() {
+            self.evaluate_duration(names, def, spec, &Captures::new())
+        } else {
+            self.evaluate_spec(names, def, spec, &Captures::new())
+                .map(|(_, duration)| duration)
+        };
+        Some((key, duration.ok()?))
     }
 
     /// Re-application of an existing stack; returns the new stack count.

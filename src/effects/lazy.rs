@@ -348,28 +348,29 @@ impl EffectHost {
         if self.refusal(names.effects, def, &spec.tags).is_some() {
             return Err(spec);
         }
-        let Ok((magnitudes, duration)) = self.evaluate_spec(names, def, &spec, &Captures::new())
-        else {
+        let Ok(Some(duration)) = self.evaluate_duration(names, def, &spec, &Captures::new()) else {
             return Err(spec);
         };
         let renewable = self.clear_due_but_last_of(names.effects, entity, now, spec.effect);
-        let mut effect = ActiveEffect::new(spec, now, duration, magnitudes, Captures::new());
-        // No ongoing requirements: uninhibited from the start. A renewed
-        // slot keeps its predecessor's tags; a new one takes its own.
-        effect.inhibited = false;
-        let renewed = match renewable {
-            Some(old) => self.effects.renew(old, effect),
-            None => Err(effect),
+        // A renewed slot keeps its predecessor's tags; a new one takes its
+        // own.
+        let key = match renewable.and_then(|old| self.effects.renew(old)) {
+            Some((key, effect)) => {
+                effect.renew(spec, now, duration);
+                // The renewed effect's old end was the first one.
+                self.settle_lazy_due();
+                key
+            }
+            None => {
+                let mut effect =
+                    ActiveEffect::new(spec, now, Some(duration), SmallVec::new(), Captures::new());
+                // No ongoing requirements: uninhibited from the start.
+                effect.inhibited = false;
+                let key = self.effects.insert(effect);
+                self.grant_unseen(def);
+                key
+            }
         };
-        let key = renewed.unwrap_or_else(|effect| {
-            let key = self.effects.insert(effect);
-            self.grant_unseen(def);
-            key
-        });
-        if renewable.is_some() {
-            // The renewed effect's old end was the first one.
-            self.settle_lazy_due();
-        }
         self.index_lazy_end(key);
         Ok(key)
     }
