@@ -12,6 +12,9 @@
 # Usage: benches/instructions.sh [--cache] [COMBATANTS [WARMUP [S1 [S2]]]]
 #   defaults: 1000 fighters, 20 s of warm-up, 20 and 80 measured seconds.
 #   Extra arena flags go in ARENA_FLAGS (e.g. ARENA_FLAGS="--prefetch never").
+#   ARENA names an arena binary to measure instead of building this
+#   checkout's (another commit's build, to compare two in one sitting:
+#   ARENA=/path/to/target/release/examples/arena).
 # Needs valgrind. Takes about a minute at 1 000 fighters; at 100 000 use
 # smaller spans (e.g. `--cache 100000 20 1 3`).
 set -euo pipefail
@@ -27,9 +30,16 @@ s1=${3:-20}
 s2=${4:-80}
 
 command -v valgrind >/dev/null || { echo "error: valgrind is not installed" >&2; exit 2; }
+# Resolved before the change of directory below, so a relative path is
+# the caller's.
+arena=${ARENA:+$(realpath -m "$ARENA")}
 cd "$(dirname "$0")/.."
-cargo build --release --example arena >&2
-arena=target/release/examples/arena
+if [[ -n "$arena" ]]; then
+    [[ -x "$arena" ]] || { echo "error: ARENA=$ARENA is not an executable" >&2; exit 2; }
+else
+    cargo build --release --example arena >&2
+    arena=target/release/examples/arena
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
