@@ -126,20 +126,26 @@ impl ActiveEffect {
     /// [`new`](Self::new) builds from `spec` at `now` for `duration`,
     /// uninhibited, with no magnitudes or captures: a lazily ending
     /// instance renewed by its successor (every swing's cooldown), with no
-    /// new effect built and moved in. The timers, magnitudes and captures
-    /// are not written: an instance of the same definition that ends
-    /// lazily holds none, as its successor would, which the debug build
-    /// checks.
+    /// new effect built and moved in. Every field is written as `new`
+    /// would, save the definition, which is the same. The caller renews
+    /// only an effect that ends lazily: one with a timer would leave it
+    /// armed in the queue, which the debug build checks.
     pub fn renew(&mut self, spec: EffectSpec, now: SimTime, duration: SimDuration) {
         debug_assert_eq!(self.def, spec.effect);
-        debug_assert!(self.ends_lazily() && self.magnitudes.is_empty());
-        debug_assert!(self.period_timer.is_none() && self.captures().is_empty());
-        debug_assert!(self.expiry_timer_at == SimTime::ZERO && self.next_period == SimTime::MAX);
+        debug_assert!(self.ends_lazily() && self.period_timer.is_none());
         let (_, level, source, tags, set_by_caller) = spec.into_parts();
-        self.stacks = 1;
         self.inhibited = false;
-        self.level = level;
+        self.infinite = false;
+        self.stacks = 1;
         self.source = source;
+        self.started = now;
+        self.duration = duration;
+        self.expiry_timer_at = SimTime::ZERO;
+        self.next_period = SimTime::MAX;
+        self.magnitudes.clear();
+        self.level = level;
+        // The box goes or comes only with the spec's tags: a renewal with
+        // none, over an instance with none, the swing's, allocates nothing.
         if !tags.is_empty() || self.extras.is_some() {
             self.extras = (!tags.is_empty()).then(|| {
                 Box::new(Extras {
@@ -149,8 +155,6 @@ impl ActiveEffect {
             });
         }
         self.set_by_caller = set_by_caller;
-        self.started = now;
-        self.duration = duration;
     }
 
     /// The spec it was applied with, rebuilt.
@@ -366,7 +370,7 @@ mod tests {
     /// A renewed instance is, field for field, the effect a fresh
     /// application of its successor's spec builds: a new source, level,
     /// spec tags (gained, changed or lost) and SetByCaller values, and a
-    /// new window.
+    /// new window, with nothing left of what the slot held before.
     #[test]
     fn a_renewed_effect_is_the_one_its_successor_would_build() {
         let effect = EffectId::new(2);
@@ -395,8 +399,18 @@ mod tests {
             built
         };
         let (a, b) = (Some(Tag::from_parts(5, 6)), Some(Tag::from_parts(6, 7)));
+        let capture = (CaptureFrom::Source, AttributeId::new(1), 7.0);
         for (old_tag, new_tag) in [(None, None), (None, a), (a, b), (a, None)] {
             let mut renewed = built(spec(1, 1, old_tag, 2.4), 100, 2_400);
+            // Whatever else the slot held goes too: a stale expiry instant,
+            // magnitudes, captures, stacks, inhibition.
+            renewed.expiry_timer_at = SimTime::from_micros(2_400_100);
+            renewed.magnitudes.push(2.5);
+            if old_tag.is_some() {
+                renewed.extras.as_mut().unwrap().captures.push(capture);
+            }
+            renewed.stacks = 3;
+            renewed.inhibited = true;
             let successor = spec(2, 3, new_tag, 1.8);
             renewed.renew(
                 successor.clone(),
