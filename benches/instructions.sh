@@ -9,8 +9,12 @@
 # the cost of the attacks between, with start-up, warm-up and teardown
 # cancelled out.
 #
-# Usage: benches/instructions.sh [--cache] [COMBATANTS [WARMUP [S1 [S2]]]]
+# Usage: benches/instructions.sh [--cache] [--functions N] [COMBATANTS [WARMUP [S1 [S2]]]]
 #   defaults: 1000 fighters, 20 s of warm-up, 20 and 80 measured seconds.
+#   --functions N also prints the N functions that cost the most per
+#   attack (their own instructions, with what was inlined into them;
+#   with --cache, also the N that miss the last level most), differenced
+#   the same way: the profile of an attack by function, from one command.
 #   Extra arena flags go in ARENA_FLAGS (e.g. ARENA_FLAGS="--prefetch never").
 #   ARENA names an arena binary to measure instead of building this
 #   checkout's (another commit's build, to compare two in one sitting:
@@ -20,10 +24,22 @@
 set -euo pipefail
 
 cache=()
-if [[ "${1:-}" == "--cache" ]]; then
-    cache=(--cache-sim=yes --D1=49152,12,64 --LL=2097152,16,64)
-    shift
-fi
+functions=0
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --cache)
+            cache=(--cache-sim=yes --D1=49152,12,64 --LL=2097152,16,64)
+            shift
+            ;;
+        --functions)
+            [[ "${2:-}" =~ ^[1-9][0-9]*$ ]] \
+                || { echo "error: --functions needs a count of functions, got '${2:-}'" >&2; exit 2; }
+            functions=$2
+            shift 2
+            ;;
+        *) break ;;
+    esac
+done
 combatants=${1:-1000}
 warmup=${2:-20}
 s1=${3:-20}
@@ -71,4 +87,44 @@ awk -v i="$((i2 - i1))" -v n="$attacks" 'BEGIN { printf "  instructions per atta
 if (( ${#cache[@]} )); then
     awk -v r="$((r2 - r1))" -v w="$((w2 - w1))" -v n="$attacks" \
         'BEGIN { printf "  last-level lines per attack  %.1f read, %.1f written\n", r / n, w / n }'
+fi
+
+# One event's cost by function in a profile, as "cost<TAB>function": the
+# function's own cost, summed over the files callgrind attributes it to
+# (code inlined into it from elsewhere comes under those files' names).
+by_function() { # event profile
+    callgrind_annotate --auto=no --threshold=100 --show-percs=no \
+        --show="$1" --sort="$1" "$2" | awk '
+        /^-+$/ { rule++; next }   # the table of functions follows the sixth rule
+        rule >= 6 && /^ *[0-9,]+  / {
+            cost = $1; gsub(",", "", cost)
+            name = $0
+            sub(/^ *[0-9,]+  /, "", name)
+            sub(/ \[[^]]*\]$/, "", name)   # the object file
+            sub(/^[^:]*:/, "", name)       # the source file
+            total[name] += cost
+        }
+        END { for (n in total) printf "%d\t%s\n", total[n], n }'
+}
+
+# The N functions whose cost of `event` grew most from the S1 run to the
+# S2 run, per attack between (those that round to nothing left out). (The last stage reads all its input: a
+# `head` there would stop `sort` with SIGPIPE, which pipefail turns into
+# this script's failure.)
+top_functions() { # event heading
+    echo "  $2"
+    awk -F'\t' -v n="$attacks" '
+        FNR == NR { before[$2] = $1; next }
+        { printf "%.1f\t%s\n", ($1 - before[$2]) / n, $2 }
+    ' <(by_function "$1" "$work/cg.$s1") <(by_function "$1" "$work/cg.$s2") \
+        | sort -t$'\t' -k1,1 -g -r \
+        | awk -F'\t' -v n="$functions" '$1 >= 0.05 && ++shown <= n { printf "    %8s  %s\n", $1, substr($2, 1, 110) }'
+}
+
+if (( functions > 0 )); then
+    top_functions Ir "instructions per attack, by function (own, with what was inlined)"
+    if (( ${#cache[@]} )); then
+        top_functions DLmr "last-level lines read per attack, by function"
+        top_functions DLmw "last-level lines written per attack, by function"
+    fi
 fi
