@@ -335,6 +335,7 @@ pub mod invariants;
 mod names;
 mod prefetch;
 mod ron_format;
+mod rounding;
 pub mod scenario;
 mod slots;
 pub mod snapshot;

@@ -15,6 +15,8 @@
 
 use rand_chacha::rand_core::Rng;
 
+use crate::rounding;
+
 /// Effective level: `base + style bonus + 8`.
 pub fn effective_level(base_level: u32, style_bonus: u32) -> u32 {
     base_level + style_bonus + 8
@@ -57,7 +59,7 @@ pub fn hit_chance(attack_roll: i64, defense_roll: i64) -> f64 {
 /// never negative.
 pub fn max_hit(effective_strength_level: u32, strength_bonus: i32) -> u32 {
     let product = i64::from(effective_strength_level) * (i64::from(strength_bonus) + 64);
-    let hit = (0.5 + product as f64 / 640.0).floor();
+    let hit = rounding::floor(0.5 + product as f64 / 640.0);
     if hit <= 0.0 {
         0
     } else {
@@ -68,7 +70,7 @@ pub fn max_hit(effective_strength_level: u32, strength_bonus: i32) -> u32 {
 /// A spell's max hit: `floor(max_damage × (1 + magic damage % / 100))`,
 /// never negative. A hit deals a uniform amount in `[base_damage, max hit]`.
 pub fn spell_max_hit(max_damage: u32, magic_damage_percent: f64) -> u32 {
-    let boosted = (f64::from(max_damage) * (1.0 + magic_damage_percent / 100.0)).floor();
+    let boosted = rounding::floor(f64::from(max_damage) * (1.0 + magic_damage_percent / 100.0));
     if boosted.is_finite() && boosted > 0.0 {
         boosted.min(f64::from(u32::MAX)) as u32
     } else {

@@ -44,8 +44,15 @@ pub fn max_health_for_level(settings: &CombatSettings, level: u32) -> f64 {
         .unwrap_or(f64::from(level) * settings.max_health_per_hitpoints_level)
 }
 
+/// Hundredths of `value`, rounded half away from zero; none for a
+/// negative value or NaN, and saturating at `u64::MAX`.
 fn centi(value: f64) -> u64 {
-    (value * 100.0).round().max(0.0) as u64
+    let hundredths = value * 100.0;
+    if hundredths >= 0.0 {
+        crate::rounding::round_half_up(hundredths)
+    } else {
+        0
+    }
 }
 
 /// Grants the XP for `damage` points dealt by `attacker`: style-routed XP
@@ -116,4 +123,46 @@ pub fn sync_max_health(runtime: &CombatRuntime, world: &mut World, gas: &mut Gas
     let max = max_health_for_level(&runtime.defs().settings, level);
     // MaxHealth follows the level, never a derived rule: this cannot be refused.
     let _ = gas.set_base_attribute(world, entity, runtime.max_health, max);
+}
+
+#[cfg(test)]
+mod tests {
+    use rand_chacha::rand_core::{Rng, SeedableRng};
+
+    use super::centi;
+
+    /// The XP's hundredths are what `f64::round` gives, clamped at zero:
+    /// for damage times any rate, negative values, NaN and the
+    /// infinities.
+    #[test]
+    fn hundredths_round_as_the_library_does() {
+        let library = |value: f64| (value * 100.0).round().max(0.0) as u64;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        let mut values = vec![
+            0.0,
+            -0.0,
+            0.005,
+            0.015,
+            -0.004,
+            -0.006,
+            -3.5,
+            1e300,
+            f64::MAX,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+        ];
+        for _ in 0..100_000 {
+            let damage = (rng.next_u64() % 1_000) as f64;
+            let rate = (rng.next_u64() % 10_000) as f64 / 1_000.0;
+            values.extend([
+                damage * rate,
+                -damage * rate,
+                f64::from_bits(rng.next_u64()),
+            ]);
+        }
+        for value in values {
+            assert_eq!(centi(value), library(value), "{value:e}");
+        }
+    }
 }

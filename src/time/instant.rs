@@ -73,7 +73,7 @@ impl SimDuration {
         // −∞ is below zero and +∞ (or a product that overflows to it) is
         // not below the bound.
         if secs >= 0.0 && micros < u64::MAX as f64 {
-            Ok(Self(round_half_up(micros)))
+            Ok(Self(crate::rounding::round_half_up(micros)))
         } else {
             Err(InvalidDuration(secs))
         }
@@ -201,27 +201,6 @@ impl fmt::Display for SimTime {
     }
 }
 
-/// `x.round()` as a whole number, for a finite `x` in `[0, 2^64)`.
-///
-/// `f64::round` is a library call on baseline x86-64 (no SSE4.1), and every
-/// duration an effect evaluates goes through here. This is exact: the
-/// whole part of a double is a double, and the fraction `x - whole` is
-/// computed without error (Sterbenz), so comparing it with one half decides
-/// as `round` does (halves away from zero).
-#[inline]
-fn round_half_up(x: f64) -> u64 {
-    // Below 2^63 (every duration a game writes) the signed conversions are
-    // single instructions; above it every double is already whole.
-    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
-    if x < TWO_63 {
-        let whole = x as i64;
-        let fraction = x - whole as f64;
-        (whole + i64::from(fraction >= 0.5)) as u64
-    } else {
-        x as u64
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -254,45 +233,6 @@ mod tests {
             assert!(SimTime::from_secs_f64(bad).is_err(), "{bad}");
         }
         assert_eq!(SimDuration::from_secs_f64(-0.0), Ok(SimDuration::ZERO));
-    }
-
-    /// The rounding is `f64::round`'s, at halves, just beside them, across
-    /// magnitudes and up to the edge of the range.
-    #[test]
-    fn rounding_agrees_with_the_library_round() {
-        use rand_chacha::rand_core::{Rng, SeedableRng};
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
-        let mut cases = vec![
-            0.0,
-            -0.0,
-            0.5,
-            1.5,
-            2.5,
-            0.49999999999999994,
-            4503599627370495.5,
-        ];
-        // Past 2^53 every double is whole; the largest below 2^64.
-        let below_2_64 = f64::from_bits((u64::MAX as f64).to_bits() - 1);
-        cases.extend([(1u64 << 53) as f64 + 2.0, below_2_64, f64::MIN_POSITIVE]);
-        for whole in [0u64, 1, 2, 3, 1_000, 2_400_000, 1 << 40, (1 << 52) - 1] {
-            let half = whole as f64 + 0.5;
-            cases.extend([
-                half,
-                f64::from_bits(half.to_bits() - 1),
-                f64::from_bits(half.to_bits() + 1),
-            ]);
-        }
-        for _ in 0..100_000 {
-            // Random bit patterns of non-negative doubles below 2^64.
-            let x = f64::from_bits(rng.next_u64() >> 1);
-            if x.is_finite() && x < u64::MAX as f64 {
-                cases.push(x);
-            }
-            cases.push((rng.next_u64() % 100_000_000) as f64 / 1_000.0);
-        }
-        for x in cases {
-            assert_eq!(round_half_up(x), x.round() as u64, "{x:e}");
-        }
     }
 
     #[test]
