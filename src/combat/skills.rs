@@ -89,8 +89,14 @@ impl Skills {
         let before = self.level(skill);
         let slot = &mut self.centi_xp[skill.index()];
         *slot = slot.saturating_add(centi_xp);
-        let after = self.level(skill);
-        (after > before).then_some(after)
+        // The level goes up exactly when the XP reaches the next level's
+        // threshold (none past the last level): below it, as after nearly
+        // every hit, no second search of the table.
+        let next_level_xp = *XP_TABLE.get(before as usize)?;
+        if *slot / 100 < next_level_xp {
+            return None;
+        }
+        Some(self.level(skill))
     }
 }
 
@@ -121,5 +127,50 @@ mod tests {
         assert_eq!(skills.add_centi_xp(Skill::Melee, 8_200), None);
         assert_eq!(skills.add_centi_xp(Skill::Melee, 100), Some(2));
         assert_eq!(skills.xp(Skill::Melee), 83);
+        // One grant can cross several levels; hundredths short of a level
+        // stay below it; the last level goes no higher.
+        assert_eq!(
+            skills.add_centi_xp(Skill::Melee, 30_000),
+            Some(4),
+            "83 → 383 XP"
+        );
+        assert_eq!(skills.add_centi_xp(Skill::Melee, 499), None, "387.99 XP");
+        assert_eq!(skills.add_centi_xp(Skill::Melee, 1), Some(5), "388 XP");
+        assert_eq!(skills.add_centi_xp(Skill::Melee, u64::MAX), Some(99));
+        assert_eq!(skills.add_centi_xp(Skill::Melee, 100), None);
+        assert_eq!(skills.level(Skill::Melee), 99);
+    }
+
+    /// A grant reports a level-up exactly when the level after it is
+    /// higher than before, for grants of every size from every XP.
+    #[test]
+    fn a_grant_reports_exactly_the_levels_it_gains() {
+        let thresholds = XP_TABLE
+            .iter()
+            .flat_map(|&xp| [xp * 100, (xp * 100).saturating_sub(1)]);
+        for start in thresholds.chain([0, 1, 4_700, 1_303_443_100, u64::MAX - 5]) {
+            for grant in [
+                0,
+                1,
+                99,
+                100,
+                101,
+                8_300,
+                1_000_000,
+                1_303_443_100,
+                u64::MAX,
+            ] {
+                let mut skills = Skills::all_at(1);
+                skills.set_centi_xp(Skill::Ranged, start);
+                let before = skills.level(Skill::Ranged);
+                let reported = skills.add_centi_xp(Skill::Ranged, grant);
+                let after = skills.level(Skill::Ranged);
+                assert_eq!(
+                    reported,
+                    (after > before).then_some(after),
+                    "{start} + {grant}"
+                );
+            }
+        }
     }
 }
