@@ -34,25 +34,62 @@ pub fn level_for_xp(xp: u64) -> u32 {
 }
 
 /// XP per skill, in whole hundredths (so fractional rates such as 4/3 per
-/// damage point add up exactly and deterministically).
+/// damage point add up exactly and deterministically), with the level it
+/// reaches.
+///
+/// Every attack reads two levels (the attacker's weapon skill, the
+/// defender's Defense), and finding one in the XP table costs more than
+/// the rest of the roll; the levels are kept beside the XP instead, set by
+/// every change of XP (an XP grant searches the table only when it reaches
+/// the next level). They follow from the XP, so only the XP is saved, in
+/// the form it always had.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "SavedSkills")]
 pub struct Skills {
     centi_xp: [u64; 5],
+    /// `level_for_xp` of each skill's XP.
+    #[serde(skip_serializing)]
+    levels: [u8; 5],
+}
+
+/// A saved [`Skills`]: the XP alone.
+#[derive(Deserialize)]
+#[serde(rename = "Skills")]
+struct SavedSkills {
+    centi_xp: [u64; 5],
+}
+
+impl From<SavedSkills> for Skills {
+    fn from(saved: SavedSkills) -> Self {
+        let mut skills = Skills::at_zero();
+        for &skill in Skill::ALL {
+            skills.set_centi_xp(skill, saved.centi_xp[skill.index()]);
+        }
+        skills
+    }
 }
 
 impl Default for Skills {
     /// Level 1 everywhere except Hitpoints at 10, as a new OSRS character.
     fn default() -> Self {
-        let mut skills = Skills { centi_xp: [0; 5] };
+        let mut skills = Skills::at_zero();
         skills.set_level(Skill::Hitpoints, 10);
         skills
     }
 }
 
 impl Skills {
+    /// No XP anywhere: level 1 in every skill.
+    fn at_zero() -> Self {
+        Skills {
+            centi_xp: [0; 5],
+            levels: [1; 5],
+        }
+    }
+
     /// Every skill at `level`.
     pub fn all_at(level: u32) -> Self {
-        let mut skills = Skills { centi_xp: [0; 5] };
+        let mut skills = Skills::at_zero();
         for &skill in Skill::ALL {
             skills.set_level(skill, level);
         }
@@ -61,7 +98,7 @@ impl Skills {
 
     /// The level of `skill`.
     pub fn level(&self, skill: Skill) -> u32 {
-        level_for_xp(self.xp(skill))
+        u32::from(self.levels[skill.index()])
     }
 
     /// Whole XP in `skill`.
@@ -76,12 +113,13 @@ impl Skills {
 
     /// Sets `skill` to exactly the XP of `level`.
     pub fn set_level(&mut self, skill: Skill, level: u32) {
-        self.centi_xp[skill.index()] = xp_for_level(level) * 100;
+        self.set_centi_xp(skill, xp_for_level(level) * 100);
     }
 
     /// Sets the XP of `skill` (in hundredths).
     pub fn set_centi_xp(&mut self, skill: Skill, centi_xp: u64) {
         self.centi_xp[skill.index()] = centi_xp;
+        self.levels[skill.index()] = level_byte(centi_xp);
     }
 
     /// Adds XP in hundredths; returns the new level if it went up.
@@ -91,13 +129,21 @@ impl Skills {
         *slot = slot.saturating_add(centi_xp);
         // The level goes up exactly when the XP reaches the next level's
         // threshold (none past the last level): below it, as after nearly
-        // every hit, no second search of the table.
+        // every hit, the table is not searched.
         let next_level_xp = *XP_TABLE.get(before as usize)?;
         if *slot / 100 < next_level_xp {
             return None;
         }
-        Some(self.level(skill))
+        let after = level_byte(*slot);
+        self.levels[skill.index()] = after;
+        Some(u32::from(after))
     }
+}
+
+/// The level `centi_xp` hundredths of XP reach, as kept.
+fn level_byte(centi_xp: u64) -> u8 {
+    // At most `MAX_LEVEL`, which a byte holds.
+    level_for_xp(centi_xp / 100) as u8
 }
 
 #[cfg(test)]
@@ -170,7 +216,48 @@ mod tests {
                     (after > before).then_some(after),
                     "{start} + {grant}"
                 );
+                assert_eq!(
+                    after,
+                    level_for_xp(skills.xp(Skill::Ranged)),
+                    "{start} + {grant}"
+                );
             }
         }
+    }
+
+    /// The kept levels are the table's for the XP, however it was set;
+    /// a save holds the XP alone, as it always did, and a load finds the
+    /// levels again.
+    #[test]
+    fn levels_follow_the_xp_and_only_the_xp_is_saved() {
+        let mut skills = Skills::default();
+        assert_eq!(skills.level(Skill::Hitpoints), 10);
+        assert_eq!(skills.level(Skill::Magic), 1);
+        skills.set_centi_xp(Skill::Magic, 1_015_400);
+        skills.set_level(Skill::Defense, 60);
+        skills.set_level(Skill::Melee, 500);
+        for &skill in Skill::ALL {
+            assert_eq!(
+                skills.level(skill),
+                level_for_xp(skills.xp(skill)),
+                "{skill:?}"
+            );
+        }
+        assert_eq!(
+            (skills.level(Skill::Magic), skills.level(Skill::Defense)),
+            (27, 60)
+        );
+        assert_eq!(skills.level(Skill::Melee), MAX_LEVEL);
+
+        let text = ron::to_string(&skills).unwrap();
+        assert_eq!(
+            text, "(centi_xp:(1303443100,0,1015400,27374200,115400))",
+            "the saved form is the XP alone"
+        );
+        let loaded: Skills = ron::from_str(&text).unwrap();
+        assert_eq!(loaded, skills);
+        let edited: Skills = ron::from_str("(centi_xp:(0,8300,0,0,99))").unwrap();
+        assert_eq!(edited.level(Skill::Ranged), 2);
+        assert_eq!(edited.level(Skill::Magic), 1);
     }
 }
