@@ -108,9 +108,9 @@ by_function() { # event profile
 }
 
 # The N functions whose cost of `event` grew most from the S1 run to the
-# S2 run, per attack between (those that round to nothing left out). (The last stage reads all its input: a
-# `head` there would stop `sort` with SIGPIPE, which pipefail turns into
-# this script's failure.)
+# S2 run, per attack between (those that round to nothing left out). The
+# last stage reads all its input: a `head` there would stop `sort` with
+# SIGPIPE, which pipefail turns into this script's failure.
 top_functions() { # event heading
     echo "  $2"
     awk -F'\t' -v n="$attacks" '

@@ -38,11 +38,11 @@ pub fn level_for_xp(xp: u64) -> u32 {
 /// reaches.
 ///
 /// Every attack reads two levels (the attacker's weapon skill, the
-/// defender's Defense), and finding one in the XP table costs more than
-/// the rest of the roll; the levels are kept beside the XP instead, set by
-/// every change of XP (an XP grant searches the table only when it reaches
-/// the next level). They follow from the XP, so only the XP is saved, in
-/// the form it always had.
+/// defender's Defense), each a search of the 99-entry XP table if it were
+/// derived there; the levels are kept beside the XP instead, set by every
+/// change of XP (an XP grant searches the table only when it reaches the
+/// next level). They follow from the XP, so only the XP is saved, in the
+/// form it always had.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(from = "SavedSkills")]
 pub struct Skills {
