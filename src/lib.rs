@@ -60,6 +60,7 @@
 //! | layer | owns |
 //! |---|---|
 //! | `diagnostics` | located errors and warnings, "did you mean" |
+//! | [`rounding`] | exact, inline `floor` and `round` for per-event game math (no library call on baseline x86-64) |
 //! | `tags` | registry, [`Tag`], [`TagSet`], [`TagQuery`], [`TagCounts`], native tag sets |
 //! | `time` | [`SimTime`], [`SimDuration`], the [`TimerQueue`] |
 //! | [`trace`] | the structured record of what happened ([`Trace`]), game records, the [`Name`] component, text and JSON-lines renderers |
@@ -335,7 +336,7 @@ pub mod invariants;
 mod names;
 mod prefetch;
 mod ron_format;
-mod rounding;
+pub mod rounding;
 pub mod scenario;
 mod slots;
 pub mod snapshot;

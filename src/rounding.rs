@@ -1,33 +1,43 @@
 //! Exact, inline stand-ins for `f64::round` and `f64::floor`.
 //!
 //! On baseline x86-64 (no SSE4.1, so no `roundsd`) both are library calls
-//! of some twenty instructions and a call, and the attack path rounds on
-//! every swing: the durations its effects evaluate, the max hit, the XP it
-//! grants. These give the same results, bit for bit over the inputs each
-//! documents, from a truncating conversion and a comparison.
+//! of some twenty instructions and a call. Game math that rounds on every
+//! attack (a max hit, XP in hundredths, a duration in microseconds) can
+//! use these instead: they give the library's results, bit for bit, from
+//! a truncating conversion and a comparison. The combat module's damage
+//! math and XP use them, and so does every duration an effect evaluates.
+//!
+//! ```
+//! use gaskit::rounding::{floor, round_to_u64};
+//!
+//! assert_eq!(round_to_u64(2.5), 3);
+//! assert_eq!(round_to_u64(1_234.499_999), 1_234);
+//! assert_eq!(round_to_u64(-7.0), 0, "negative values saturate to zero, as `as` does");
+//! assert_eq!(floor(0.5 + 715.0 / 640.0), 1.0);
+//! assert_eq!(floor(-0.25), -1.0);
+//! ```
 
 /// Below this every double may have a fraction; from it on every double
 /// is a whole number.
 const TWO_52: f64 = 4_503_599_627_370_496.0;
 
-/// `x.round() as u64` (halves away from zero), for `x` not negative: a
-/// finite `x` below 2^64 rounds to its nearest whole number, and from 2^63
-/// on (infinity included) the conversion saturates as `as` does; NaN gives
-/// 0, as `as` does.
+/// `x.round() as u64`, exactly, for every `x`: the nearest whole number,
+/// halves away from zero; 0 for a negative `x` or NaN and `u64::MAX` from
+/// 2^64 on (infinity included), as the saturating `as` gives.
 ///
 /// This is exact: the whole part of a double is a double, and the fraction
 /// `x - whole` is computed without error (Sterbenz), so comparing it with
 /// one half decides as `round` does.
 #[inline]
-pub(crate) fn round_half_up(x: f64) -> u64 {
+pub fn round_to_u64(x: f64) -> u64 {
     // Below 2^63 (every duration a game writes) the signed conversions are
-    // single instructions; above it every double is already whole.
+    // single instructions; above it every double is already whole, and
+    // NaN fails the comparison and converts to 0.
     const TWO_63: f64 = 9_223_372_036_854_775_808.0;
-    debug_assert!(
-        x >= 0.0 || x.is_nan(),
-        "round_half_up of a negative number: {x}"
-    );
     if x < TWO_63 {
+        if x < 0.0 {
+            return 0;
+        }
         let whole = x as i64;
         let fraction = x - whole as f64;
         (whole + i64::from(fraction >= 0.5)) as u64
@@ -39,7 +49,7 @@ pub(crate) fn round_half_up(x: f64) -> u64 {
 /// `x.floor()`, bit for bit, for every `x` (negative zero, infinities and
 /// NaN included).
 #[inline]
-pub(crate) fn floor(x: f64) -> f64 {
+pub fn floor(x: f64) -> f64 {
     if x.abs() < TWO_52 {
         // The conversion truncates towards zero, exactly in this range;
         // below zero a dropped fraction means one less. The sign is `x`'s,
@@ -108,13 +118,16 @@ mod tests {
         cases
     }
 
+    /// Every case and its negation, plus the infinities and NaN.
     #[test]
     fn rounding_agrees_with_the_library_round() {
         let mut cases = edge_cases();
         cases.extend(random_cases(100_000));
-        cases.push(f64::NAN);
+        let negated: Vec<f64> = cases.iter().map(|x| -x).collect();
+        cases.extend(negated);
+        cases.extend([-0.49999999999999994, f64::NEG_INFINITY, f64::NAN, -f64::NAN]);
         for x in cases {
-            assert_eq!(round_half_up(x), x.round() as u64, "{x:e}");
+            assert_eq!(round_to_u64(x), x.round() as u64, "{x:e}");
         }
     }
 

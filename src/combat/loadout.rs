@@ -122,7 +122,7 @@ impl Inventory {
     /// `Combatant`), for the prefetch stage: a cast reads and spends its
     /// runes here.
     pub(crate) fn prefetch(&self) {
-        crate::prefetch::value(&self.stacks[..]);
+        crate::prefetch_component(&self.stacks[..]);
     }
 
     /// How many of `item`.

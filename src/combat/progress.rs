@@ -47,12 +47,7 @@ pub fn max_health_for_level(settings: &CombatSettings, level: u32) -> f64 {
 /// Hundredths of `value`, rounded half away from zero; none for a
 /// negative value or NaN, and saturating at `u64::MAX`.
 fn centi(value: f64) -> u64 {
-    let hundredths = value * 100.0;
-    if hundredths >= 0.0 {
-        crate::rounding::round_half_up(hundredths)
-    } else {
-        0
-    }
+    crate::rounding::round_to_u64(value * 100.0)
 }
 
 /// Grants the XP for `damage` points dealt by `attacker`: style-routed XP

@@ -73,7 +73,7 @@ impl SimDuration {
         // −∞ is below zero and +∞ (or a product that overflows to it) is
         // not below the bound.
         if secs >= 0.0 && micros < u64::MAX as f64 {
-            Ok(Self(crate::rounding::round_half_up(micros)))
+            Ok(Self(crate::rounding::round_to_u64(micros)))
         } else {
             Err(InvalidDuration(secs))
         }
