@@ -50,7 +50,7 @@ impl Gas {
         &mut self,
         world: &mut World,
         target: Entity,
-        spec: EffectSpec,
+        mut spec: EffectSpec,
     ) -> Result<ApplyOutcome, EffectError> {
         let (captures, live_capture, refreshes, lazy, plain, attributes_only) = {
             let Some(def) = self.catalog.effects().try_def(spec.effect) else {
@@ -73,7 +73,6 @@ impl Gas {
         system.host.prefetch_due_lazy_end(self.now);
         // A cooldown on a host nothing watches (every swing's) is added by
         // a short path that leaves the same state, or the full path runs.
-        let mut spec = spec;
         if plain && !self.watches(system) {
             match system.host.add_plainly(self.defs(), target, self.now, spec) {
                 Ok(key) => return Ok(ApplyOutcome::Added(key)),
