@@ -97,8 +97,9 @@ pub(crate) fn refresh_in_combat(
 ) {
     let tags = runtime.tags();
     let seconds = runtime.defs().settings.in_combat.as_secs_f64();
-    let spec = EffectSpec::new(runtime.in_combat_effect)
-        .with_set_by_caller(tags[native::STATUS_IN_COMBAT], seconds);
+    // Built in place: a builder chain moves the whole spec at each step.
+    let mut spec = EffectSpec::new(runtime.in_combat_effect);
+    spec.set(tags[native::STATUS_IN_COMBAT], seconds);
     if let Ok(ApplyOutcome::Added(_)) = gas.apply_effect(world, entity, spec) {
         gas.record_game(CombatRecord::EnteredCombat { entity });
         gas.send_event(

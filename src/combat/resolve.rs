@@ -218,9 +218,10 @@ pub(crate) fn stamp_attack_cooldown(
     attacker: Entity,
     interval: SimDuration,
 ) {
-    let spec = EffectSpec::new(runtime.attack_cooldown_effect)
-        .with_source(attacker)
-        .with_set_by_caller(runtime.attack_cooldown, interval.as_secs_f64());
+    // Built in place: a builder chain moves the whole spec at each step.
+    let mut spec = EffectSpec::new(runtime.attack_cooldown_effect);
+    spec.source = Some(attacker);
+    spec.set(runtime.attack_cooldown, interval.as_secs_f64());
     gas.apply_effect_recorded(world, attacker, spec);
     gas.record_game(CombatRecord::CooldownStamped {
         entity: attacker,
@@ -327,9 +328,11 @@ pub(crate) fn roll_and_apply(
     let cue = spell_def.map_or_else(|| damage_type.hit_cue(tags), |s| s.hit_cue);
     let hit = match rolled {
         AttackOutcome::Hit(amount) => {
-            let mut spec = EffectSpec::new(runtime.damage_effect).with_source(attacker);
+            let mut spec = EffectSpec::new(runtime.damage_effect);
+            spec.source = Some(attacker);
             spec.tags = damage_tags.clone();
-            Some(spec.with_set_by_caller(damage_type.tag(tags), f64::from(amount)))
+            spec.set(damage_type.tag(tags), f64::from(amount));
+            Some(spec)
         }
         _ => None,
     };
