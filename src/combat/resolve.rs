@@ -326,22 +326,10 @@ pub(crate) fn roll_and_apply(
         _ => AttackOutcome::Miss,
     };
     let cue = spell_def.map_or_else(|| damage_type.hit_cue(tags), |s| s.hit_cue);
-    let hit = match rolled {
-        AttackOutcome::Hit(amount) => {
-            let mut spec = EffectSpec::new(runtime.damage_effect);
-            spec.source = Some(attacker);
-            spec.tags = damage_tags.clone();
-            spec.set(damage_type.tag(tags), f64::from(amount));
-            Some(spec)
-        }
-        _ => None,
-    };
     // A hit the target would refuse (immune, dead) is recorded as such.
     let refusal = defence.map_or(Some(BlockReason::Requirements), |(_, refused)| refused);
     let outcome = match (rolled, refusal) {
-        (AttackOutcome::Hit(amount), Some(reason)) if hit.is_some() => {
-            AttackOutcome::Blocked(amount, reason)
-        }
+        (AttackOutcome::Hit(amount), Some(reason)) => AttackOutcome::Blocked(amount, reason),
         _ => rolled,
     };
     gas.record_game(CombatRecord::Attack {
@@ -352,18 +340,26 @@ pub(crate) fn roll_and_apply(
         weaved,
         spell,
     });
-    match (outcome, hit) {
-        (AttackOutcome::Hit(1..), Some(spec)) => gas.apply_effect_recorded(world, target, spec),
+    match outcome {
+        AttackOutcome::Hit(amount @ 1..) => {
+            // Built in place: a builder chain moves the whole spec at
+            // each step.
+            let mut spec = EffectSpec::new(runtime.damage_effect);
+            spec.source = Some(attacker);
+            spec.tags = damage_tags.clone();
+            spec.set(damage_type.tag(tags), f64::from(amount));
+            gas.apply_effect_recorded(world, target, spec);
+        }
         // A miss or a hit for zero applies nothing (no XP, no in-combat
         // refresh): its cue fires here, a miss flagged as one.
-        (AttackOutcome::Hit(_) | AttackOutcome::Miss, _) => {
+        AttackOutcome::Hit(_) | AttackOutcome::Miss => {
             let mut flags = TagSet::new();
             if outcome == AttackOutcome::Miss {
                 flags.insert(tags[native::COMBAT_EVENT_MISS]);
             }
             gas.fire_cue(target, Some(attacker), cue, 0.0, &flags);
         }
-        (AttackOutcome::Blocked(..), _) => {}
+        AttackOutcome::Blocked(..) => {}
     }
     // Other abilities react to the outcome (an on-hit proc): the attacker
     // hears of it at once, with the target (a reaction to being struck reads
