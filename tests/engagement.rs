@@ -1274,3 +1274,68 @@ fn misses_and_hits_for_zero_are_different_records() {
         "a level-1 fist can hit for 0"
     );
 }
+
+/// A swing's cue reaches a cue observer whether or not the trace records
+/// cues: with the trace off, an observer of the hit cues sees the cues a
+/// recording trace holds for the same fight, a miss flagged as one and a
+/// hit for zero not.
+#[test]
+fn a_cue_observer_sees_every_swing_cue_with_the_trace_off() {
+    let swing_cues = |record: bool| {
+        let mut a = Arena::new();
+        if !record {
+            a.gas.trace_mut().set_filter(TraceFilter::NONE);
+        }
+        let (hit_cues, miss) = (a.tag("GameplayCue.Combat.Hit"), a.tag("Combat.Event.Miss"));
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let log = seen.clone();
+        a.gas
+            .observe(Observe::cue(hit_cues), move |_, gas, observed| {
+                if let Some(TraceKind::Cue {
+                    magnitude, tags, ..
+                }) = observed.kind()
+                {
+                    let at = gas.now().as_secs_f64();
+                    log.lock().unwrap().push((at, *magnitude, tags.has(miss)));
+                }
+            });
+        let alice = a.spawn("alice", 0.0, 0.0, None);
+        let bob = a.spawn("bob", 100.0, 0.0, None);
+        a.world.get::<&mut Combatant>(alice).unwrap().skills = Skills::all_at(1);
+        a.engage(alice, bob);
+        a.at(2.4 * 200.0);
+        let recorded: Vec<(f64, f64, bool)> = a
+            .gas
+            .trace()
+            .events()
+            .iter()
+            .filter_map(|e| match &e.kind {
+                TraceKind::Cue {
+                    cue,
+                    magnitude,
+                    tags,
+                    ..
+                } if cue.matches(hit_cues) => {
+                    Some((e.time.as_secs_f64(), *magnitude, tags.has(miss)))
+                }
+                _ => None,
+            })
+            .collect();
+        let observed = seen.lock().unwrap().clone();
+        (observed, recorded)
+    };
+    let (observed_off, recorded_off) = swing_cues(false);
+    let (observed_on, recorded_on) = swing_cues(true);
+    assert!(recorded_off.is_empty(), "the trace was off");
+    assert_eq!(
+        observed_on, recorded_on,
+        "an observer sees what the trace records"
+    );
+    assert_eq!(observed_off, observed_on, "and the same with the trace off");
+    let misses = observed_off.iter().filter(|(_, _, miss)| *miss).count();
+    let zeros = observed_off
+        .iter()
+        .filter(|(_, amount, miss)| !miss && *amount == 0.0)
+        .count();
+    assert!(misses > 0 && zeros > 0, "{observed_off:?}");
+}

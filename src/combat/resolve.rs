@@ -17,7 +17,7 @@ use crate::effects::EffectSpec;
 use crate::gas::Gas;
 use crate::tags::TagSet;
 use crate::time::{SimDuration, SimTime};
-use crate::trace::BlockReason;
+use crate::trace::{BlockReason, TraceCategory};
 
 /// Which attack is being resolved.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -351,15 +351,17 @@ pub(crate) fn roll_and_apply(
             gas.apply_effect_recorded(world, target, spec);
         }
         // A miss or a hit for zero applies nothing (no XP, no in-combat
-        // refresh): its cue fires here, a miss flagged as one.
-        AttackOutcome::Hit(_) | AttackOutcome::Miss => {
+        // refresh): its cue fires here, a miss flagged as one. The flags
+        // are built only when the trace records cues or someone observes
+        // them.
+        AttackOutcome::Hit(_) | AttackOutcome::Miss if gas.traces(TraceCategory::CUES) => {
             let mut flags = TagSet::new();
             if outcome == AttackOutcome::Miss {
                 flags.insert(tags[native::COMBAT_EVENT_MISS]);
             }
             gas.fire_cue(target, Some(attacker), cue, 0.0, &flags);
         }
-        AttackOutcome::Blocked(..) => {}
+        AttackOutcome::Hit(_) | AttackOutcome::Miss | AttackOutcome::Blocked(..) => {}
     }
     // Other abilities react to the outcome (an on-hit proc): the attacker
     // hears of it at once, with the target (a reaction to being struck reads

@@ -291,8 +291,9 @@ impl Gas {
         }
     }
 
-    /// True when the trace records `category`: check it before building a
-    /// record that costs something to build.
+    /// True when the trace records `category` or an observer watches it
+    /// (see [`Gas::observe`]): check it before building a record, or
+    /// firing a cue, that costs something to build.
     pub fn traces(&self, category: TraceCategory) -> bool {
         self.trace.wants(category)
     }
