@@ -502,6 +502,8 @@ fn nobody_listening_means_nothing_is_kept() {
     shop.hammer();
     shop.at(5.0);
     assert!(shop.gas.trace().events().is_empty());
+    // What game code asks before building a costly record or cue.
+    assert!(!shop.gas.traces(TraceCategory::CUES));
     // One observer of cues: cues are delivered, the trace still keeps none.
     let (cues, log) = collector::<Tag>();
     let work = shop.tag("GameplayCue.Work");
@@ -510,6 +512,9 @@ fn nobody_listening_means_nothing_is_kept() {
             log.lock().unwrap().push(*cue);
         }
     });
+    // An observer counts as wanting its category, and only its category.
+    assert!(shop.gas.traces(TraceCategory::CUES));
+    assert!(!shop.gas.traces(TraceCategory::EFFECTS));
     shop.apply(smith, "GE_Saw");
     assert_eq!(*cues.lock().unwrap(), [shop.tag("GameplayCue.Work.Saw")]);
     assert!(shop.gas.trace().events().is_empty());
