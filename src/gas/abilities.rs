@@ -220,16 +220,32 @@ impl Gas {
 
     /// Handles `event` on `to` now: wakes instances waiting for it, then
     /// tries to activate every granted ability whose trigger it matches.
+    // The gate is inlined into every caller: most events are outcome
+    // events nobody answers (a hit nobody procs on), and those then cost
+    // the caller a check, not a call that builds and returns an outcome.
+    #[inline]
     pub fn handle_event(
         &mut self,
         world: &mut World,
         to: Entity,
         event: GameplayEvent,
     ) -> EventOutcome {
-        let mut outcome = EventOutcome::default();
         if !self.may_hear(event.tag) {
-            return outcome;
+            return EventOutcome::default();
         }
+        self.handle_heard_event(world, to, event)
+    }
+
+    /// [`handle_event`](Self::handle_event) of an event something may
+    /// answer.
+    #[inline(never)]
+    fn handle_heard_event(
+        &mut self,
+        world: &mut World,
+        to: Entity,
+        event: GameplayEvent,
+    ) -> EventOutcome {
+        let mut outcome = EventOutcome::default();
         let (waiting, triggered) = {
             // `query_one_mut`: the world is ours, so no borrow flags to keep.
             let Ok(system) = world.query_one_mut::<&AbilitySystem>(to) else {
