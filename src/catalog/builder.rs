@@ -328,7 +328,7 @@ impl CatalogBuilder {
         }
         effects.link_abilities(&effect_data, &abilities, &mut errors);
         let reactive = reactive_tags(&tags, &effects, &abilities);
-        effects.settle_lazy_ends(reactive);
+        effects.settle_shapes(reactive);
         let sources: Vec<SourceFile> = files.into_iter().map(|f| f.source).collect();
         let cx = SectionCx {
             files: &sources,

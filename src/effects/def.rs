@@ -180,10 +180,23 @@ pub struct EffectDef {
     pub on_removal: SmallVec<[EffectId; 1]>,
     /// Abilities the owner holds while it is active (and not inhibited).
     pub granted_abilities: SmallVec<[AbilityId; 1]>,
-    /// Whether its instances end lazily (see
-    /// [`ends_lazily`](Self::ends_lazily)); settled once the catalog knows
-    /// which tags its rules react to.
-    pub(crate) lazy_end: bool,
+    /// What an application of it involves (see [`Shape`]); settled once
+    /// the catalog knows which tags its rules react to.
+    pub(crate) shape: Shape,
+}
+
+/// The answers an application asks of its definition before anything
+/// else (does it end lazily, add plainly, refresh at its limit, touch
+/// only attributes?), settled once with the catalog
+/// ([`EffectDefs::settle_shapes`]) from the fields they follow from. Each
+/// application reads them: one load of a few flags, not a walk over a
+/// dozen fields of the definition.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Shape {
+    lazy_end: bool,
+    adds_plainly: bool,
+    refreshes_at_limit: bool,
+    touches_only_attributes: bool,
 }
 
 impl EffectDef {
@@ -215,7 +228,7 @@ impl EffectDef {
     /// granted tags no rule of the catalog reacts to (cancel-on-tags,
     /// ongoing requirements, the life rule): a cooldown, a combat mark.
     pub fn ends_lazily(&self) -> bool {
-        self.lazy_end
+        self.shape.lazy_end
     }
 
     /// The definition's half of [`ends_lazily`](Self::ends_lazily): nothing
@@ -242,8 +255,15 @@ impl EffectDef {
     /// effects, removal by tag or source reads (a cooldown): on a host
     /// nothing watches, the context adds it by a short path, and renews in
     /// place an instance of it that has just ended.
+    #[inline]
     pub(crate) fn adds_plainly(&self) -> bool {
-        self.lazy_end
+        self.shape.adds_plainly
+    }
+
+    /// [`adds_plainly`](Self::adds_plainly) from the fields, given whether
+    /// it ends lazily.
+    fn adds_plainly_by_fields(&self, lazy_end: bool) -> bool {
+        lazy_end
             && self.stacking.is_none()
             && self.chance.is_none()
             && self.application_requirements.is_empty()
@@ -258,7 +278,14 @@ impl EffectDef {
     /// for an instant effect with no application requirements, conditional
     /// effects or removal by tag (a hit's damage): the context then need
     /// not catch the owner up first.
+    #[inline]
     pub(crate) fn touches_only_attributes(&self) -> bool {
+        self.shape.touches_only_attributes
+    }
+
+    /// [`touches_only_attributes`](Self::touches_only_attributes) from the
+    /// fields.
+    fn touches_only_attributes_by_fields(&self) -> bool {
         self.is_instant()
             && self.application_requirements.is_empty()
             && self.conditional.is_empty()
@@ -273,7 +300,13 @@ impl EffectDef {
     /// checks the refusals, evaluates the spec and restarts the duration (a
     /// combat mark refreshed by every hit), and the context takes a short
     /// path that does just that.
+    #[inline]
     pub(crate) fn refreshes_at_limit(&self) -> bool {
+        self.shape.refreshes_at_limit
+    }
+
+    /// [`refreshes_at_limit`](Self::refreshes_at_limit) from the fields.
+    fn refreshes_at_limit_by_fields(&self) -> bool {
         self.stacking
             .is_some_and(|s| s.duration == DurationOnReapply::Refresh)
             && self.period.is_none()
@@ -345,7 +378,7 @@ pub struct EffectDefs {
     /// timers must look the source up.
     live_source_calculations: bool,
     /// Every tag some rule reacts to, with its subtree (see
-    /// [`settle_lazy_ends`](Self::settle_lazy_ends)).
+    /// [`settle_shapes`](Self::settle_shapes)).
     reactive_tags: TagSet,
 }
 
@@ -428,14 +461,23 @@ impl EffectDefs {
         }
     }
 
-    /// Settles which effects [end lazily](EffectDef::ends_lazily), given
-    /// `reactive`: every tag some rule reacts to the appearance or loss of
-    /// (the abilities' cancel-on-tags, the effects' ongoing requirements,
-    /// the life rule), each with its subtree, since rules match
-    /// parent-aware. Run once the abilities are compiled.
-    pub(crate) fn settle_lazy_ends(&mut self, reactive: TagSet) {
+    /// Settles each definition's [`Shape`]: which effects [end
+    /// lazily](EffectDef::ends_lazily), given `reactive` (every tag some
+    /// rule reacts to the appearance or loss of: the abilities'
+    /// cancel-on-tags, the effects' ongoing requirements, the life rule;
+    /// each with its subtree, since rules match parent-aware), and what
+    /// follows from that and the fields. Run once the abilities are
+    /// compiled and every link between definitions is resolved: nothing
+    /// changes a definition after.
+    pub(crate) fn settle_shapes(&mut self, reactive: TagSet) {
         for def in &mut self.defs {
-            def.lazy_end = def.end_is_inert() && !reactive.has_any_exact(&def.granted_tags);
+            let lazy_end = def.end_is_inert() && !reactive.has_any_exact(&def.granted_tags);
+            def.shape = Shape {
+                lazy_end,
+                adds_plainly: def.adds_plainly_by_fields(lazy_end),
+                refreshes_at_limit: def.refreshes_at_limit_by_fields(),
+                touches_only_attributes: def.touches_only_attributes_by_fields(),
+            };
         }
         self.reactive_tags = reactive;
     }
@@ -847,7 +889,8 @@ fn compile(
         on_removal: SmallVec::new(),
         // Abilities are compiled after effects: see `link_abilities`.
         granted_abilities: SmallVec::new(),
-        lazy_end: false,
+        // Settled with the whole catalog: see `settle_shapes`.
+        shape: Shape::default(),
     }
 }
 
@@ -966,4 +1009,61 @@ fn in_effect(
         None => format!("effect `{effect}`: {}", error.message),
     };
     error
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::catalog::CatalogBuilder;
+
+    /// Every answer of a definition's settled [`Shape`](super::Shape)
+    /// follows from its fields and the catalog's rules, including the
+    /// links resolved after each definition is compiled (conditional
+    /// effects) and the tags a rule reacts to: a watering can's lockout,
+    /// a damp mark a watering refreshes, a soak that may set a bloom, a
+    /// pour into the water level, one gated on the soil, and a shade that
+    /// a bloom's ongoing requirement reacts to.
+    #[test]
+    fn shapes_are_settled_from_the_whole_catalog() {
+        let mut builder = CatalogBuilder::new();
+        builder.tags().add_source(
+            "garden.tags",
+            "Cooldown.Watering\nStatus.Damp\nStatus.Wet\nStatus.Blooming\nStatus.Shaded\nSoil.Dry\n",
+        );
+        builder.add_source(
+            "garden.ron",
+            r#"(attributes: [(name: "Water", base: 50, min: 0, max: 100)],
+               effects: [
+                (name: "GE_Lockout", duration: Duration(Constant(2)), granted_tags: ["Cooldown.Watering"]),
+                (name: "GE_Damp", duration: Duration(Constant(3)), granted_tags: ["Status.Damp"],
+                 stacking: (by: Target, limit: 1)),
+                (name: "GE_Soak", duration: Duration(Constant(2)), granted_tags: ["Status.Wet"],
+                 conditional: [(effect: "GE_Bloom", when: (all: ["Status.Wet"]))]),
+                (name: "GE_Bloom", duration: Duration(Constant(3)), granted_tags: ["Status.Blooming"],
+                 ongoing_requirements: (none: ["Status.Shaded"])),
+                (name: "GE_Shade", duration: Duration(Constant(1)), granted_tags: ["Status.Shaded"]),
+                (name: "GE_Pour", modifiers: [(attribute: "Water", op: Flat, magnitude: Constant(40))]),
+                (name: "GE_Pour_Dry", application_requirements: (all: ["Soil.Dry"]),
+                 modifiers: [(attribute: "Water", op: Flat, magnitude: Constant(40))]),
+               ])"#,
+        );
+        let catalog = builder.build().unwrap();
+        let defs = catalog.effects();
+        let shape = |name: &str| {
+            let def = defs.def(defs.get(name).unwrap());
+            (
+                def.ends_lazily(),
+                def.adds_plainly(),
+                def.refreshes_at_limit(),
+                def.touches_only_attributes(),
+            )
+        };
+        // (ends lazily, adds plainly, refreshes at its limit, touches only attributes)
+        assert_eq!(shape("GE_Lockout"), (true, true, false, false));
+        assert_eq!(shape("GE_Damp"), (true, false, true, false));
+        assert_eq!(shape("GE_Soak"), (true, false, false, false));
+        assert_eq!(shape("GE_Bloom"), (false, false, false, false));
+        assert_eq!(shape("GE_Shade"), (false, false, false, false));
+        assert_eq!(shape("GE_Pour"), (false, false, false, true));
+        assert_eq!(shape("GE_Pour_Dry"), (false, false, false, false));
+    }
 }
