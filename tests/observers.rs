@@ -563,3 +563,58 @@ fn game_records_reach_observers_and_both_renderers() {
         "an observer still wants it"
     );
 }
+
+/// A record passed as a closure is built only when the trace records its
+/// category or an observer watches it, and then is kept and delivered as
+/// one passed built.
+#[test]
+fn a_record_built_on_demand_is_built_only_when_wanted() {
+    let mut shop = Workshop::new();
+    let built = Arc::new(Mutex::new(0_u32));
+    let record = GameRecord::new(shop.tag("Quest.Shed.Built"), shop.smith).magnitude(3.0);
+    let build = |built: &Arc<Mutex<u32>>| {
+        let built = Arc::clone(built);
+        move || {
+            *built.lock().unwrap() += 1;
+            record
+        }
+    };
+    // Nobody records or watches it: never built.
+    shop.gas.trace_mut().set_filter(TraceFilter::NONE);
+    shop.gas
+        .record_game_with(TraceCategory::GAME, build(&built));
+    assert_eq!(*built.lock().unwrap(), 0);
+    assert!(shop.gas.trace().events().is_empty());
+    // Recorded: built once and kept, as `record_game` keeps it.
+    shop.gas.trace_mut().set_filter(TraceFilter::ALL);
+    shop.gas
+        .record_game_with(TraceCategory::GAME, build(&built));
+    assert_eq!(*built.lock().unwrap(), 1);
+    shop.gas.record_game(record);
+    let kept: Vec<_> = shop
+        .gas
+        .trace()
+        .events()
+        .iter()
+        .map(|e| (e.time, e.kind.record::<GameRecord>().copied()))
+        .collect();
+    assert_eq!(kept, [(SimTime::ZERO, Some(record)); 2]);
+    // Only observed: built once more and delivered, not kept.
+    shop.gas.trace_mut().clear();
+    shop.gas.trace_mut().set_filter(TraceFilter::NONE);
+    let (records, log) = collector::<GameRecord>();
+    shop.gas.observe(
+        Observe::records::<GameRecord>(TraceCategory::GAME),
+        move |_, _, seen| {
+            if let Some(record) = seen.record::<GameRecord>() {
+                log.lock().unwrap().push(*record);
+            }
+        },
+    );
+    shop.gas
+        .record_game_with(TraceCategory::GAME, build(&built));
+    shop.gas.advance_by(&mut shop.world, SimDuration::ZERO);
+    assert_eq!(*built.lock().unwrap(), 2);
+    assert_eq!(*records.lock().unwrap(), [record]);
+    assert!(shop.gas.trace().events().is_empty());
+}

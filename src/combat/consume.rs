@@ -6,7 +6,7 @@ use hecs::{Entity, World};
 use super::combatant::Combatant;
 use super::defs::{SpellDef, SpellId};
 use super::native;
-use super::record::CombatRecord;
+use super::record::{CombatRecord, COMBAT};
 use super::runtime::CombatRuntime;
 use crate::gas::Gas;
 use crate::tags::Tag;
@@ -50,7 +50,7 @@ pub(crate) fn consume_runes(
         combatant.inventory.remove(rune, count);
     }
     if !def.runes.is_empty() {
-        gas.record_game(CombatRecord::RunesSpent {
+        gas.record_game_with(COMBAT, || CombatRecord::RunesSpent {
             entity: caster,
             spell,
         });
@@ -77,7 +77,7 @@ pub(crate) fn consume_ammo(
             .in_slot(runtime.ammo_slot)
             .map_or(0, |(_, q)| q)
     };
-    gas.record_game(CombatRecord::AmmoSpent {
+    gas.record_game_with(COMBAT, || CombatRecord::AmmoSpent {
         entity: shooter,
         left,
     });

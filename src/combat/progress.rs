@@ -5,7 +5,7 @@ use hecs::{Entity, World};
 
 use super::combatant::Combatant;
 use super::defs::{CombatSettings, DamageType, Skill, Style};
-use super::record::CombatRecord;
+use super::record::{CombatRecord, PROGRESS};
 use super::runtime::CombatRuntime;
 use crate::gas::Gas;
 
@@ -87,7 +87,7 @@ pub(crate) fn grant_damage_xp(
         }
     }
     for (skill, centi_xp) in grants.into_iter().filter(|(_, a)| *a > 0) {
-        gas.record_game(CombatRecord::Xp {
+        gas.record_game_with(PROGRESS, || CombatRecord::Xp {
             entity: attacker,
             skill,
             centi_xp,

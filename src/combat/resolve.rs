@@ -9,7 +9,7 @@ use super::combatant::Combatant;
 use super::defs::{DamageType, SpellDef, SpellId, Style};
 use super::math;
 use super::native;
-use super::record::{AttackOutcome, CombatRecord};
+use super::record::{AttackOutcome, CombatRecord, COMBAT};
 use super::runtime::CombatRuntime;
 use super::stats::{active_style, snapshot, AttackSource};
 use crate::abilities::{AbilitySystem, GameplayEvent};
@@ -223,7 +223,7 @@ pub(crate) fn stamp_attack_cooldown(
     spec.source = Some(attacker);
     spec.set(runtime.attack_cooldown, interval.as_secs_f64());
     gas.apply_effect_recorded(world, attacker, spec);
-    gas.record_game(CombatRecord::CooldownStamped {
+    gas.record_game_with(COMBAT, || CombatRecord::CooldownStamped {
         entity: attacker,
         cooldown: runtime.attack_cooldown,
         duration: interval,
@@ -332,7 +332,7 @@ pub(crate) fn roll_and_apply(
         (AttackOutcome::Hit(amount), Some(reason)) => AttackOutcome::Blocked(amount, reason),
         _ => rolled,
     };
-    gas.record_game(CombatRecord::Attack {
+    gas.record_game_with(COMBAT, || CombatRecord::Attack {
         attacker,
         target,
         outcome,

@@ -250,12 +250,41 @@ impl Gas {
     /// Records a game module's (or game code's) own event at the current
     /// instant. When its category is filtered out nothing is stored or
     /// allocated.
+    ///
+    /// The record is an argument, so it is built before the trace is
+    /// asked whether it wants it. On a path that runs at every step,
+    /// [`record_game_with`](Self::record_game_with) builds it only when
+    /// it is wanted.
     // Inlined, with the storing out of line: a game records at every
     // step (an attack, a stamped cooldown), mostly into a trace that keeps
-    // none of it, and then the record is never built.
+    // none of it.
     #[inline]
     pub fn record_game(&mut self, record: impl TraceRecord) {
         if self.trace.wants(record.category()) {
+            self.keep_game(record);
+        }
+    }
+
+    /// [`record_game`](Self::record_game) of the record `build` makes,
+    /// made only when the trace records or an observer watches
+    /// `category`, which must be the record's own
+    /// ([`TraceRecord::category`]; checked in debug builds). For a record
+    /// on a path that runs at every step (an attack, a stamped cooldown):
+    /// a record passed to `record_game` is built, fields copied into it,
+    /// whether or not anything keeps it.
+    #[inline]
+    pub fn record_game_with<R: TraceRecord>(
+        &mut self,
+        category: TraceCategory,
+        build: impl FnOnce() -> R,
+    ) {
+        if self.trace.wants(category) {
+            let record = build();
+            debug_assert_eq!(
+                record.category(),
+                category,
+                "record_game_with: the record's category is not the one given"
+            );
             self.keep_game(record);
         }
     }
