@@ -30,16 +30,31 @@ impl Gas {
         target: Entity,
         spec: EffectSpec,
     ) -> Result<ApplyOutcome, EffectError> {
-        // The result is returned as it came, not unwrapped and wrapped
-        // again: it is large, and each wrapping is a copy.
-        let result = self.apply_effect_inner(world, target, spec);
-        match &result {
-            Ok(ApplyOutcome::Executed(execution)) => self.after_execution(world, target, execution),
-            Ok(_) => {}
-            Err(_) => return result,
+        // An outcome is as large as an execution. Held across the
+        // reconcile, it would be copied into the return slot after it; so
+        // the small outcomes (every stack refreshed, every cooldown added)
+        // are built again there instead, and only an execution, which the
+        // observers read first, is held.
+        match self.apply_effect_inner(world, target, spec) {
+            Ok(ApplyOutcome::Executed(execution)) => {
+                self.after_execution(world, target, &execution);
+                self.reconcile(world);
+                Ok(ApplyOutcome::Executed(execution))
+            }
+            Ok(ApplyOutcome::Added(key)) => {
+                self.reconcile(world);
+                Ok(ApplyOutcome::Added(key))
+            }
+            Ok(ApplyOutcome::Stacked { key, stacks }) => {
+                self.reconcile(world);
+                Ok(ApplyOutcome::Stacked { key, stacks })
+            }
+            Ok(ApplyOutcome::Blocked(reason)) => {
+                self.reconcile(world);
+                Ok(ApplyOutcome::Blocked(reason))
+            }
+            Err(error) => Err(error),
         }
-        self.reconcile(world);
-        result
     }
 
     // Never inlined: its callers (game code's applications, the

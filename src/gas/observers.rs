@@ -318,18 +318,24 @@ impl Gas {
     fn deliver_queued(&mut self, world: &mut World) {
         self.delivering = true;
         let mut observers = self.observers.clone();
-        while let Some(seen) = self.trace.next_observation() {
-            // One registered by an observer hears what follows.
-            if !Arc::ptr_eq(&observers, &self.observers) {
-                observers = self.observers.clone();
-            }
-            for observer in observers.iter() {
-                if observer.what.matches(world, &seen) {
-                    (observer.callback)(world, self, &seen);
+        // Batch by batch, each in order: what a batch's observers and
+        // reconciles cause queues behind it, as it would behind one queue.
+        while self.trace.has_observations() {
+            let batch = self.trace.take_observations();
+            for seen in &batch {
+                // One registered by an observer hears what follows.
+                if !Arc::ptr_eq(&observers, &self.observers) {
+                    observers = self.observers.clone();
                 }
+                for observer in observers.iter() {
+                    if observer.what.matches(world, seen) {
+                        (observer.callback)(world, self, seen);
+                    }
+                }
+                // What the observers changed is reconciled before the next one.
+                self.reconcile_only(world);
             }
-            // What the observers changed is reconciled before the next one.
-            self.reconcile_only(world);
+            self.trace.recycle_observations(batch);
         }
         self.delivering = false;
     }

@@ -66,8 +66,6 @@ pub use observation::Observation;
 pub use record::{DynEq, RenderCx, TraceRecord};
 pub use text::{entity_name, render_line, render_text, EntityNames, Name};
 
-use std::collections::VecDeque;
-
 use crate::time::SimTime;
 
 /// The record of a simulation, and the queue of what observers are
@@ -114,7 +112,10 @@ pub struct Trace {
     /// ends may have changed since a reader last looked.
     filter_changes: u64,
     /// Observations not yet delivered, in the order they happened.
-    queue: VecDeque<Observation>,
+    queue: Vec<Observation>,
+    /// The room of the last batch delivered, kept for the next: see
+    /// [`take_observations`](Self::take_observations).
+    spare: Vec<Observation>,
 }
 
 /// What [`Trace::take`] hands over.
@@ -162,7 +163,8 @@ impl Trace {
             retracted: None,
             observed: TraceFilter::NONE,
             filter_changes: 0,
-            queue: VecDeque::new(),
+            queue: Vec::new(),
+            spare: Vec::new(),
         }
     }
 
@@ -288,7 +290,7 @@ impl Trace {
             if kept {
                 self.events.push(event.clone());
             }
-            self.queue.push_back(Observation::Event(event));
+            self.queue.push(Observation::Event(event));
         } else if kept {
             self.events.push(TraceEvent { time, kind });
         }
@@ -302,7 +304,7 @@ impl Trace {
 
     /// Queues an observation that is not a trace event.
     pub(crate) fn observe(&mut self, observation: Observation) {
-        self.queue.push_back(observation);
+        self.queue.push(observation);
     }
 
     /// True when observations wait for delivery.
@@ -310,9 +312,20 @@ impl Trace {
         !self.queue.is_empty()
     }
 
-    /// The oldest observation not yet delivered.
-    pub(crate) fn next_observation(&mut self) -> Option<Observation> {
-        self.queue.pop_front()
+    /// Every observation not yet delivered, oldest first, as a batch the
+    /// deliverer reads in place (an observation is as large as an
+    /// execution: taken out one by one, each would be copied); what is
+    /// observed meanwhile queues anew, behind the batch. The queue
+    /// continues in the room of the last batch delivered, so neither
+    /// allocates once both have grown.
+    pub(crate) fn take_observations(&mut self) -> Vec<Observation> {
+        std::mem::replace(&mut self.queue, std::mem::take(&mut self.spare))
+    }
+
+    /// Gives back a delivered batch's room, for the next.
+    pub(crate) fn recycle_observations(&mut self, mut batch: Vec<Observation>) {
+        batch.clear();
+        self.spare = batch;
     }
 
     /// Every retained event, oldest first.
