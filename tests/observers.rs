@@ -132,6 +132,20 @@ fn collector<T: Send + 'static>() -> (Shared<T>, Shared<T>) {
     (list.clone(), list)
 }
 
+/// Registers an observer of every [`GameRecord`]; the list it fills.
+fn observe_game_records(gas: &mut Gas) -> Shared<GameRecord> {
+    let (records, log) = collector::<GameRecord>();
+    gas.observe(
+        Observe::records::<GameRecord>(TraceCategory::GAME),
+        move |_, _, seen| {
+            if let Some(record) = seen.record::<GameRecord>() {
+                log.lock().unwrap().push(*record);
+            }
+        },
+    );
+    records
+}
+
 #[test]
 fn observers_see_exactly_the_trace_in_its_order_even_when_one_acts() {
     let mut shop = Workshop::new();
@@ -523,15 +537,7 @@ fn nobody_listening_means_nothing_is_kept() {
 #[test]
 fn game_records_reach_observers_and_both_renderers() {
     let mut shop = Workshop::new();
-    let (records, log) = collector::<GameRecord>();
-    shop.gas.observe(
-        Observe::records::<GameRecord>(TraceCategory::GAME),
-        move |_, _, seen| {
-            if let Some(record) = seen.record::<GameRecord>() {
-                log.lock().unwrap().push(*record);
-            }
-        },
-    );
+    let records = observe_game_records(&mut shop.gas);
     let (built, main) = (shop.tag("Quest.Shed.Built"), shop.tag("Quest.Kind.Main"));
     let record = GameRecord::new(built, shop.smith)
         .other(shop.apprentice)
@@ -602,15 +608,7 @@ fn a_record_built_on_demand_is_built_only_when_wanted() {
     // Only observed: built once more and delivered, not kept.
     shop.gas.trace_mut().clear();
     shop.gas.trace_mut().set_filter(TraceFilter::NONE);
-    let (records, log) = collector::<GameRecord>();
-    shop.gas.observe(
-        Observe::records::<GameRecord>(TraceCategory::GAME),
-        move |_, _, seen| {
-            if let Some(record) = seen.record::<GameRecord>() {
-                log.lock().unwrap().push(*record);
-            }
-        },
-    );
+    let records = observe_game_records(&mut shop.gas);
     shop.gas
         .record_game_with(TraceCategory::GAME, build(&built));
     shop.gas.advance_by(&mut shop.world, SimDuration::ZERO);
