@@ -30,17 +30,19 @@ impl Gas {
         target: Entity,
         spec: EffectSpec,
     ) -> Result<ApplyOutcome, EffectError> {
-        // An outcome is as large as an execution. Held across the
-        // reconcile, it would be copied into the return slot after it; so
-        // the small outcomes (every stack refreshed, every cooldown added)
-        // are built again there instead, and only an execution, which the
-        // observers read first, is held.
-        match self.apply_effect_inner(world, target, spec) {
-            Ok(ApplyOutcome::Executed(execution)) => {
-                self.after_execution(world, target, &execution);
-                self.reconcile(world);
-                Ok(ApplyOutcome::Executed(execution))
-            }
+        // An outcome is as large as an execution. An execution, which the
+        // observers read first, is returned as it came: moved out and
+        // wrapped again, it is copied twice (5% of an instant damage
+        // application). The small outcomes (every stack refreshed, every
+        // cooldown added) are built again after the reconcile, so the large
+        // slot is not carried across it.
+        let result = self.apply_effect_inner(world, target, spec);
+        if let Ok(ApplyOutcome::Executed(execution)) = &result {
+            self.after_execution(world, target, execution);
+            self.reconcile(world);
+            return result;
+        }
+        match result {
             Ok(ApplyOutcome::Added(key)) => {
                 self.reconcile(world);
                 Ok(ApplyOutcome::Added(key))
@@ -53,7 +55,7 @@ impl Gas {
                 self.reconcile(world);
                 Ok(ApplyOutcome::Blocked(reason))
             }
-            Err(error) => Err(error),
+            Ok(ApplyOutcome::Executed(_)) | Err(_) => result,
         }
     }
 
