@@ -7,6 +7,7 @@ use hecs::{Entity, World};
 
 use super::combatant::Combatant;
 use super::defs::{DamageType, ItemId, SpellId, Style};
+use super::native;
 use super::range::{resolve_engagement_range, resolve_spell_range};
 use super::runtime::CombatRuntime;
 use crate::abilities::AbilitySystem;
@@ -57,6 +58,13 @@ impl SwingStats {
 /// Aggressive default.
 pub fn active_style(runtime: &CombatRuntime, system: &AbilitySystem, now: SimTime) -> Style {
     let tags = runtime.tags();
+    // Most fighters keep the default and own no style tag at all, which
+    // one parent-aware look settles (both sides of every swing ask). A
+    // style tag owned may have ended lazily by `now`; only the exact
+    // reads below account for that, so they decide when one is owned.
+    if !system.host.tags.tags().has(tags[native::COMBAT_STYLE]) {
+        return Style::Aggressive;
+    }
     let effects = runtime.catalog.effects();
     [Style::Defensive, Style::Controlled]
         .into_iter()
