@@ -188,13 +188,7 @@ impl TagSet {
     pub fn has_exact(&self, tag: Tag) -> bool {
         match &self.bits {
             Some(bits) => bit_is_set(bits, tag.index()),
-            // Members are sorted: the first at or past `tag` decides, so
-            // an absent tag stops the scan where it would stand.
-            None => self
-                .tags
-                .iter()
-                .find(|t| t.index() >= tag.index())
-                .is_some_and(|t| t.index() == tag.index()),
+            None => self.tags.iter().any(|t| t.index() == tag.index()),
         }
     }
 
