@@ -58,14 +58,12 @@ impl SwingStats {
 /// Aggressive default.
 pub fn active_style(runtime: &CombatRuntime, system: &AbilitySystem, now: SimTime) -> Style {
     let tags = runtime.tags();
+    let effects = runtime.catalog.effects();
     // Most fighters keep the default and own no style tag at all, which
-    // one parent-aware look settles (both sides of every swing ask). A
-    // style tag owned may have ended lazily by `now`; only the exact
-    // reads below account for that, so they decide when one is owned.
-    if !system.host.tags.tags().has(tags[native::COMBAT_STYLE]) {
+    // one parent-aware read settles (both sides of every swing ask).
+    if !system.has_tag(effects, now, tags[native::COMBAT_STYLE]) {
         return Style::Aggressive;
     }
-    let effects = runtime.catalog.effects();
     [Style::Defensive, Style::Controlled]
         .into_iter()
         .find(|s| system.has_exact_tag(effects, now, s.tag(tags)))
