@@ -257,7 +257,7 @@ fn timer_problem(world: &World, key: TimerKey, timer: &Timer) -> Option<String> 
         world.get::<&AbilitySystem>(entity).is_ok_and(|system| {
             system.host.effects.get(effect).is_some_and(|e| {
                 if period {
-                    e.period_timer == Some(key)
+                    e.period_timer() == Some(key)
                 } else {
                     e.expiry_timer == Some(key)
                 }

@@ -9,7 +9,7 @@ use super::data::CaptureFrom;
 use super::def::EffectId;
 use super::spec::{EffectSpec, SetByCallers};
 use crate::attributes::{AttributeId, SourceId};
-use crate::tags::TagSet;
+use crate::tags::{Tag, TagSet};
 use crate::time::{SimDuration, SimTime, TimerKey};
 
 new_key_type! {
@@ -31,16 +31,24 @@ impl EffectKey {
 /// again before each periodic execution.
 pub(crate) type Captures = SmallVec<[(CaptureFrom, AttributeId, f64); 2]>;
 
+/// The SetByCaller values an active effect keeps: one inline, since the
+/// effects that stay active (a cooldown, a combat mark) carry their
+/// duration and seldom more. A spec keeps two: made for every application,
+/// it is not paid for per entity, and with one the instant applications
+/// measured 5-10 % slower.
+type KeptSetByCallers = SmallVec<[(Tag, f64); 1]>;
+
 /// An active duration or infinite effect.
 ///
 /// It keeps the spec it was applied with in parts, not as an
 /// [`EffectSpec`]: the definition is already `def`, and what few effects
-/// carry (the spec's tags, 40 bytes inline, and the captured attribute
-/// values) sits behind one box made only when there is either
-/// ([`Extras`]). The effects that stay active (cooldowns, combat marks,
-/// buffs) seldom have them, and every entity reserves several of these
-/// slots, so each byte here is paid per slot per entity. Saved in the
-/// shape it had with a whole spec (see [`SavedActive`]).
+/// carry (the spec's tags, 40 bytes inline, the captured attribute values
+/// and a periodic effect's tick state) sits behind one box made only when
+/// there is any ([`Extras`]). The effects that stay active (cooldowns,
+/// combat marks, buffs) seldom have them, and every entity reserves
+/// several of these slots, so each byte here is paid per slot per entity
+/// (112 bytes, a slot of 120). Saved in the shape it had with a whole spec
+/// (see [`SavedActive`]).
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(try_from = "SavedActive")]
 // In declaration order, what every scan of a host's effects reads first
@@ -66,29 +74,42 @@ pub(crate) struct ActiveEffect {
     /// When the pending expiry timer fires. A refresh that only pushes the
     /// expiry later keeps the timer; it re-arms itself when it fires early.
     pub expiry_timer_at: SimTime,
-    pub period_timer: Option<TimerKey>,
-    /// When the next periodic execution is due (meaningful with a period).
-    pub next_period: SimTime,
     /// Evaluated magnitude of each modifier, for one stack.
     pub magnitudes: SmallVec<[f64; 2]>,
     /// The spec's level.
     pub level: u32,
-    /// The spec's tags and the captures; `None` when it has neither.
+    /// The spec's tags, the captures and the tick state; `None` when it
+    /// has none of them.
     extras: Option<Box<Extras>>,
     /// The spec's SetByCaller values.
-    set_by_caller: SetByCallers,
+    set_by_caller: KeptSetByCallers,
 }
 
 /// The parts of an [`ActiveEffect`] that few effects have, out of line
 /// together in their working form (room for two captures inline): one
-/// allocation for an effect with spec tags or up to two captures or
-/// both, none for one with neither.
+/// allocation for an effect with spec tags, captures, a period or any of
+/// them, none for one with none.
 #[derive(Clone, Debug, PartialEq)]
 struct Extras {
     /// The spec's tags.
     tags: TagSet,
     /// Attribute values captured at application.
     captures: Captures,
+    /// The pending periodic execution's timer.
+    period_timer: Option<TimerKey>,
+    /// When the next periodic execution is due (meaningful with a period).
+    next_period: SimTime,
+}
+
+impl Extras {
+    fn new(tags: TagSet, captures: Captures) -> Self {
+        Self {
+            tags,
+            captures,
+            period_timer: None,
+            next_period: SimTime::MAX,
+        }
+    }
 }
 
 impl ActiveEffect {
@@ -110,14 +131,12 @@ impl ActiveEffect {
             inhibited: true,
             infinite: duration.is_none(),
             extras: (!tags.is_empty() || !captures.is_empty())
-                .then(|| Box::new(Extras { tags, captures })),
-            set_by_caller,
+                .then(|| Box::new(Extras::new(tags, captures))),
+            set_by_caller: KeptSetByCallers::from_slice(&set_by_caller),
             started,
             duration: duration.unwrap_or(SimDuration::ZERO),
             expiry_timer: None,
             expiry_timer_at: SimTime::ZERO,
-            period_timer: None,
-            next_period: SimTime::MAX,
             magnitudes,
         }
     }
@@ -132,7 +151,7 @@ impl ActiveEffect {
     /// armed in the queue, which the debug build checks.
     pub fn renew(&mut self, spec: EffectSpec, now: SimTime, duration: SimDuration) {
         debug_assert_eq!(self.def, spec.effect);
-        debug_assert!(self.ends_lazily() && self.period_timer.is_none());
+        debug_assert!(self.ends_lazily() && self.period_timer().is_none());
         let (_, level, source, tags, set_by_caller) = spec.into_parts();
         self.inhibited = false;
         self.infinite = false;
@@ -141,20 +160,15 @@ impl ActiveEffect {
         self.started = now;
         self.duration = duration;
         self.expiry_timer_at = SimTime::ZERO;
-        self.next_period = SimTime::MAX;
         self.magnitudes.clear();
         self.level = level;
-        // The box goes or comes only with the spec's tags: a renewal with
-        // none, over an instance with none, the swing's, allocates nothing.
+        // The box goes or comes only with the spec's tags (a lazily ending
+        // effect has no period): a renewal with none, over an instance with
+        // none, the swing's, allocates nothing.
         if !tags.is_empty() || self.extras.is_some() {
-            self.extras = (!tags.is_empty()).then(|| {
-                Box::new(Extras {
-                    tags,
-                    captures: Captures::new(),
-                })
-            });
+            self.extras = (!tags.is_empty()).then(|| Box::new(Extras::new(tags, Captures::new())));
         }
-        self.set_by_caller = set_by_caller;
+        self.set_by_caller = KeptSetByCallers::from_slice(&set_by_caller);
     }
 
     /// The spec it was applied with, rebuilt.
@@ -164,8 +178,47 @@ impl ActiveEffect {
             self.level,
             self.source,
             self.tags().clone(),
-            self.set_by_caller.clone(),
+            SetByCallers::from_slice(&self.set_by_caller),
         )
+    }
+
+    /// The pending periodic execution's timer.
+    pub fn period_timer(&self) -> Option<TimerKey> {
+        self.extras.as_ref().and_then(|extras| extras.period_timer)
+    }
+
+    /// Takes the pending periodic execution's timer, leaving none.
+    pub fn take_period_timer(&mut self) -> Option<TimerKey> {
+        self.extras
+            .as_mut()
+            .and_then(|extras| extras.period_timer.take())
+    }
+
+    /// Notes the pending periodic execution's timer.
+    pub fn set_period_timer(&mut self, timer: TimerKey) {
+        self.extras_mut().period_timer = Some(timer);
+    }
+
+    /// When the next periodic execution is due ([`SimTime::MAX`] without
+    /// a period).
+    pub fn next_period(&self) -> SimTime {
+        self.extras
+            .as_ref()
+            .map_or(SimTime::MAX, |extras| extras.next_period)
+    }
+
+    /// Sets when the next periodic execution is due.
+    pub fn set_next_period(&mut self, at: SimTime) {
+        if at != SimTime::MAX || self.extras.is_some() {
+            self.extras_mut().next_period = at;
+        }
+    }
+
+    /// The extras box, made empty if there was none (a periodic effect's
+    /// first tick state).
+    fn extras_mut(&mut self) -> &mut Extras {
+        self.extras
+            .get_or_insert_with(|| Box::new(Extras::new(TagSet::new(), Captures::new())))
     }
 
     /// The tags of the spec it was applied with.
@@ -280,7 +333,7 @@ struct SavedSpecRef<'a> {
     level: u32,
     source: Option<Entity>,
     tags: &'a TagSet,
-    set_by_caller: &'a SetByCallers,
+    set_by_caller: &'a [(Tag, f64)],
 }
 
 impl Serialize for ActiveEffect {
@@ -299,8 +352,8 @@ impl Serialize for ActiveEffect {
             duration: self.duration(),
             expiry_timer: self.expiry_timer,
             expiry_timer_at: self.expiry_timer_at,
-            period_timer: self.period_timer,
-            next_period: self.next_period,
+            period_timer: self.period_timer(),
+            next_period: self.next_period(),
             inhibited: self.inhibited,
             magnitudes: &self.magnitudes,
             captures: self.captures(),
@@ -333,8 +386,10 @@ impl TryFrom<SavedActive> for ActiveEffect {
         effect.inhibited = saved.inhibited;
         effect.expiry_timer = saved.expiry_timer;
         effect.expiry_timer_at = saved.expiry_timer_at;
-        effect.period_timer = saved.period_timer;
-        effect.next_period = saved.next_period;
+        if let Some(timer) = saved.period_timer {
+            effect.set_period_timer(timer);
+        }
+        effect.set_next_period(saved.next_period);
         Ok(effect)
     }
 }
@@ -342,15 +397,15 @@ impl TryFrom<SavedActive> for ActiveEffect {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tags::Tag;
     use slotmap::KeyData;
 
-    /// Every entity reserves room for a few of these: the spec's tags and
-    /// the captures sit out of line, in one box made only when there is
-    /// either.
+    /// Every entity reserves room for a few of these: the spec's tags, the
+    /// captures and a periodic effect's tick state sit out of line, in one
+    /// box made only when there is any of them, and one SetByCaller value
+    /// inline.
     #[test]
     fn an_active_effect_keeps_its_spec_tags_and_captures_out_of_line() {
-        assert_eq!(std::mem::size_of::<ActiveEffect>(), 144);
+        assert_eq!(std::mem::size_of::<ActiveEffect>(), 112);
         let captured = |captures: &[(CaptureFrom, AttributeId, f64)]| {
             ActiveEffect::new(
                 EffectSpec::new(EffectId::new(1)),
@@ -461,7 +516,10 @@ mod tests {
     }
 
     /// Saves and checksums read the same whether the spec had tags or
-    /// not, a window or none; the effect rebuilds the spec it was given.
+    /// not, one SetByCaller value or more, a window or none, captures or
+    /// none, a pending tick or none (the tick state and captures kept out
+    /// of line, or no box at all); the effect rebuilds the spec it was
+    /// given.
     #[test]
     fn an_active_effect_saves_as_it_did_with_a_whole_spec() {
         let key = Tag::from_parts(3, 4);
@@ -471,11 +529,26 @@ mod tests {
             .with_tag(Tag::from_parts(5, 6))
             .with_set_by_caller(key, 1.25);
         let plain = EffectSpec::new(EffectId::new(1)).with_set_by_caller(key, 20.0);
-        for (spec, duration) in [
-            (tagged, Some(SimDuration::from_millis(2_400))),
-            (plain, None),
+        let two_values = plain.clone().with_set_by_caller(Tag::from_parts(4, 5), 3.5);
+        let ticking = |mut old: WholeSpecEffect| {
+            old.period_timer = Some(KeyData::from_ffi((2 << 32) | 7).into());
+            old.next_period = SimTime::from_micros(1_750);
+            old
+        };
+        let without_captures = |mut old: WholeSpecEffect| {
+            old.captures = Box::new([]);
+            old
+        };
+        let window = Some(SimDuration::from_millis(2_400));
+        for old in [
+            whole(tagged, window),
+            whole(plain.clone(), None),
+            whole(two_values, window),
+            ticking(whole(plain.clone(), window)),
+            ticking(without_captures(whole(plain.clone(), window))),
+            without_captures(whole(plain, window)),
         ] {
-            let old = whole(spec.clone(), duration);
+            let (spec, duration) = (old.spec.clone(), old.duration);
             let text = ron::to_string(&old).unwrap();
             let effect: ActiveEffect = ron::from_str(&text).unwrap();
             assert_eq!(effect.spec(), spec);
@@ -483,6 +556,10 @@ mod tests {
             assert_eq!(effect.captures(), &*old.captures);
             assert_eq!(effect.duration(), duration);
             assert_eq!(effect.stacks, 3);
+            assert_eq!(effect.period_timer(), old.period_timer);
+            assert_eq!(effect.next_period(), old.next_period);
+            let boxed = !spec.tags.is_empty() || !old.captures.is_empty();
+            assert_eq!(effect.extras.is_some(), boxed || old.period_timer.is_some());
             assert_eq!(ron::to_string(&effect).unwrap(), text);
             assert_eq!(
                 serde_json::to_string(&effect).unwrap(),

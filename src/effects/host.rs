@@ -114,7 +114,7 @@ impl EffectHost {
             tags: TagCounts::new(),
             // A fighter holds up to three effects at once (cooldown,
             // in-combat, a buff or the death mark): reserving them at spawn
-            // keeps the first fight from allocating. Each slot is 152
+            // keeps the first fight from allocating. Each slot is 120
             // bytes for every entity, so no more than that (an entity
             // holding more grows once and keeps the room).
             effects: Slots::with_capacity(3),
@@ -722,7 +722,7 @@ impl EffectHost {
         let entity = cx.entity;
         let effect = &mut self.effects[key];
         if let Some(period) = def.period {
-            effect.next_period = cx.now + period.interval;
+            effect.set_next_period(cx.now + period.interval);
             arm_period(effect, cx, key);
         }
         cx.trace.record_with(cx.now, TraceCategory::EFFECTS, || {
@@ -863,10 +863,10 @@ impl EffectHost {
         }
         let effect = &mut self.effects[key];
         if let (Some(period), PeriodOnReapply::Reset) = (def.period, stacking.period) {
-            if let Some(timer) = effect.period_timer.take() {
+            if let Some(timer) = effect.take_period_timer() {
                 cx.timers.cancel(timer);
             }
-            effect.next_period = cx.now + period.interval;
+            effect.set_next_period(cx.now + period.interval);
         }
         // A longer window may make room for a tick that had none.
         arm_period(effect, cx, key);
@@ -983,9 +983,12 @@ impl EffectHost {
         }
         // The tick due now runs here, before the removal; its own timer (in
         // a later lane at this instant) is cancelled so it runs once.
-        if let Some(timer) = effect.period_timer.filter(|_| effect.next_period <= cx.now) {
+        if let Some(timer) = effect
+            .period_timer()
+            .filter(|_| effect.next_period() <= cx.now)
+        {
             cx.timers.cancel(timer);
-            effect.period_timer = None;
+            effect.take_period_timer();
             self.tick(cx, key);
         }
         let effect = &mut self.effects[key];
@@ -1017,7 +1020,7 @@ impl EffectHost {
     /// The period timer fired: execute (unless inhibited) and reschedule.
     pub(crate) fn on_period<P: From<EffectTimer>>(&mut self, cx: &mut EffectCx<P>, key: EffectKey) {
         if let Some(effect) = self.effects.get_mut(key) {
-            effect.period_timer = None;
+            effect.take_period_timer();
             self.tick(cx, key);
         }
     }
@@ -1030,7 +1033,7 @@ impl EffectHost {
         };
         self.execute_period(cx, key);
         let effect = &mut self.effects[key];
-        effect.next_period = cx.now + period.interval;
+        effect.set_next_period(cx.now + period.interval);
         arm_period(effect, cx, key);
     }
 
@@ -1090,7 +1093,7 @@ impl EffectHost {
         // slot; then it is dropped there (moving an effect out just to drop
         // it was a cold copy per removal).
         let effect = &self.effects[key];
-        for timer in [effect.expiry_timer, effect.period_timer]
+        for timer in [effect.expiry_timer, effect.period_timer()]
             .into_iter()
             .flatten()
         {
@@ -1303,13 +1306,14 @@ fn arm_period<P: From<EffectTimer>>(
     let periodic = cx.defs.def(effect.def).period.is_some();
     // A tick that would land at the end of time (the clock saturated) never
     // comes: at `SimTime::MAX` it would re-arm itself at the same instant.
-    let due = effect.next_period <= effect.expires_at() && effect.next_period < SimTime::MAX;
-    if periodic && effect.period_timer.is_none() && due {
+    let next = effect.next_period();
+    let due = next <= effect.expires_at() && next < SimTime::MAX;
+    if periodic && effect.period_timer().is_none() && due {
         let entity = cx.entity;
-        effect.period_timer = Some(cx.timers.schedule(
-            effect.next_period,
-            EffectTimer::Period { entity, key }.into(),
-        ));
+        let timer = cx
+            .timers
+            .schedule(next, EffectTimer::Period { entity, key }.into());
+        effect.set_period_timer(timer);
     }
 }
 

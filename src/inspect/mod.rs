@@ -373,7 +373,7 @@ fn effects(world: &World, gas: &Gas, system: &AbilitySystem) -> Vec<EffectView> 
                 remaining: effect.duration().map(|_| effect.remaining(now)),
                 duration: effect.duration(),
                 period: def.period.map(|p| p.interval),
-                next_tick: def.period.map(|_| effect.next_period),
+                next_tick: def.period.map(|_| effect.next_period()),
                 inhibited: effect.inhibited,
                 granted_tags: def
                     .granted_tags
