@@ -38,6 +38,17 @@ pub(crate) type Captures = SmallVec<[(CaptureFrom, AttributeId, f64); 2]>;
 /// measured 5-10 % slower.
 type KeptSetByCallers = SmallVec<[(Tag, f64); 1]>;
 
+/// `values` as an active effect keeps them. The one value of a swing's
+/// cooldown is moved in whole: a copy of a slice whose length is only
+/// known at run time is a call to `memcpy`, on every renewal.
+fn kept(values: &[(Tag, f64)]) -> KeptSetByCallers {
+    match *values {
+        [] => KeptSetByCallers::new(),
+        [one] => KeptSetByCallers::from_buf([one]),
+        _ => KeptSetByCallers::from_slice(values),
+    }
+}
+
 /// An active duration or infinite effect.
 ///
 /// It keeps the spec it was applied with in parts, not as an
@@ -132,7 +143,7 @@ impl ActiveEffect {
             infinite: duration.is_none(),
             extras: (!tags.is_empty() || !captures.is_empty())
                 .then(|| Box::new(Extras::new(tags, captures))),
-            set_by_caller: KeptSetByCallers::from_slice(&set_by_caller),
+            set_by_caller: kept(&set_by_caller),
             started,
             duration: duration.unwrap_or(SimDuration::ZERO),
             expiry_timer: None,
@@ -168,7 +179,7 @@ impl ActiveEffect {
         if !tags.is_empty() || self.extras.is_some() {
             self.extras = (!tags.is_empty()).then(|| Box::new(Extras::new(tags, Captures::new())));
         }
-        self.set_by_caller = KeptSetByCallers::from_slice(&set_by_caller);
+        self.set_by_caller = kept(&set_by_caller);
     }
 
     /// The spec it was applied with, rebuilt.
