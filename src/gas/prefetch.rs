@@ -120,7 +120,8 @@ const AHEAD: usize = 4;
 /// payload, asked for at `2 * AHEAD`, has arrived by then; its ability
 /// system is asked for at `AHEAD`, through that record).
 const RECORD_AHEAD: usize = 3 * AHEAD / 2;
-/// Bytes of an entity's effect slots asked for (its first three slots).
+/// Bytes of an entity's effect slots asked for (its first four slots of
+/// 120 bytes; a fighter holds three, and no more than it holds is asked for).
 const EFFECT_SLOT_BYTES: usize = 512;
 /// Bytes at the head of an ability system that an effect's expiry reads:
 /// the bookkeeping and the host's hot fields, up to its attribute values.
