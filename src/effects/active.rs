@@ -415,7 +415,7 @@ mod tests {
     /// box made only when there is any of them, and one SetByCaller value
     /// inline.
     #[test]
-    fn an_active_effect_keeps_its_spec_tags_and_captures_out_of_line() {
+    fn an_active_effect_keeps_what_few_effects_carry_out_of_line() {
         assert_eq!(std::mem::size_of::<ActiveEffect>(), 112);
         let captured = |captures: &[(CaptureFrom, AttributeId, f64)]| {
             ActiveEffect::new(
@@ -546,17 +546,25 @@ mod tests {
             old.next_period = SimTime::from_micros(1_750);
             old
         };
+        // A tick due after the expiry is never armed: its instant is kept,
+        // with no timer.
+        let unarmed = |mut old: WholeSpecEffect| {
+            old.next_period = SimTime::from_micros(9_000);
+            old
+        };
         let without_captures = |mut old: WholeSpecEffect| {
             old.captures = Box::new([]);
             old
         };
         let window = Some(SimDuration::from_millis(2_400));
         for old in [
-            whole(tagged, window),
+            whole(tagged.clone(), window),
+            ticking(whole(tagged, window)),
             whole(plain.clone(), None),
             whole(two_values, window),
             ticking(whole(plain.clone(), window)),
             ticking(without_captures(whole(plain.clone(), window))),
+            unarmed(without_captures(whole(plain.clone(), window))),
             without_captures(whole(plain, window)),
         ] {
             let (spec, duration) = (old.spec.clone(), old.duration);
@@ -570,7 +578,8 @@ mod tests {
             assert_eq!(effect.period_timer(), old.period_timer);
             assert_eq!(effect.next_period(), old.next_period);
             let boxed = !spec.tags.is_empty() || !old.captures.is_empty();
-            assert_eq!(effect.extras.is_some(), boxed || old.period_timer.is_some());
+            let ticks = old.period_timer.is_some() || old.next_period != SimTime::MAX;
+            assert_eq!(effect.extras.is_some(), boxed || ticks);
             assert_eq!(ron::to_string(&effect).unwrap(), text);
             assert_eq!(
                 serde_json::to_string(&effect).unwrap(),
