@@ -43,7 +43,6 @@ type KeptSetByCallers = SmallVec<[(Tag, f64); 1]>;
 /// known at run time is a call to `memcpy`, on every renewal.
 fn kept(values: &[(Tag, f64)]) -> KeptSetByCallers {
     match *values {
-        [] => KeptSetByCallers::new(),
         [one] => KeptSetByCallers::from_buf([one]),
         _ => KeptSetByCallers::from_slice(values),
     }
@@ -196,6 +195,14 @@ impl ActiveEffect {
     /// The pending periodic execution's timer.
     pub fn period_timer(&self) -> Option<TimerKey> {
         self.extras.as_ref().and_then(|extras| extras.period_timer)
+    }
+
+    /// The timers it holds (its expiry's and its next tick's), for whoever
+    /// ends it to cancel.
+    pub fn timers(&self) -> impl Iterator<Item = TimerKey> {
+        [self.expiry_timer, self.period_timer()]
+            .into_iter()
+            .flatten()
     }
 
     /// Takes the pending periodic execution's timer, leaving none.

@@ -983,13 +983,11 @@ impl EffectHost {
         }
         // The tick due now runs here, before the removal; its own timer (in
         // a later lane at this instant) is cancelled so it runs once.
-        if let Some(timer) = effect
-            .period_timer()
-            .filter(|_| effect.next_period() <= cx.now)
-        {
-            cx.timers.cancel(timer);
-            effect.take_period_timer();
-            self.tick(cx, key);
+        if effect.next_period() <= cx.now {
+            if let Some(timer) = effect.take_period_timer() {
+                cx.timers.cancel(timer);
+                self.tick(cx, key);
+            }
         }
         let effect = &mut self.effects[key];
         let def = cx.defs.def(effect.def);
@@ -1093,10 +1091,7 @@ impl EffectHost {
         // slot; then it is dropped there (moving an effect out just to drop
         // it was a cold copy per removal).
         let effect = &self.effects[key];
-        for timer in [effect.expiry_timer, effect.period_timer()]
-            .into_iter()
-            .flatten()
-        {
+        for timer in effect.timers() {
             cx.timers.cancel(timer);
         }
         let target = cx.entity;

@@ -920,10 +920,7 @@ impl Gas {
         // Its effects end with it: no expiry or period may fire afterwards.
         if let Ok(system) = world.query_one_mut::<&AbilitySystem>(entity) {
             for effect in system.host.effects.values() {
-                for timer in [effect.expiry_timer, effect.period_timer()]
-                    .into_iter()
-                    .flatten()
-                {
+                for timer in effect.timers() {
                     self.timers.cancel(timer);
                 }
             }
