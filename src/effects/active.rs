@@ -442,8 +442,9 @@ mod tests {
 
     /// A renewed instance is, field for field, the effect a fresh
     /// application of its successor's spec builds: a new source, level,
-    /// spec tags (gained, changed or lost) and SetByCaller values, and a
-    /// new window, with nothing left of what the slot held before.
+    /// spec tags (gained, changed or lost) and SetByCaller values (one,
+    /// or more than the one kept inline, either way), and a new window,
+    /// with nothing left of what the slot held before.
     #[test]
     fn a_renewed_effect_is_the_one_its_successor_would_build() {
         let effect = EffectId::new(2);
@@ -473,8 +474,24 @@ mod tests {
         };
         let (a, b) = (Some(Tag::from_parts(5, 6)), Some(Tag::from_parts(6, 7)));
         let capture = (CaptureFrom::Source, AttributeId::new(1), 7.0);
-        for (old_tag, new_tag) in [(None, None), (None, a), (a, b), (a, None)] {
-            let mut renewed = built(spec(1, 1, old_tag, 2.4), 100, 2_400);
+        let other_key = Tag::from_parts(4, 5);
+        let cases = [
+            (None, None, false, false),
+            (None, a, false, true),
+            (a, b, true, true),
+            (a, None, true, false),
+        ];
+        // A second value spills past the one kept inline.
+        let with_values = |spec: EffectSpec, two: bool| {
+            if two {
+                spec.with_set_by_caller(other_key, 0.5)
+            } else {
+                spec
+            }
+        };
+        for (old_tag, new_tag, old_two, new_two) in cases {
+            let old = with_values(spec(1, 1, old_tag, 2.4), old_two);
+            let mut renewed = built(old, 100, 2_400);
             // Whatever else the slot held goes too: a stale expiry instant,
             // magnitudes, captures, stacks, inhibition.
             renewed.expiry_timer_at = SimTime::from_micros(2_400_100);
@@ -484,7 +501,7 @@ mod tests {
             }
             renewed.stacks = 3;
             renewed.inhibited = true;
-            let successor = spec(2, 3, new_tag, 1.8);
+            let successor = with_values(spec(2, 3, new_tag, 1.8), new_two);
             renewed.renew(
                 successor.clone(),
                 SimTime::from_micros(2_500_100),
@@ -492,9 +509,10 @@ mod tests {
             );
             assert_eq!(
                 renewed,
-                built(successor, 2_500_100, 1_800),
+                built(successor.clone(), 2_500_100, 1_800),
                 "{old_tag:?} -> {new_tag:?}"
             );
+            assert_eq!(renewed.spec(), successor);
         }
     }
 
