@@ -488,6 +488,36 @@ fn ranged_swings_use_one_arrow_each_and_stop_when_out() {
 }
 
 #[test]
+fn the_last_arrow_counts_its_strength_on_the_shot_that_fires_it() {
+    // Every bonus of a shot comes from the snapshot taken at its start,
+    // before the shot spends its arrow: the last arrow's ranged strength
+    // still counts on the shot that fires it.
+    let mut d = Duel::with(|b| {
+        b.add_source(
+            "heavy_arrow.ron",
+            r#"(items: [(name: "Heavy Arrow", slot: "Item.Slot.Ammo", value: 1, ranged_strength: 5000)])"#,
+        );
+    });
+    let alice = d.spawn("alice", 0.0, 40);
+    let bob = d.spawn("bob", 1000.0, 99);
+    d.wear(alice, "Oak Shortbow", 1);
+    d.wear(alice, "Heavy Arrow", 1);
+    let without_the_arrow = max_hit(effective_level(40, 3), 0);
+    d.engage(alice, bob);
+    d.at(5.0);
+    let shots = d.attacks(alice);
+    assert_eq!(shots.len(), 1, "one arrow, one shot: {shots:?}");
+    let AttackOutcome::Hit(amount) = shots[0].1 else {
+        panic!("seed 7 hits with this shot: {shots:?}");
+    };
+    assert!(
+        amount > without_the_arrow,
+        "{amount} is within the max hit of a shot without the arrow ({without_the_arrow})"
+    );
+    assert_eq!(d.failures(), ["You have no ammunition."]);
+}
+
+#[test]
 fn autocast_spends_runes_and_stops_when_they_run_out() {
     let mut d = Duel::new();
     let alice = d.spawn("alice", 0.0, 40);

@@ -1,7 +1,8 @@
 //! The engagement loop: auto-attack as one long-running ability.
 //!
-//! Each poll snapshots the effective stats first, then checks range through
-//! the one resolver. Out of range, the loop chases and re-polls every
+//! Each poll snapshots the effective stats first (with them, the attacker's
+//! half of the rolls: levels and bonuses as they stand before the attack
+//! spends its arrow or runes), then checks range through the one resolver. Out of range, the loop chases and re-polls every
 //! `ChasePollInterval`. In range, it reads the remaining time of
 //! `Cooldown.Combat.Attack` *as a level*: at or below epsilon it resolves an
 //! attack (the queued weave if any, else a swing or the autocast spell) and
@@ -33,7 +34,7 @@ use super::combatant::Combatant;
 use super::native;
 use super::pursuit::{chase_step, end_chase};
 use super::record::CombatRecord;
-use super::resolve::{resolve, Attack};
+use super::resolve::{resolve, Attack, Offence};
 use super::runtime::CombatRuntime;
 use super::stats::{snapshot_of, AttackSource, SwingStats};
 use crate::abilities::AbilitySystem;
@@ -128,9 +129,17 @@ impl AutoAttack {
                 // whether there is one to end.
                 let chasing =
                     system.has_exact_tag(effects, now, runtime.tags()[native::STATE_CHASING]);
-                (stats, c.kind, changed, weave, sight_lost, cooldown, chasing)
+                // The attacker's half of the rolls belongs to the snapshot
+                // too, taken here while the combatant is at hand, for any
+                // poll that may attack: one whose cooldown is up, or one
+                // whose ending chase makes it read the cooldown again.
+                let ready = cooldown <= runtime.defs().settings.ready_epsilon;
+                let offence = (ready || chasing).then(|| Offence::of_snapshot(runtime, c, &stats));
+                let read = (stats, c.kind, changed, weave, sight_lost, offence);
+                (read, cooldown, chasing)
             });
-        let Some((stats, kind, changed, weave, sight_lost, cooldown, chasing)) = looked else {
+        let Some(((stats, kind, changed, weave, sight_lost, offence), cooldown, chasing)) = looked
+        else {
             cx.end();
             return;
         };
@@ -176,25 +185,27 @@ impl AutoAttack {
             return;
         }
         let may_weave = weave.is_some() || chase_ended;
-        if let Some(interval) = self.resolve_next(cx, target, &stats, may_weave) {
+        if let Some(interval) = self.resolve_next(cx, target, (&stats, offence), may_weave) {
             // The attack may have ended the engagement (a death, a
             // reaction); waiting is then a no-op.
             cx.wait_delay(interval);
         }
     }
 
-    /// Resolves the weave if one is queued, else the snapshot's attack;
-    /// returns the interval it stamped, or `None` when the attack could not
-    /// happen and the engagement ended. A weave whose target is beyond its
-    /// spell's range stays queued and this tick's attack goes instead; a
-    /// weave failing any other gate (runes, spellbook, level) is dropped
-    /// and the attack goes ahead. `may_weave` is false when the caller
-    /// knows the queue is empty (no look at it then).
+    /// Resolves the weave if one is queued, else the snapshot's attack
+    /// (with the snapshot's half of its rolls, `offence`, when the poll
+    /// took it); returns the interval it stamped, or `None` when the
+    /// attack could not happen and the engagement ended. A weave whose
+    /// target is beyond its spell's range stays queued and this tick's
+    /// attack goes instead; a weave failing any other gate (runes,
+    /// spellbook, level) is dropped and the attack goes ahead. `may_weave`
+    /// is false when the caller knows the queue is empty (no look at it
+    /// then).
     fn resolve_next(
         &self,
         cx: &mut AbilityCx<'_>,
         target: Entity,
-        stats: &SwingStats,
+        (stats, offence): (&SwingStats, Option<Offence>),
         may_weave: bool,
     ) -> Option<SimDuration> {
         let runtime = &self.0;
@@ -227,10 +238,10 @@ impl AutoAttack {
                     runtime,
                     cx.world,
                     cx.gas,
-                    cx.owner,
-                    target,
+                    (cx.owner, target),
                     attack,
                     stats.style,
+                    None,
                 )
             });
             match resolved {
@@ -264,10 +275,10 @@ impl AutoAttack {
             runtime,
             cx.world,
             cx.gas,
-            cx.owner,
-            target,
+            (cx.owner, target),
             attack,
             stats.style,
+            offence,
         ) {
             Ok(_) => Some(stats.interval),
             Err(reason) => {

@@ -150,13 +150,13 @@ impl AbilityBehaviour for CastSpell {
                 runtime,
                 cx.world,
                 cx.gas,
-                cx.owner,
-                target,
+                (cx.owner, target),
                 Attack::Cast {
                     spell,
                     weaved: false,
                 },
                 style,
+                None,
             );
         }
         cx.end();

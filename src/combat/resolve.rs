@@ -11,7 +11,7 @@ use super::math;
 use super::native;
 use super::record::{AttackOutcome, CombatRecord, COMBAT};
 use super::runtime::CombatRuntime;
-use super::stats::{active_style, snapshot, AttackSource};
+use super::stats::{active_style, snapshot, AttackSource, SwingStats};
 use crate::abilities::{AbilitySystem, GameplayEvent};
 use crate::effects::EffectSpec;
 use crate::gas::Gas;
@@ -96,14 +96,21 @@ pub fn attack_rolls(
 }
 
 /// The attacker's half of the rolls: its attack roll and hit range.
-#[derive(Copy, Clone)]
-struct Offence {
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub(crate) struct Offence {
     attack: i64,
     min_hit: u32,
     max_hit: u32,
 }
 
 impl Offence {
+    /// The attacker's half of the rolls of the attack `stats` snapshots
+    /// (its weapon's swing, or its autocast spell), from `a` as it stands.
+    pub(crate) fn of_snapshot(runtime: &CombatRuntime, a: &Combatant, stats: &SwingStats) -> Self {
+        let spell = snapshot_spell(runtime, stats);
+        Self::of(runtime, a, stats.damage_type, stats.style, spell)
+    }
+
     fn of(
         runtime: &CombatRuntime,
         a: &Combatant,
@@ -190,10 +197,7 @@ pub fn expectation(
     target: Entity,
 ) -> Option<Expectation> {
     let stats = snapshot(runtime, world, attacker, now)?;
-    let spell = match stats.source {
-        AttackSource::Autocast(spell) => runtime.defs().spell(spell),
-        AttackSource::Weapon(_) => None,
-    };
+    let spell = snapshot_spell(runtime, &stats);
     let rolls = attack_rolls(
         runtime,
         world,
@@ -208,6 +212,14 @@ pub fn expectation(
         rolls,
         interval: stats.interval,
     })
+}
+
+/// The spell of the attack `stats` snapshots: its autocast spell, if any.
+fn snapshot_spell<'a>(runtime: &'a CombatRuntime, stats: &SwingStats) -> Option<&'a SpellDef> {
+    match stats.source {
+        AttackSource::Autocast(spell) => runtime.defs().spell(spell),
+        AttackSource::Weapon(_) => None,
+    }
 }
 
 /// Stamps `Cooldown.Combat.Attack` on `attacker` for `interval`.
@@ -233,16 +245,18 @@ pub(crate) fn stamp_attack_cooldown(
 /// Resolves one attack of `attacker` on `target` from the engagement
 /// loop: consumes ammunition or runes (refusing the attack, with nothing
 /// stamped, when they are missing), stamps the attack cooldown, then rolls
-/// and applies. Returns the outcome, or the `Activation.Fail.*` reason the
-/// attack did not happen.
+/// and applies. `offence` is the attacker's half of the rolls when the
+/// caller took it with the poll's snapshot (see [`roll_and_apply`]).
+/// Returns the outcome, or the `Activation.Fail.*` reason the attack did
+/// not happen.
 pub(crate) fn resolve(
     runtime: &CombatRuntime,
     world: &mut World,
     gas: &mut Gas,
-    attacker: Entity,
-    target: Entity,
+    (attacker, target): (Entity, Entity),
     attack: Attack,
     style: Style,
+    offence: Option<Offence>,
 ) -> Result<AttackOutcome, crate::tags::Tag> {
     let tags = runtime.tags();
     let interval = match attack {
@@ -268,20 +282,31 @@ pub(crate) fn resolve(
     };
     stamp_attack_cooldown(runtime, world, gas, attacker, interval);
     Ok(roll_and_apply(
-        runtime, world, gas, attacker, target, attack, style,
+        runtime,
+        world,
+        gas,
+        (attacker, target),
+        attack,
+        style,
+        offence,
     ))
 }
 
 /// Rolls accuracy and damage, records the attack and its cue, and applies
 /// the damage effect on a hit. The cooldown is already stamped.
+///
+/// `offence` is the attacker's half of the rolls as the engagement loop's
+/// poll snapshotted it, with the attack's other stats (the contract reads
+/// every bonus of a swing from the snapshot taken at its start); `None`
+/// reads it from the attacker now (a weave, a manual cast).
 pub(crate) fn roll_and_apply(
     runtime: &CombatRuntime,
     world: &mut World,
     gas: &mut Gas,
-    attacker: Entity,
-    target: Entity,
+    (attacker, target): (Entity, Entity),
     attack: Attack,
     style: Style,
+    offence: Option<Offence>,
 ) -> AttackOutcome {
     runtime.count_attack();
     let defs = runtime.defs();
@@ -291,13 +316,16 @@ pub(crate) fn roll_and_apply(
     };
     let spell_def = spell.and_then(|s| defs.spell(s));
     let tags = runtime.tags();
-    // One look at each side: the attacker's half of the rolls, then the
-    // defender's half and whether it would refuse the damage (immune,
-    // dead), which nothing below changes before the damage applies.
-    let offence = world
-        .query_one_mut::<&Combatant>(attacker)
-        .ok()
-        .map(|a| Offence::of(runtime, a, damage_type, style, spell_def));
+    // One look at each side: the attacker's half of the rolls (unless the
+    // poll's snapshot holds it), then the defender's half and whether it
+    // would refuse the damage (immune, dead), which nothing below changes
+    // before the damage applies.
+    let offence = offence.or_else(|| {
+        world
+            .query_one_mut::<&Combatant>(attacker)
+            .ok()
+            .map(|a| Offence::of(runtime, a, damage_type, style, spell_def))
+    });
     let damage_tags = runtime.damage_tags(damage_type, style, spell);
     let effects = gas.catalog().effects();
     let now = gas.now();
