@@ -258,6 +258,24 @@ impl<K: Key, V> Slots<K, V> {
         self.len = 0;
     }
 
+    /// Gives back the memory of an empty store that grew beyond room for
+    /// `keep` values, keeping room for `keep`: what a burst grew, once the
+    /// burst is handled. Versions start over, as with
+    /// [`clear`](Self::clear): only for a store nothing holds keys of
+    /// while it is empty.
+    pub(crate) fn release_if_empty(&mut self, keep: usize) {
+        if self.len == 0 && self.slots.capacity() > keep {
+            self.clear();
+            self.slots.shrink_to(keep);
+        }
+    }
+
+    /// Room for values before the store allocates again.
+    #[cfg(test)]
+    pub(crate) fn capacity(&self) -> usize {
+        self.slots.capacity()
+    }
+
     /// Asks the memory system for the slot under `key` (a hint before it is
     /// read; see [`crate::prefetch`]).
     #[inline]

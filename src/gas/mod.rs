@@ -519,6 +519,11 @@ impl Gas {
             Timer::Effect(timer) => self.on_effect_timer(world, timer),
             Timer::Event(key) => {
                 if let Some((to, event)) = self.queued_events.remove(key) {
+                    // Only timers hold the store's keys, and the one that
+                    // held this key has fired: an empty store is held by
+                    // nothing, and what a burst grew can go.
+                    self.queued_events
+                        .release_if_empty(scheduled::QUEUED_EVENTS_KEPT);
                     self.handle_event(world, to, event);
                 }
             }

@@ -24,6 +24,13 @@ new_key_type! {
 /// Events waiting for their timers, with their receivers.
 pub(crate) type QueuedEvents = Slots<EventKey, (Entity, GameplayEvent)>;
 
+/// Room for queued events the store keeps once it has emptied (40 KiB);
+/// beyond it, what a burst grew is given back when the burst is handled.
+/// A million fighters entering combat at one instant queue a million
+/// `Combat.Event.EnterCombat` events: kept, their room would cost 42
+/// bytes per fighter for the rest of the fight.
+pub(crate) const QUEUED_EVENTS_KEPT: usize = 1024;
+
 /// Everything the context schedules.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub(crate) enum Timer {
@@ -141,5 +148,69 @@ mod tests {
         assert_eq!(expire.entity(), Some(b));
         assert_eq!(period.entity(), Some(a));
         assert_eq!(event.entity(), None);
+    }
+
+    /// A burst of queued events grows the store; once the burst is
+    /// handled the store gives that room back, and events queued after it
+    /// are delivered as before. A store that never outgrew what it keeps
+    /// holds on to its room (no churn in a steady fight). Content that is
+    /// not combat: a tithe that pays into a treasury when asked.
+    #[test]
+    fn a_burst_of_queued_events_gives_its_room_back_once_handled() {
+        use crate::{CatalogBuilder, GameplayEvent, Gas, SimDuration};
+        let mut builder = CatalogBuilder::new();
+        builder.tags().add_source("test.tags", "Action.Tithe\n");
+        builder.add_source(
+            "test.ron",
+            r#"(
+                attributes: [(name: "Gold")],
+                effects: [(name: "GE_Tithe",
+                    modifiers: [(attribute: "Gold", op: Flat, magnitude: Constant(1))])],
+                abilities: [(name: "GA_Tithe", trigger: "Action.Tithe",
+                    behaviour: ApplyEffects([(effect: "GE_Tithe", to: Owner)]))],
+            )"#,
+        );
+        let mut gas = Gas::new(builder.build().unwrap_or_else(|e| panic!("{e}")));
+        let mut world = hecs::World::new();
+        let town = world.spawn((gas.new_ability_system(),));
+        let tithe = gas.catalog().abilities().get("GA_Tithe").unwrap();
+        gas.grant_ability(&mut world, town, tithe, 1).unwrap();
+        let gold = gas.catalog().attributes().get("Gold").unwrap();
+        let ask = GameplayEvent::new(gas.catalog().tags().get("Action.Tithe").unwrap());
+        let treasury = |world: &hecs::World| {
+            world
+                .get::<&crate::AbilitySystem>(town)
+                .unwrap()
+                .current(gold)
+        };
+        let burst = |gas: &mut Gas, world: &mut hecs::World, events: usize| {
+            for _ in 0..events {
+                gas.send_event(town, ask);
+            }
+            let grown = gas.queued_events().capacity();
+            gas.advance_by(world, SimDuration::ZERO);
+            assert!(gas.queued_events().is_empty());
+            (grown, gas.queued_events().capacity())
+        };
+
+        let small = QUEUED_EVENTS_KEPT / 2;
+        let (grown, kept) = burst(&mut gas, &mut world, small);
+        assert!(grown >= small);
+        assert_eq!(kept, grown, "room within what the store keeps stays");
+        assert_eq!(treasury(&world), small as f64);
+
+        let large = 4 * QUEUED_EVENTS_KEPT;
+        let (grown, kept) = burst(&mut gas, &mut world, large);
+        assert!(grown >= large);
+        assert!(
+            kept <= QUEUED_EVENTS_KEPT,
+            "{kept} slots kept after the burst"
+        );
+        assert_eq!(treasury(&world), (small + large) as f64);
+
+        // Events queued after the release are delivered as before.
+        let (_, kept) = burst(&mut gas, &mut world, 3);
+        assert!(kept <= QUEUED_EVENTS_KEPT);
+        assert_eq!(treasury(&world), (small + large + 3) as f64);
     }
 }
