@@ -2,12 +2,12 @@
 //!
 //! Each poll snapshots the effective stats first (with them, the attacker's
 //! half of the rolls: levels and bonuses as they stand before the attack
-//! spends its arrow or runes), then checks range through the one resolver. Out of range, the loop chases and re-polls every
-//! `ChasePollInterval`. In range, it reads the remaining time of
-//! `Cooldown.Combat.Attack` *as a level*: at or below epsilon it resolves an
-//! attack (the queued weave if any, else a swing or the autocast spell) and
-//! waits exactly the interval it stamped; otherwise it waits exactly the
-//! remaining time. It never waits on the tag's removal and never blindly
+//! spends its arrow or runes), then checks range through the one resolver.
+//! Out of range, the loop chases and re-polls every `ChasePollInterval`.
+//! In range, it reads the remaining time of `Cooldown.Combat.Attack` *as a
+//! level*: at or below epsilon it resolves an attack (the queued weave if
+//! any, else a swing or the autocast spell) and waits exactly the interval
+//! it stamped; otherwise it waits exactly the remaining time. It never waits on the tag's removal and never blindly
 //! re-waits a full interval, so no tick is lost and none lands free.
 //!
 //! The range gate is that of what fires next: a queued weave when the
