@@ -459,6 +459,22 @@ fn a_style_switch_mid_fight_changes_the_next_swing_only() {
     assert!(defensive_xp, "the Defensive swings routed XP to Defense");
 }
 
+#[test]
+fn a_cooldown_within_ready_epsilon_counts_as_ready() {
+    let d = Duel::new();
+    let mut settings = d
+        .catalog()
+        .section::<CombatDefs>()
+        .unwrap()
+        .settings
+        .clone();
+    assert!(settings.is_ready(SimDuration::ZERO));
+    assert!(!settings.is_ready(SimDuration::from_micros(1)));
+    settings.ready_epsilon = SimDuration::from_millis(5);
+    assert!(settings.is_ready(SimDuration::from_millis(5)));
+    assert!(!settings.is_ready(SimDuration::from_micros(5_001)));
+}
+
 // ------------------------------------------------------------- consumables
 
 #[test]

@@ -133,7 +133,7 @@ impl AutoAttack {
                 // too, taken here while the combatant is at hand, for any
                 // poll that may attack: one whose cooldown is up, or one
                 // whose ending chase makes it read the cooldown again.
-                let ready = cooldown <= runtime.defs().settings.ready_epsilon;
+                let ready = runtime.defs().settings.is_ready(cooldown);
                 let offence = (ready || chasing).then(|| Offence::of_snapshot(runtime, c, &stats));
                 let read = (stats, c.kind, changed, weave, sight_lost, offence);
                 (read, cooldown, chasing)
@@ -180,7 +180,7 @@ impl AutoAttack {
         } else {
             cooldown
         };
-        if remaining > runtime.defs().settings.ready_epsilon {
+        if !runtime.defs().settings.is_ready(remaining) {
             cx.wait_delay(remaining);
             return;
         }

@@ -190,6 +190,14 @@ pub struct CombatSettings {
     pub hitpoints_xp_per_damage: f64,
 }
 
+impl CombatSettings {
+    /// True when an attack cooldown with `remaining` left counts as ready
+    /// (`ready_epsilon` or less).
+    pub fn is_ready(&self, remaining: SimDuration) -> bool {
+        remaining <= self.ready_epsilon
+    }
+}
+
 /// A compiled combatant kind.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CombatKind {
