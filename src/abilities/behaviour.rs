@@ -109,7 +109,12 @@ pub trait AbilityBehaviour: Send + Sync {
     /// The ability is active. Commit, act, then end or wait.
     fn activate(&self, cx: &mut AbilityCx<'_>);
 
-    /// A wait ended.
+    /// A wait ended. Woken by its delay, the instance still reads as
+    /// waiting for it ([`AbilitySystem::waiting_for`]) until this returns,
+    /// as Unreal's delay task is still active while it broadcasts: a
+    /// [`wait_delay`](AbilityCx::wait_delay) here re-arms that same wait,
+    /// and returning without a new wait leaves the instance waiting for
+    /// nothing.
     fn wake(&self, cx: &mut AbilityCx<'_>, reason: WakeReason) {
         let _ = (cx, reason);
     }

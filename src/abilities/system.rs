@@ -183,7 +183,8 @@ impl AbilitySystem {
         ron::from_str(text).ok()
     }
 
-    /// What an active instance waits for.
+    /// What an active instance waits for (during a wake-up by its delay,
+    /// still that delay: see [`AbilityBehaviour::wake`](super::AbilityBehaviour::wake)).
     pub fn waiting_for(&self, instance: InstanceKey) -> Option<super::Wait> {
         self.abilities.instances.get(instance).map(|i| i.wait)
     }

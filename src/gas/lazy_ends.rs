@@ -47,6 +47,15 @@ impl Gas {
         self.trace.wants_any(TOLD) || system.reactive_waits.any()
     }
 
+    /// Might a watched host hold a lazy end due now that is still to be
+    /// told? Each such end has a notice due by now, unless the trace's
+    /// filter changed since the notices were last brought in line with it.
+    #[inline]
+    pub(super) fn lazy_end_may_be_untold(&self) -> bool {
+        self.next_lazy_end(self.now).is_some()
+            || self.trace.filter_changes() != self.lazy_ends_trace_seen
+    }
+
     /// `system` (`entity`'s) has just begun waiting on its tags or state:
     /// the lazy ends it holds are noticed from now on (again, if the trace
     /// noticed them already: a second notice finds nothing left to tell).

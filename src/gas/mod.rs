@@ -40,7 +40,7 @@ use crate::attributes::{AttributeError, AttributeId, Attributes, ProfileId};
 use crate::catalog::Catalog;
 use crate::effects::{CueEvent, Execution, FollowUp, LazyEnds};
 use crate::tags::{Tag, TagSet};
-use crate::time::{SimDuration, SimTime, TimerQueue};
+use crate::time::{SimDuration, SimTime, TimerKey, TimerQueue};
 use crate::trace::{Observation, Trace, TraceCategory, TraceKind, TraceRecord};
 
 /// A registered invariant check.
@@ -165,6 +165,8 @@ pub struct Gas {
     rollback_window: Option<SimDuration>,
     /// The handles being kept.
     reserved: reserved::ReservedHandles,
+    /// The instance a delay is waking, while its behaviour runs.
+    waking: Option<waits::Waking>,
 }
 
 impl Gas {
@@ -207,6 +209,7 @@ impl Gas {
             deferred_timers: 0,
             rollback_window: None,
             reserved: reserved::ReservedHandles::new(),
+            waking: None,
         }
     }
 
@@ -222,7 +225,7 @@ impl Gas {
 
     /// When a pending timer of the context is due (an ability's delay),
     /// for inspection; `None` when it is not pending.
-    pub(crate) fn timer_due(&self, key: crate::time::TimerKey) -> Option<SimTime> {
+    pub(crate) fn timer_due(&self, key: TimerKey) -> Option<SimTime> {
         self.timers.due(key)
     }
 
@@ -444,13 +447,17 @@ impl Gas {
                 Some(at) => at.as_micros().checked_sub(1).map(SimTime::from_micros),
                 None => Some(to),
             };
-            match timers_until.and_then(|until| self.timers.pop_due(until)) {
-                Some((at, timer)) => {
+            // A delay's wake-up stays pending while its instance runs, for
+            // the behaviour to re-arm (see `waits.rs`).
+            let popped =
+                timers_until.and_then(|until| self.timers.pop_due_keeping(until, Timer::is_wake));
+            match popped {
+                Some((at, key, timer)) => {
                     self.now = self.now.max(at);
                     if prefetching {
                         self.prefetch_upcoming(world);
                     }
-                    self.dispatch(world, timer);
+                    self.dispatch(world, key, timer);
                 }
                 None if told.is_some() => {
                     if !self.tell_lazy_end(world, to) {
@@ -514,7 +521,7 @@ impl Gas {
         self.deferred_timers
     }
 
-    fn dispatch(&mut self, world: &mut World, timer: Timer) {
+    fn dispatch(&mut self, world: &mut World, key: TimerKey, timer: Timer) {
         match timer {
             Timer::Effect(timer) => self.on_effect_timer(world, timer),
             Timer::Event(key) => {
@@ -527,7 +534,9 @@ impl Gas {
                     self.handle_event(world, to, event);
                 }
             }
-            Timer::AbilityWake { owner, instance } => self.on_wake_timer(world, owner, instance),
+            Timer::AbilityWake { owner, instance } => {
+                self.on_wake_timer(world, owner, instance, key)
+            }
         }
     }
 }

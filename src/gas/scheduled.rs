@@ -59,6 +59,12 @@ impl Timer {
             Timer::Event(_) => None,
         }
     }
+
+    /// True for an instance's wake-up, which stays pending under its key
+    /// while the instance runs (see `waits.rs`).
+    pub(crate) fn is_wake(&self) -> bool {
+        matches!(self, Timer::AbilityWake { .. })
+    }
 }
 
 impl From<EffectTimer> for Timer {

@@ -1,6 +1,15 @@
 //! Long-running ability instances: their waits (a delay, an event, a tag,
 //! an attribute threshold, an effect's end), the wake-ups that end them,
 //! and the one place a behaviour's context is built.
+//!
+//! A delay's timer outlives the wake-up it causes. While the woken
+//! instance's behaviour runs, the timer stays pending under its key (the
+//! instance still names it and still reads as waiting for that delay); a
+//! behaviour that waits for another delay re-arms it for the new instant,
+//! and one that does anything else lets it go. An engagement loop, which
+//! waits for its next swing at the end of every swing, so sets its wait
+//! without looking its instance up again: the instance already holds
+//! everything that wait needs.
 
 use hecs::{Entity, World};
 use smallvec::SmallVec;
@@ -11,7 +20,18 @@ use crate::abilities::{
     InstanceKey, Wait, WakeReason,
 };
 use crate::tags::{Tag, TagChanges};
-use crate::time::SimDuration;
+use crate::time::{Lane, SimDuration, TimerKey};
+
+/// The instance a delay is waking, while its behaviour runs.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Waking {
+    owner: Entity,
+    instance: InstanceKey,
+    /// The delay's timer, pending under this key until re-armed or let go.
+    timer: TimerKey,
+    /// The timer was re-armed.
+    rearmed: bool,
+}
 
 impl Gas {
     pub(crate) fn instance_exists(
@@ -34,6 +54,11 @@ impl Gas {
         wait: Wait,
         delay: Option<SimDuration>,
     ) {
+        if let (Wait::Delay, Some(delay)) = (wait, delay) {
+            if self.rearm_waking(world, owner, instance, delay) {
+                return;
+            }
+        }
         let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(owner) else {
             return;
         };
@@ -66,6 +91,41 @@ impl Gas {
             // Already met: the reconcile ending this call wakes it.
             self.queue_reconcile(owner, system);
         }
+    }
+
+    /// Sets a wait for a further `delay` on the instance its delay is
+    /// waking, when its timer can simply be re-armed: the instance, which
+    /// still waits for a delay under that timer's key, then needs no
+    /// change. `false`, nothing done, otherwise (another instance, a timer
+    /// already re-armed or let go, an owner gone, a lazy end that the long
+    /// way would tell): the long way then sets the wait.
+    fn rearm_waking(
+        &mut self,
+        world: &World,
+        owner: Entity,
+        instance: InstanceKey,
+        delay: SimDuration,
+    ) -> bool {
+        let Some(waking) = self
+            .waking
+            .filter(|w| w.owner == owner && w.instance == instance && !w.rearmed)
+        else {
+            return false;
+        };
+        // The long way first catches the owner's host up, which tells the
+        // lazy ends due on a watched host: none may be waiting to be told.
+        // An instance that ended has let its timer go; a despawned owner
+        // cannot say so.
+        if self.lazy_end_may_be_untold() || !world.contains(owner) {
+            return false;
+        }
+        let rearmed = self
+            .timers
+            .rearm(waking.timer, self.now + delay, Lane::Normal);
+        if rearmed {
+            self.waking = Some(Waking { rearmed, ..waking });
+        }
+        rearmed
     }
 
     /// Clears the wait of an instance if `matches` it; `true` if cleared.
@@ -173,30 +233,48 @@ impl Gas {
         call(&*behaviour, &mut cx);
     }
 
-    /// A delay elapsed.
+    /// A delay elapsed: `timer`, kept pending (see the module docs).
     pub(super) fn on_wake_timer(
         &mut self,
         world: &mut World,
         owner: Entity,
         instance: InstanceKey,
+        timer: TimerKey,
     ) {
-        // One look at the instance: stop its wait and read what waking it
-        // needs.
-        let waiting = {
-            let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(owner) else {
-                return;
-            };
-            match system.abilities.instances.get_mut(instance) {
-                Some(entry) if entry.wait == Wait::Delay => {
+        // One look at the instance: what waking it needs.
+        let waiting = world
+            .query_one_mut::<&AbilitySystem>(owner)
+            .ok()
+            .and_then(|system| {
+                let entry = system.abilities.instances.get(instance)?;
+                (entry.wait == Wait::Delay && entry.wait_timer == Some(timer)).then_some((
+                    entry.ability,
+                    entry.event,
+                    entry.level,
+                ))
+            });
+        let Some(what) = waiting else {
+            self.timers.cancel(timer);
+            return;
+        };
+        let outer = self.waking.replace(Waking {
+            owner,
+            instance,
+            timer,
+            rearmed: false,
+        });
+        self.wake_instance(world, owner, instance, what, WakeReason::Delay);
+        let waking = std::mem::replace(&mut self.waking, outer);
+        // Neither re-armed nor let go by a new wait or the instance's end:
+        // the instance now waits for nothing.
+        if waking.is_some_and(|w| !w.rearmed) && self.timers.is_pending(timer) {
+            self.timers.cancel(timer);
+            if let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(owner) {
+                if let Some(entry) = system.abilities.instances.get_mut(instance) {
                     entry.wait = Wait::Nothing;
                     entry.wait_timer = None;
-                    Some((entry.ability, entry.event, entry.level))
                 }
-                _ => None,
             }
-        };
-        if let Some(what) = waiting {
-            self.wake_instance(world, owner, instance, what, WakeReason::Delay);
         }
     }
 

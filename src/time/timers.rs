@@ -603,6 +603,51 @@ impl<P> TimerQueue<P> {
         None
     }
 
+    /// [`pop_due`](Self::pop_due), with the popped timer's key, for a
+    /// caller that may schedule it again: a timer whose payload `keep`
+    /// accepts stays pending under its key (a copy of the payload comes
+    /// back), though nothing in the wheel will fire it again. The caller
+    /// then either [re-arms](Self::rearm) it or [cancels](Self::cancel) it,
+    /// and whoever holds its key needs no telling in the first case.
+    #[inline]
+    pub(crate) fn pop_due_keeping(
+        &mut self,
+        until: SimTime,
+        keep: impl Fn(&P) -> bool,
+    ) -> Option<(SimTime, TimerKey, P)>
+    where
+        P: Copy,
+    {
+        while let Some(entry) = self.next_entry(until) {
+            match self.live.get(entry.key) {
+                Some(&payload) if keep(&payload) => return Some((entry.at, entry.key, payload)),
+                Some(_) => {
+                    if let Some(payload) = self.live.remove(entry.key) {
+                        return Some((entry.at, entry.key, payload));
+                    }
+                }
+                None => {}
+            }
+        }
+        None
+    }
+
+    /// Schedules again, at `at` in `lane` and under the same key, a timer
+    /// that [`pop_due_keeping`](Self::pop_due_keeping) kept pending: the
+    /// same order as a new timer scheduled now (it takes the next sequence
+    /// number), without a new key. `false`, nothing done, when `key` is no
+    /// longer pending (cancelled since). Only for a kept timer: one still
+    /// in the wheel would fire twice.
+    pub(crate) fn rearm(&mut self, key: TimerKey, at: SimTime, lane: Lane) -> bool {
+        if !self.live.contains_key(key) {
+            return false;
+        }
+        let entry = Entry::new(at, lane, self.next_seq, key);
+        self.next_seq += 1;
+        self.place(entry);
+        true
+    }
+
     /// Takes the earliest entry due at or before `until` out of the wheel,
     /// live or cancelled (the caller tells them apart).
     #[inline]
@@ -967,6 +1012,32 @@ mod tests {
         assert!(!q.is_empty());
         assert_eq!(q.pop_due(at(7)), Some((at(7), 3)));
         assert!(q.is_empty());
+    }
+
+    /// A kept timer stays pending without firing again; re-armed, it fires
+    /// once, after what was scheduled before it at the same instant and
+    /// before what is scheduled after; cancelled, it cannot be re-armed.
+    #[test]
+    fn a_kept_timer_fires_again_only_when_rearmed() {
+        let mut q = TimerQueue::new();
+        let wake = q.schedule(at(5), 'w');
+        let other = q.schedule(at(6), 'x');
+        let keep = |p: &char| *p == 'w';
+        assert_eq!(q.pop_due_keeping(at(5), keep), Some((at(5), wake, 'w')));
+        assert!(q.is_pending(wake));
+        assert_eq!(q.pop_due_keeping(at(50), keep), Some((at(6), other, 'x')));
+        assert!(!q.is_pending(other));
+        assert_eq!(q.len(), 1);
+        q.schedule(at(60), 'a');
+        assert!(q.rearm(wake, at(60), Lane::Normal));
+        q.schedule(at(60), 'b');
+        let popped: Vec<char> = std::iter::from_fn(|| q.pop_due_keeping(at(100), |_| false))
+            .map(|(_, _, p)| p)
+            .collect();
+        assert_eq!(popped, ['a', 'w', 'b']);
+        assert!(q.is_empty());
+        assert!(!q.rearm(wake, at(200), Lane::Normal));
+        assert_eq!(q.pop_due(at(300)), None);
     }
 
     #[test]
