@@ -78,6 +78,9 @@ impl Gas {
         let events = &mut self.queued_events;
         self.timers
             .load(&state.timers.map(|saved| saved.restore(events)));
+        // Restored from within a wake-up (never between steps), the timer
+        // that woke it is no longer the one to re-arm.
+        self.waking = None;
         self.rng = state.rng.clone();
         self.dirty = state.dirty.clone();
         self.live_holders = state.live_holders.clone();
