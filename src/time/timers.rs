@@ -1016,7 +1016,8 @@ mod tests {
 
     /// A kept timer stays pending without firing again; re-armed, it fires
     /// once, after what was scheduled before it at the same instant and
-    /// before what is scheduled after; cancelled, it cannot be re-armed.
+    /// before what is scheduled after; once popped for good (or
+    /// cancelled), it cannot be re-armed.
     #[test]
     fn a_kept_timer_fires_again_only_when_rearmed() {
         let mut q = TimerQueue::new();
