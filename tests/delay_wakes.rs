@@ -15,6 +15,7 @@ use hecs::{Entity, World};
 
 const TAGS: &str = "
 Pottery.Trigger.Fire
+Pottery.Trigger.SecondFire
 Pottery.Event.Cooled
 Pottery.State.Glowing
 ";
@@ -28,6 +29,7 @@ const CONTENT: &str = r#"(
     ],
     abilities: [
         (name: "GA_Fire", trigger: "Pottery.Trigger.Fire", behaviour: Registered("Kiln")),
+        (name: "GA_SecondFire", trigger: "Pottery.Trigger.SecondFire", behaviour: Registered("Kiln")),
     ],
 )"#;
 
@@ -49,6 +51,9 @@ enum Next {
     /// the trace if it is told to, waits a second, then glazes (an instant
     /// effect).
     FlashThenGlaze { trace_on: bool },
+    /// Lights the second fire (another instance on the same owner, which
+    /// waits for its first delay as it starts), then waits this long.
+    LightSecond(f64),
     /// Despawns its owner through the context, then asks for a delay.
     DespawnOwner,
     /// Despawns its owner behind the context's back, then asks for a
@@ -121,6 +126,18 @@ impl AbilityBehaviour for Kiln {
                     .apply_effect(cx.world, cx.owner, EffectSpec::new(glaze))
                     .unwrap();
             }
+            Next::LightSecond(s) => {
+                let second = cx
+                    .gas
+                    .catalog()
+                    .tags()
+                    .get("Pottery.Trigger.SecondFire")
+                    .unwrap();
+                let owner = cx.owner;
+                cx.gas
+                    .handle_event(cx.world, owner, GameplayEvent::new(second));
+                cx.wait_delay(seconds(s));
+            }
             Next::End => cx.end(),
             Next::DespawnOwner => {
                 let owner = cx.owner;
@@ -161,8 +178,10 @@ impl Workshop {
         )
         .unwrap();
         let kiln = world.spawn((gas.new_ability_system(),));
-        let fire = gas.catalog().abilities().get("GA_Fire").unwrap();
-        gas.grant_ability(&mut world, kiln, fire, 1).unwrap();
+        for name in ["GA_Fire", "GA_SecondFire"] {
+            let fire = gas.catalog().abilities().get(name).unwrap();
+            gas.grant_ability(&mut world, kiln, fire, 1).unwrap();
+        }
         let trigger = gas.catalog().tags().get("Pottery.Trigger.Fire").unwrap();
         gas.handle_event(&mut world, kiln, GameplayEvent::new(trigger));
         Self {
@@ -195,11 +214,11 @@ impl Workshop {
             .current(pots)
     }
 
-    /// What the kiln's one instance waits for (`None` when it has none).
+    /// What the kiln's first fire waits for (`None` when it has ended).
     fn waiting_for(&self) -> Option<Wait> {
         let system = self.world.get::<&AbilitySystem>(self.kiln).ok()?;
-        let (instance, _) = system.active_abilities().next()?;
-        system.waiting_for(instance)
+        let fire = self.gas.catalog().abilities().get("GA_Fire").unwrap();
+        system.waiting_for(system.active_instance(fire)?)
     }
 
     fn checksum(&self) -> u64 {
@@ -223,6 +242,28 @@ fn a_kiln_that_waits_again_at_every_wake_up_fires_on_time_for_good() {
         gaskit::invariants::check(&shop.world, &shop.gas),
         Vec::<String>::new()
     );
+}
+
+/// A second instance started inside a wake-up waits for its own delay
+/// the long way; the woken one still re-arms its own. Both keep time.
+#[test]
+fn an_instance_started_in_a_wake_up_keeps_its_own_delay() {
+    // The first fire wakes at 0.5 and every 0.5 s; lit at 0.5, the second
+    // first wakes half a second later and then every 0.5 s.
+    let mut shop = Workshop::new(|n| {
+        if n == 1 {
+            Next::LightSecond(0.5)
+        } else {
+            Next::Delay(0.5)
+        }
+    });
+    shop.at(3.0);
+    let mut expected = vec![0.5];
+    for n in 2..=6 {
+        expected.extend([n as f64 * 0.5; 2]);
+    }
+    assert_eq!(shop.wakes(), expected);
+    assert_eq!(shop.gas.pending_timers(), 2);
 }
 
 #[test]
