@@ -375,8 +375,9 @@ pub use effects::{
     SetByCallerError, StackBy, StackExpiry, Stacking, StackingData,
 };
 pub use gas::{
-    prefetch_component, reach_nothing, read_ability_system, AbilityError, Advance, EffectHook,
-    EventOutcome, Gas, Observe, Prefetch, ReachReader, Reserved, Threshold, WakeReader, WorkLimits,
+    prefetch_component, prefetch_effects, reach_nothing, read_ability_system, AbilityError,
+    Advance, EffectHook, EventOutcome, Gas, Observe, Prefetch, ReachReader, Reserved, Threshold,
+    WakeReader, WorkLimits,
 };
 pub use names::{Named, MAX_DEFINITIONS};
 pub use tags::native;

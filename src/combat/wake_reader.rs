@@ -5,7 +5,7 @@ use hecs::{Entity, World};
 
 use super::{Combatant, Kinematic};
 use crate::abilities::AbilitySystem;
-use crate::gas::prefetch_component;
+use crate::gas::{prefetch_component, prefetch_effects};
 
 /// The combat layer's [`WakeReader`](crate::WakeReader): a fighter's
 /// swing reads its `Combatant` (skills, equipment, target) and its body's
@@ -54,5 +54,6 @@ pub fn reach_target(world: &mut World, entity: Entity) {
         });
     if let Some(system) = target.and_then(|target| read_fighter(world, target)) {
         prefetch_component(system);
+        prefetch_effects(system);
     }
 }

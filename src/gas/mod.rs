@@ -29,7 +29,8 @@ pub use abilities::{AbilityError, EventOutcome};
 pub use hooks::EffectHook;
 pub use observers::{Observe, Threshold};
 pub use prefetch::{
-    prefetch_component, reach_nothing, read_ability_system, Prefetch, ReachReader, WakeReader,
+    prefetch_component, prefetch_effects, reach_nothing, read_ability_system, Prefetch,
+    ReachReader, WakeReader,
 };
 pub use reserved::Reserved;
 pub(crate) use scheduled::{SavedTimer, Timer};

@@ -66,6 +66,38 @@ pub fn prefetch_component<T: ?Sized>(component: &T) {
     crate::prefetch::value(component);
 }
 
+/// Asks the memory system for the effect slots of `system` (its first
+/// few), for a [`ReachReader`] whose wake-up reaches another entity's
+/// effects: a stack it refreshes is found by a scan of them, and so is
+/// what an effect that ended lazily still holds when its tags are read.
+/// The prefetch stage asks for the slots of the entity it wakes itself. A
+/// hint: it changes nothing the program can see and cannot fault.
+///
+/// ```
+/// use gaskit::hecs::{Entity, World};
+/// use gaskit::AbilitySystem;
+///
+/// /// Whom an entity's wake-up heals, refreshing a stack on them.
+/// struct Ward(Entity);
+///
+/// fn reach_ward(world: &mut World, entity: Entity) {
+///     let Ok(ward) = world.query_one_mut::<&Ward>(entity).map(|w| w.0) else {
+///         return;
+///     };
+///     if let Ok(system) = world.query_one_mut::<&AbilitySystem>(ward) {
+///         gaskit::prefetch_component(system);
+///         gaskit::prefetch_effects(system);
+///     }
+/// }
+/// # let mut world = World::new();
+/// # let healer = world.spawn((1u8,));
+/// # reach_ward(&mut world, healer);
+/// ```
+#[inline(always)]
+pub fn prefetch_effects(system: &AbilitySystem) {
+    system.host.effects.prefetch_head(EFFECT_SLOT_BYTES);
+}
+
 /// Whether [`Gas::advance_to`] prefetches for the timers it is about to
 /// run.
 ///
