@@ -22,6 +22,8 @@
 # Needs valgrind. Takes about a minute at 1 000 fighters; at 100 000 use
 # smaller spans (e.g. `--cache 100000 20 1 3`).
 set -euo pipefail
+# shellcheck source=benches/valgrind_arena.sh
+source "$(dirname "$0")/valgrind_arena.sh"
 
 cache=()
 functions=0
@@ -32,9 +34,7 @@ while [[ $# -gt 0 ]]; do
             shift
             ;;
         --functions)
-            [[ "${2:-}" =~ ^[1-9][0-9]*$ ]] \
-                || { echo "error: --functions needs a count of functions, got '${2:-}'" >&2; exit 2; }
-            functions=$2
+            functions=$(count_option --functions "${2:-}" functions)
             shift 2
             ;;
         *) break ;;
@@ -45,19 +45,7 @@ warmup=${2:-20}
 s1=${3:-20}
 s2=${4:-80}
 
-command -v valgrind >/dev/null || { echo "error: valgrind is not installed" >&2; exit 2; }
-# Resolved before the change of directory below, so a relative path is
-# the caller's.
-arena=${ARENA:+$(realpath -m "$ARENA")}
-cd "$(dirname "$0")/.."
-if [[ -n "$arena" ]]; then
-    [[ -x "$arena" ]] || { echo "error: ARENA=$ARENA is not an executable" >&2; exit 2; }
-else
-    cargo build --release --example arena >&2
-    arena=target/release/examples/arena
-fi
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+prepare_arena
 
 run() { # seconds -> "attacks Ir DLmr DLmw"
     local out="$work/cg.$1"
