@@ -45,7 +45,7 @@ valgrind --tool=massif --depth=40 --threshold=0.1 --massif-out-file="$work/massi
     || { cat "$work/log" >&2; exit 1; }
 
 # The peak snapshot's tree, one allocation site per leaf, as
-# "bytes<TAB>site": the site is the three frames nearest the allocation
+# "bytes<TAB>site" (and its total, alone, in another file): the site is the three frames nearest the allocation
 # that are the program's own (not the standard library's, not closures
 # or iterator plumbing), module paths left out. Leaves with the same site
 # are summed.
@@ -76,19 +76,18 @@ awk '
         held[site] += bytes
     }
     END {
-        print "total\t" total
+        print total >total_file
         for (s in held) print held[s] "\t" s
     }
-' "$work/massif" >"$work/sites"
+' total_file="$work/total" "$work/massif" >"$work/sites"
 
-total=$(awk -F'\t' '$1 == "total" { print $2 }' "$work/sites")
+total=$(cat "$work/total")
 [[ -n "$total" ]] || { echo "error: massif recorded no peak snapshot" >&2; exit 1; }
 echo "arena, $combatants fighters, $warmup s of warm-up and $seconds s: at the heap's peak"
 awk -v t="$total" -v n="$combatants" 'BEGIN { printf "  heap bytes per fighter  %.1f\n", t / n }'
 echo "  by the code that allocated them"
 # The last stage reads all its input: a `head` there would stop `sort`
 # with SIGPIPE, which pipefail turns into this script's failure.
-awk -F'\t' '$1 != "total"' "$work/sites" \
-    | sort -t$'\t' -k1,1 -g -r \
+sort -t$'\t' -k1,1 -g -r "$work/sites" \
     | awk -F'\t' -v n="$combatants" -v s="$sites" \
         '++shown <= s { printf "    %8.1f  %s\n", $1 / n, substr($2, 1, 150) }'
