@@ -45,8 +45,12 @@ pub(crate) struct EffectCx<'a, P> {
     pub calcs: &'a Calculations,
     pub rng: &'a mut ChaCha8Rng,
     /// Periodic executions run during this call, for the context's
-    /// post-execute step (an instant's goes back in its [`ApplyOutcome`]).
+    /// post-execute step.
     pub executed: SmallVec<[Execution; 1]>,
+    /// Where an instant application leaves its execution for the context
+    /// (see [`Applied`](super::host::Applied)): kept by the context, empty
+    /// between applications.
+    pub instant: &'a mut Option<Execution>,
     /// Fresh values of live source captures, for periodic executions.
     pub live_sources: Captures,
     /// Follow-up work for the context, with the entity it is for.

@@ -91,7 +91,10 @@ impl EffectHost {
     // ------------------------------------------------------------ execute
 
     /// Runs an instant or periodic execution: base values change, then
-    /// every meta attribute touched is drained into its target.
+    /// every meta attribute touched is drained into its target. What it
+    /// did is left for the context: an instant's in
+    /// [`EffectCx::instant`], a periodic one's in
+    /// [`EffectCx::executed`]; written there once, not handed back.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn execute<P>(
         &mut self,
@@ -102,7 +105,7 @@ impl EffectHost {
         stacks: u32,
         captures: &Captures,
         target_now: bool,
-    ) -> Result<Execution, EffectError> {
+    ) -> Result<(), EffectError> {
         // The calculations first: a failure changes nothing.
         let target = cx.entity;
         let mut calculated = Calculated::default();
@@ -193,12 +196,23 @@ impl EffectHost {
             }
         });
         self.fire_cues(cx, def, CueEvent::Execute, &spec, cue_magnitude);
-        Ok(Execution {
-            effect: spec.effect,
-            spec,
-            meta,
-            reached_zero,
-        })
+        // Built where it stays: a temporary moved there would be a copy.
+        if def.is_instant() {
+            *cx.instant = Some(Execution {
+                effect: spec.effect,
+                spec,
+                meta,
+                reached_zero,
+            });
+        } else {
+            cx.executed.push(Execution {
+                effect: spec.effect,
+                spec,
+                meta,
+                reached_zero,
+            });
+        }
+        Ok(())
     }
 
     /// Runs an effect's execution calculations into `out`: their attribute

@@ -53,4 +53,5 @@ pub(crate) use active::{ActiveEffect, Captures};
 pub(crate) use calculation::PendingCalculations;
 pub(crate) use cx::{Defs, EffectCx, FollowUp, TagLog};
 pub(crate) use execution::{Calculated, Executing};
+pub(crate) use host::Applied;
 pub(crate) use notices::LazyEnds;

@@ -8,12 +8,12 @@ use super::Gas;
 use crate::abilities::AbilitySystem;
 use crate::attributes::{AttributeError, AttributeId};
 use crate::effects::{
-    ApplyOutcome, CaptureDef, CaptureFrom, Captures, Defs, DurationPolicy, EffectCx, EffectDef,
-    EffectError, EffectId, EffectKey, EffectSpec, EffectTimer, Execution, Magnitude,
+    Applied, ApplyOutcome, CaptureDef, CaptureFrom, Captures, Defs, DurationPolicy, EffectCx,
+    EffectDef, EffectError, EffectId, EffectKey, EffectSpec, EffectTimer, Execution, Magnitude,
 };
 use crate::tags::{Tag, TagCounts, TagQuery};
 use crate::time::SimDuration;
-use crate::trace::{RemovalReason, TraceKind};
+use crate::trace::{Observation, RemovalReason, TraceKind};
 
 impl Gas {
     /// Applies `spec` to `target` now.
@@ -30,33 +30,35 @@ impl Gas {
         target: Entity,
         spec: EffectSpec,
     ) -> Result<ApplyOutcome, EffectError> {
-        // An outcome is as large as an execution. An execution, which the
-        // observers read first, is returned as it came: moved out and
-        // wrapped again, it is copied twice (5% of an instant damage
-        // application). The small outcomes (every stack refreshed, every
-        // cooldown added) are built again after the reconcile, so the large
-        // slot is not carried across it.
-        let result = self.apply_effect_inner(world, target, spec);
-        if let Ok(ApplyOutcome::Executed(execution)) = &result {
-            self.after_execution(world, target, execution);
-            self.reconcile(world);
-            return result;
-        }
-        match result {
-            Ok(ApplyOutcome::Added(key)) => {
+        // The small outcomes are built after the reconcile, so no slot as
+        // large as an execution is carried across it.
+        match self.apply_effect_inner(world, target, spec)? {
+            Applied::Executed => {
+                let execution = self.take_instant();
+                self.after_execution(world, target, &execution);
+                self.reconcile(world);
+                Ok(ApplyOutcome::Executed(execution))
+            }
+            Applied::Added(key) => {
                 self.reconcile(world);
                 Ok(ApplyOutcome::Added(key))
             }
-            Ok(ApplyOutcome::Stacked { key, stacks }) => {
+            Applied::Stacked { key, stacks } => {
                 self.reconcile(world);
                 Ok(ApplyOutcome::Stacked { key, stacks })
             }
-            Ok(ApplyOutcome::Blocked(reason)) => {
+            Applied::Blocked(reason) => {
                 self.reconcile(world);
                 Ok(ApplyOutcome::Blocked(reason))
             }
-            Ok(ApplyOutcome::Executed(_)) | Err(_) => result,
         }
+    }
+
+    /// The execution an instant application just left (see [`Applied`]).
+    fn take_instant(&mut self) -> Execution {
+        self.instant
+            .take()
+            .expect("an instant application leaves its execution")
     }
 
     // Never inlined: its callers (game code's applications, the
@@ -68,7 +70,7 @@ impl Gas {
         world: &mut World,
         target: Entity,
         mut spec: EffectSpec,
-    ) -> Result<ApplyOutcome, EffectError> {
+    ) -> Result<Applied, EffectError> {
         let (captures, live_capture, refreshes, lazy, plain, attributes_only) = {
             let Some(def) = self.catalog.effects().try_def(spec.effect) else {
                 return Err(EffectError::UnknownEffect(spec.effect));
@@ -92,7 +94,7 @@ impl Gas {
         // a short path that leaves the same state, or the full path runs.
         if plain && !self.watches(system) {
             match system.host.add_plainly(self.defs(), target, self.now, spec) {
-                Ok(key) => return Ok(ApplyOutcome::Added(key)),
+                Ok(key) => return Ok(Applied::Added(key)),
                 Err(returned) => spec = returned,
             }
         }
@@ -110,7 +112,7 @@ impl Gas {
                 refreshed
             };
             if let Some((key, stacks)) = refreshed {
-                return Ok(ApplyOutcome::Stacked { key, stacks });
+                return Ok(Applied::Stacked { key, stacks });
             }
         }
         // What only executes into attribute values (a hit) needs no lazy
@@ -119,6 +121,10 @@ impl Gas {
         if !attributes_only {
             self.catch_up(target, system);
         }
+        debug_assert!(
+            self.instant.is_none(),
+            "an instant's execution is taken before the next application"
+        );
         let mut cx = self.effect_cx(target, system);
         let result = system.host.apply(&mut cx, spec, captures);
         // A failed application changes nothing, so the reconcile note that
@@ -128,14 +134,14 @@ impl Gas {
         if let Some(executed) = executed {
             self.after_periodic_executions(world, target, executed);
         }
-        let outcome = result?;
+        let applied = result?;
         if live_capture
-            && matches!(outcome, ApplyOutcome::Added(_))
+            && matches!(applied, Applied::Added(_))
             && !self.live_holders.contains(&target)
         {
             self.live_holders.push(target);
         }
-        Ok(outcome)
+        Ok(applied)
     }
 
     /// Would `target` refuse `spec` now (application requirements, the life
@@ -402,6 +408,27 @@ impl Gas {
         }
     }
 
+    /// [`after_owned_execution`](Self::after_owned_execution) for the
+    /// execution an instant application just left (see [`Applied`]).
+    fn after_instant_execution(&mut self, world: &mut World, target: Entity) {
+        // The common case (observed, bringing nothing to zero: every hit
+        // that does not kill) moves the execution from its slot straight
+        // into the observers' queue: handed to `after_owned_execution`,
+        // it would be copied once more on the way.
+        let observed_only = self.observe_executions
+            && self
+                .instant
+                .as_ref()
+                .is_some_and(|execution| execution.reached_zero.is_empty());
+        if observed_only {
+            let execution = self.take_instant();
+            self.trace
+                .observe(Observation::Execution { target, execution });
+        } else if let Some(execution) = self.instant.take() {
+            self.after_owned_execution(world, target, execution);
+        }
+    }
+
     /// The `on_zero` effects of the attributes an execution brought to zero.
     fn apply_zero_effects(&mut self, world: &mut World, target: Entity, execution: &Execution) {
         for &attribute in &execution.reached_zero {
@@ -424,9 +451,7 @@ impl Gas {
     ) {
         let effect = spec.effect;
         match self.apply_effect_inner(world, target, spec) {
-            Ok(ApplyOutcome::Executed(execution)) => {
-                self.after_owned_execution(world, target, execution)
-            }
+            Ok(Applied::Executed) => self.after_instant_execution(world, target),
             Ok(_) => {}
             Err(error) => self.record(TraceKind::EffectFailed {
                 target,
@@ -492,6 +517,7 @@ impl Gas {
             calcs: catalog.calculations(),
             rng: &mut self.rng,
             executed: SmallVec::new(),
+            instant: &mut self.instant,
             live_sources: Captures::new(),
             follow_ups: &mut self.follow_ups,
             schema: catalog.attributes(),
@@ -665,6 +691,77 @@ mod tests {
             .filter(|d| d.ends_lazily())
             .map(|d| d.name.clone())
             .collect()
+    }
+
+    /// An instant application leaves its execution for what follows it,
+    /// which takes it: the observers see each execution once (one that
+    /// brings an attribute to zero too, after its `on_zero` effect), the
+    /// public call gets it back, and nothing is left behind for the next
+    /// application, observed or not.
+    #[test]
+    fn an_instant_execution_reaches_its_observers_once_and_is_not_left_behind() {
+        use std::sync::{Arc, Mutex};
+
+        use crate::effects::{ApplyOutcome, EffectSpec};
+        use crate::trace::Observation;
+
+        let mut builder = CatalogBuilder::new();
+        builder.tags().add_source("camp.tags", "State.Out\n");
+        builder.add_source(
+            "camp.ron",
+            r#"(
+                attributes: [(name: "Embers", base: 3, min: 0, on_zero: "GE_Out")],
+                effects: [
+                    (name: "GE_Douse", modifiers: [(attribute: "Embers", op: Flat, magnitude: Constant(-1))]),
+                    (name: "GE_Out", duration: Infinite, granted_tags: ["State.Out"]),
+                ],
+            )"#,
+        );
+        let catalog = builder.build().unwrap_or_else(|e| panic!("{e}"));
+        let douse = catalog.effects().get("GE_Douse").unwrap();
+        let out = catalog.tags().get("State.Out").unwrap();
+        let mut gas = Gas::new(catalog);
+        let mut world = World::new();
+        let campfire = world.spawn((gas.new_ability_system(),));
+        let seen: Arc<Mutex<Vec<(bool, bool)>>> = Arc::default();
+        let log = Arc::clone(&seen);
+        gas.observe(Observe::executions(), move |world, gas, seen| {
+            if let Observation::Execution { target, execution } = seen {
+                let system = world.get::<&AbilitySystem>(*target).unwrap();
+                let out_now = system.has_tag(gas.catalog().effects(), gas.now(), out);
+                log.lock()
+                    .unwrap()
+                    .push((execution.effect == douse, out_now));
+            }
+        });
+
+        // Through the public call: the execution comes back, and the
+        // observers got theirs.
+        let returned = gas.apply_effect(&mut world, campfire, EffectSpec::new(douse));
+        assert!(
+            matches!(&returned, Ok(ApplyOutcome::Executed(e)) if e.effect == douse && e.reached_zero.is_empty()),
+            "{returned:?}"
+        );
+        assert!(gas.instant.is_none());
+        // Through the recorded path a rule uses: twice, the second bringing
+        // the embers to zero, whose `on_zero` effect is there before the
+        // observers look.
+        gas.apply_effect_recorded(&mut world, campfire, EffectSpec::new(douse));
+        assert!(gas.instant.is_none());
+        gas.apply_effect_recorded(&mut world, campfire, EffectSpec::new(douse));
+        assert!(gas.instant.is_none());
+        gas.deliver(&mut world);
+        assert_eq!(
+            *seen.lock().unwrap(),
+            [(true, false), (true, false), (true, true)]
+        );
+
+        // Unobserved, the execution is dropped where it was left.
+        let mut quiet = Gas::new(Arc::clone(gas.catalog_arc()));
+        let mut world = World::new();
+        let campfire = world.spawn((quiet.new_ability_system(),));
+        quiet.apply_effect_recorded(&mut world, campfire, EffectSpec::new(douse));
+        assert!(quiet.instant.is_none());
     }
 
     /// Whether the context would tell lazy ends on `hero` at their instants.

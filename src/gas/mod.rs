@@ -168,6 +168,9 @@ pub struct Gas {
     reserved: reserved::ReservedHandles,
     /// The instance a delay is waking, while its behaviour runs.
     waking: Option<waits::Waking>,
+    /// The execution an instant application left, until what follows it
+    /// takes it (see `effects::Applied`); empty between applications.
+    instant: Option<Execution>,
 }
 
 impl Gas {
@@ -211,6 +214,7 @@ impl Gas {
             rollback_window: None,
             reserved: reserved::ReservedHandles::new(),
             waking: None,
+            instant: None,
         }
     }
 
