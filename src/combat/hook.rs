@@ -97,9 +97,12 @@ pub(crate) fn refresh_in_combat(
 ) {
     let tags = runtime.tags();
     let seconds = runtime.defs().settings.in_combat.as_secs_f64();
-    // Built in place: a builder chain moves the whole spec at each step.
-    let mut spec = EffectSpec::new(runtime.in_combat_effect);
-    spec.set(tags[native::STATUS_IN_COMBAT], seconds);
+    let spec = EffectSpec::with_value(
+        runtime.in_combat_effect,
+        None,
+        TagSet::new(),
+        (tags[native::STATUS_IN_COMBAT], seconds),
+    );
     if let Ok(ApplyOutcome::Added(_)) = gas.apply_effect(world, entity, spec) {
         gas.record_game(CombatRecord::EnteredCombat { entity });
         gas.send_event(

@@ -230,10 +230,12 @@ pub(crate) fn stamp_attack_cooldown(
     attacker: Entity,
     interval: SimDuration,
 ) {
-    // Built in place: a builder chain moves the whole spec at each step.
-    let mut spec = EffectSpec::new(runtime.attack_cooldown_effect);
-    spec.source = Some(attacker);
-    spec.set(runtime.attack_cooldown, interval.as_secs_f64());
+    let spec = EffectSpec::with_value(
+        runtime.attack_cooldown_effect,
+        Some(attacker),
+        TagSet::new(),
+        (runtime.attack_cooldown, interval.as_secs_f64()),
+    );
     gas.apply_effect_recorded(world, attacker, spec);
     gas.record_game_with(COMBAT, || CombatRecord::CooldownStamped {
         entity: attacker,
@@ -370,12 +372,12 @@ pub(crate) fn roll_and_apply(
     });
     match outcome {
         AttackOutcome::Hit(amount @ 1..) => {
-            // Built in place: a builder chain moves the whole spec at
-            // each step.
-            let mut spec = EffectSpec::new(runtime.damage_effect);
-            spec.source = Some(attacker);
-            spec.tags = damage_tags.clone();
-            spec.set(damage_type.tag(tags), f64::from(amount));
+            let spec = EffectSpec::with_value(
+                runtime.damage_effect,
+                Some(attacker),
+                damage_tags.clone(),
+                (damage_type.tag(tags), f64::from(amount)),
+            );
             gas.apply_effect_recorded(world, target, spec);
         }
         // A miss or a hit for zero applies nothing (no XP, no in-combat

@@ -70,6 +70,41 @@ impl EffectSpec {
         }
     }
 
+    /// A level-1 spec with a source, tags and one SetByCaller value, built
+    /// in one piece: for a rule that applies one on every event (a swing's
+    /// cooldown, its damage), passed straight to the application it is
+    /// built where the application takes it. Built field by field or by a
+    /// builder chain, a spec (some 100 bytes) is moved whole at each step
+    /// and then copied while those writes are still in flight, which the
+    /// combat layer measured at 2 % of an attack's time.
+    ///
+    /// ```
+    /// # use gaskit::{CatalogBuilder, EffectSpec, TagSet};
+    /// # let mut builder = CatalogBuilder::new();
+    /// # builder.tags().add_source("t.tags", "Cooldown.Blink\n");
+    /// # builder.add_source("e.ron", r#"(effects: [(name: "GE_Blink_Cooldown",
+    /// #     duration: Duration(SetByCaller("Cooldown.Blink")), granted_tags: ["Cooldown.Blink"])])"#);
+    /// # let catalog = builder.build().unwrap();
+    /// let cooldown = catalog.effects().get("GE_Blink_Cooldown").unwrap();
+    /// let blink = catalog.tags().get("Cooldown.Blink").unwrap();
+    /// let spec = EffectSpec::with_value(cooldown, None, TagSet::new(), (blink, 2.4));
+    /// assert_eq!(spec, EffectSpec::new(cooldown).with_set_by_caller(blink, 2.4));
+    /// ```
+    pub fn with_value(
+        effect: EffectId,
+        source: Option<Entity>,
+        tags: TagSet,
+        (key, value): (Tag, f64),
+    ) -> Self {
+        Self {
+            effect,
+            level: 1,
+            source,
+            tags,
+            set_by_caller: SmallVec::from_buf_and_len([(key, value), (key, 0.0)], 1),
+        }
+    }
+
     /// A spec for `effect` that another effect's application or ending
     /// causes: same source, level and SetByCaller values, none of its tags.
     pub(crate) fn follow_on(&self, effect: EffectId) -> Self {
