@@ -45,10 +45,10 @@ valgrind --tool=massif --depth=40 --threshold=0.1 --massif-out-file="$work/massi
     || { cat "$work/log" >&2; exit 1; }
 
 # The peak snapshot's tree, one allocation site per leaf, as
-# "bytes<TAB>site" (and its total, alone, in another file): the site is the three frames nearest the allocation
-# that are the program's own (not the standard library's, not closures
-# or iterator plumbing), module paths left out. Leaves with the same site
-# are summed.
+# "bytes<TAB>site" (and its total, alone, in another file): the site is
+# the three frames nearest the allocation that are the program's own (not
+# the standard library's, not closures or iterator plumbing), module
+# paths left out. Leaves with the same site are summed.
 awk '
     /^heap_tree=peak/ { inside = 1; next }
     inside && /^#/ { exit }

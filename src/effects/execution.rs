@@ -95,7 +95,6 @@ impl EffectHost {
     /// did is left for the context: an instant's in
     /// [`EffectCx::instant`], a periodic one's in
     /// [`EffectCx::executed`]; written there once, not handed back.
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn execute<P>(
         &mut self,
         cx: &mut EffectCx<P>,
@@ -104,7 +103,6 @@ impl EffectHost {
         magnitudes: &[f64],
         stacks: u32,
         captures: &Captures,
-        target_now: bool,
     ) -> Result<(), EffectError> {
         // The calculations first: a failure changes nothing.
         let target = cx.entity;
@@ -115,7 +113,9 @@ impl EffectHost {
                 spec: &spec,
                 stacks,
                 captures,
-                target_now,
+                // An instant reads its target as it is; a periodic
+                // execution reads what was captured at application.
+                target_now: def.is_instant(),
             };
             self.run_calculations(Defs::of(cx), cx.rng, target, run, &mut calculated)?;
         }

@@ -373,7 +373,7 @@ impl EffectHost {
         }
         if def.is_instant() {
             let effect = spec.effect;
-            if let Err(error) = self.execute(cx, def, spec, &magnitudes, 1, &captures, true) {
+            if let Err(error) = self.execute(cx, def, spec, &magnitudes, 1, &captures) {
                 cx.follow_ups.truncate(queued);
                 return Err(error);
             }
@@ -1075,7 +1075,7 @@ impl EffectHost {
             }
         }
         let effect_id = spec.effect;
-        if let Err(error) = self.execute(cx, def, spec, &magnitudes, stacks, &captures, false) {
+        if let Err(error) = self.execute(cx, def, spec, &magnitudes, stacks, &captures) {
             cx.trace.record(
                 cx.now,
                 TraceKind::EffectFailed {

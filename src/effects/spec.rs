@@ -96,13 +96,9 @@ impl EffectSpec {
         tags: TagSet,
         (key, value): (Tag, f64),
     ) -> Self {
-        Self {
-            effect,
-            level: 1,
-            source,
-            tags,
-            set_by_caller: SmallVec::from_buf_and_len([(key, value), (key, 0.0)], 1),
-        }
+        // The second entry is room, not a value: the length is one.
+        let values = SmallVec::from_buf_and_len([(key, value), (key, 0.0)], 1);
+        Self::from_parts(effect, 1, source, tags, values)
     }
 
     /// A spec for `effect` that another effect's application or ending
