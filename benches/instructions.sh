@@ -22,8 +22,8 @@
 # Needs valgrind. Takes about a minute at 1 000 fighters; at 100 000 use
 # smaller spans (e.g. `--cache 100000 20 1 3`).
 set -euo pipefail
-# shellcheck source=benches/valgrind_arena.sh
-source "$(dirname "$0")/valgrind_arena.sh"
+# shellcheck source=benches/arena_common.sh
+source "$(dirname "$0")/arena_common.sh"
 
 cache=()
 functions=0

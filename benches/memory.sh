@@ -17,8 +17,8 @@
 #   checkout's (as in benches/instructions.sh).
 # Needs valgrind.
 set -euo pipefail
-# shellcheck source=benches/valgrind_arena.sh
-source "$(dirname "$0")/valgrind_arena.sh"
+# shellcheck source=benches/arena_common.sh
+source "$(dirname "$0")/arena_common.sh"
 
 sites=12
 while [[ $# -gt 0 ]]; do
