@@ -109,9 +109,20 @@ const ENDURANCE: &str = r#"(effects: [
 /// Groups sit this far apart (cm), far outside any attack range.
 const GROUP_SPACING_CM: f64 = 5_000.0;
 
+/// Engagements between two deliveries of the events they queue. Nothing
+/// else is due at the spawning instant, so each delivery hands out just
+/// those events, in the order the first step would have; few enough that
+/// they never outgrow the stores' steady room (the timers' payload slots
+/// double at a power of two, and a million fighters' wake-ups sit just
+/// under one).
+const ENGAGE_BATCH: usize = 1024;
+
 impl Arena {
     /// Spawns the combatants with the shipped catalog and has each engage
-    /// its target (the engage events are handled before this returns).
+    /// its target (the engage events are handled before this returns, and
+    /// the events the engagements queue are delivered every 1 024
+    /// engagements by advancing the clock by zero; what the last ones
+    /// queue waits for the first step).
     pub fn new(config: ArenaConfig) -> Result<Self, ArenaError> {
         Self::with_progress(config, |_| {})
     }
@@ -176,6 +187,12 @@ impl Arena {
         // each, memory the fight never needs again (about 60 bytes a
         // fighter at its peak). Handled now or dequeued first thing at the
         // first step, they run in the same order at the same instant.
+        // The engagements queue events of their own (a first hit sends
+        // both fighters `Combat.Event.EnterCombat`), and for the same
+        // reason those are delivered as they accumulate, by advancing the
+        // clock by zero after each batch, as a server's tick would: left
+        // for the first step, a million fighters' would set the resident
+        // peak of the whole fight (see `ENGAGE_BATCH`).
         let tags = runtime.tags();
         let attack = GameplayEvent::new(tags[native::TRIGGER_QUEUED_INTERACT])
             .payload(tags[native::TRIGGER_ENGAGE]);
@@ -185,6 +202,10 @@ impl Arena {
             let target = entities[start + (i - start + 1) % len];
             if target != attacker {
                 gas.handle_event(&mut world, attacker, attack.target(target));
+            }
+            if (i + 1) % ENGAGE_BATCH == 0 {
+                let now = gas.now();
+                gas.advance_to(&mut world, now);
             }
         }
         Ok(Self {
@@ -313,5 +334,31 @@ impl Loadouts {
             }
         }
         fighter
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The events the engagements queue (a first hit's
+    /// `Combat.Event.EnterCombat`, to both fighters) are handed out batch
+    /// by batch while the arena spawns: what is still queued when it
+    /// starts comes from the last, partial batch alone (some 1 400
+    /// events at this size when they were all left for the first step).
+    #[test]
+    fn spawning_delivers_the_engagements_events_batch_by_batch() {
+        let partial = 100;
+        let arena = Arena::new(ArenaConfig {
+            combatants: 3 * ENGAGE_BATCH + partial,
+            ..ArenaConfig::default()
+        })
+        .unwrap();
+        let queued = arena.gas.queued_events().len();
+        assert!(queued > 0, "the last batch's first hits queue events");
+        assert!(
+            queued <= 2 * partial,
+            "{queued} events queued after the last batch of {partial}"
+        );
     }
 }
