@@ -73,8 +73,10 @@ pub(crate) struct Instance {
     pub wait: Wait,
     pub wait_timer: Option<TimerKey>,
     /// The behaviour's own state ([`AbilityCx::state`](super::AbilityCx::state)),
-    /// in its serialized form so snapshots and checksums carry it.
-    pub state: Option<String>,
+    /// in its serialized form so snapshots and checksums carry it. Boxed
+    /// rather than a `String`: without the capacity word an instance is
+    /// 112 bytes, and its slot, which every entity reserves, 120.
+    pub state: Option<Box<str>>,
 }
 
 /// A granted ability: by game code, by active effects, or both.
@@ -159,5 +161,20 @@ impl AbilityState {
             .iter()
             .find(|(_, i)| i.ability == ability)
             .map(|(k, _)| k)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every entity reserves room for one running ability: an instance is
+    /// 112 bytes, and its slot, a version beside it, 120 (the size of a
+    /// version and an `Option` of it, as `slots.rs` checks).
+    #[test]
+    fn an_instance_slot_is_120_bytes() {
+        use std::mem::size_of;
+        assert_eq!(size_of::<Instance>(), 112);
+        assert_eq!(size_of::<(u32, Option<Instance>)>(), 120);
     }
 }
