@@ -15,10 +15,15 @@ use crate::tags::{NotHeld, Tag, TagCounts, TagSet};
 #[derive(Clone, Debug, Default)]
 pub(crate) struct LooseTags(Option<Box<Held>>);
 
+/// The counts, and the saved members in a box of their own, made at the
+/// first saved one: most loose tags are marks of the moment (a chase)
+/// that a save leaves out, and without the saved set's 40 bytes inline a
+/// third of the arena's fighters hold 80 bytes here, not 112 (a block of
+/// 96 from malloc, not 128).
 #[derive(Clone, Debug, Default)]
 struct Held {
     counts: TagCounts,
-    saved: TagSet,
+    saved: Option<Box<TagSet>>,
 }
 
 static NONE: TagCounts = TagCounts::new();
@@ -31,6 +36,7 @@ impl LooseTags {
         if counts.tags().is_empty() && saved.is_empty() {
             return Self::default();
         }
+        let saved = (!saved.is_empty()).then(|| Box::new(saved));
         Self(Some(Box::new(Held { counts, saved })))
     }
 
@@ -41,7 +47,10 @@ impl LooseTags {
 
     /// The loose tags that belong in a saved game.
     pub fn saved(&self) -> &TagSet {
-        self.0.as_ref().map_or(&NONE_SAVED, |held| &held.saved)
+        self.0
+            .as_ref()
+            .and_then(|held| held.saved.as_deref())
+            .unwrap_or(&NONE_SAVED)
     }
 
     /// Adds one reference to `tag`; `saved` marks it as part of saved
@@ -50,7 +59,7 @@ impl LooseTags {
         let held = self.0.get_or_insert_with(Box::default);
         held.counts.add(tag);
         if saved {
-            held.saved.insert(tag);
+            held.saved.get_or_insert_with(Box::default).insert(tag);
         }
     }
 
@@ -60,7 +69,9 @@ impl LooseTags {
     pub fn remove(&mut self, tag: Tag) -> Result<(), NotHeld> {
         let held = self.0.as_mut().ok_or(NotHeld(tag))?;
         if held.counts.remove(tag)? {
-            held.saved.remove(tag);
+            if let Some(saved) = held.saved.as_mut() {
+                saved.remove(tag);
+            }
         }
         Ok(())
     }
@@ -83,6 +94,11 @@ mod tests {
         assert!(loose.0.is_none());
         assert_eq!(loose.remove(tag(3)), Err(NotHeld(tag(3))));
         assert!(loose.0.is_none(), "a refused removal allocates nothing");
+        loose.add(tag(7), false);
+        let held = loose.0.as_ref().expect("room from the first loose tag");
+        assert!(held.saved.is_none(), "no saved set before a saved tag");
+        assert_eq!(std::mem::size_of::<Held>(), 80);
+        assert!(loose.saved().is_empty());
         loose.add(tag(3), true);
         loose.add(tag(3), false);
         loose.add(tag(5), false);

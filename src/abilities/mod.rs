@@ -47,4 +47,4 @@ pub use outcome::{ActivationFailure, ClientField, EndReason, WakeReason};
 pub use state::{InstanceKey, Wait};
 pub use system::AbilitySystem;
 
-pub(crate) use state::{Granted, Instance};
+pub(crate) use state::{Granted, Instance, TargetedBy};

@@ -4,13 +4,12 @@
 //! Written from borrows, so a save or a checksum copies nothing; read
 //! owned.
 
-use hecs::Entity;
 use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 
 use super::blocks::AbilityBlocks;
 use super::loose::LooseTags;
-use super::state::{AbilityState, Granted, Instance, InstanceKey};
+use super::state::{AbilityState, Granted, Instance, InstanceKey, TargetedBy};
 use crate::slots::Slots;
 use crate::tags::{TagCounts, TagSet};
 
@@ -23,7 +22,7 @@ struct SavedState {
     loose: TagCounts,
     saved_loose: TagSet,
     blocked: AbilityBlocks,
-    targeted_by: SmallVec<[(Entity, InstanceKey); 2]>,
+    targeted_by: TargetedBy,
 }
 
 /// The saved fields, borrowed from a state, in [`SavedState`]'s order.
@@ -35,7 +34,7 @@ struct SavedStateRef<'a> {
     loose: &'a TagCounts,
     saved_loose: &'a TagSet,
     blocked: &'a AbilityBlocks,
-    targeted_by: &'a SmallVec<[(Entity, InstanceKey); 2]>,
+    targeted_by: &'a TargetedBy,
 }
 
 impl Serialize for AbilityState {

@@ -90,6 +90,13 @@ pub(crate) struct Granted {
     pub by_effects: u16,
 }
 
+/// The instances elsewhere whose event targets an entity. Room for one
+/// inline: a fighter is targeted by the one it fights (in the arena,
+/// every fighter by exactly one), and every entity pays for the inline
+/// room (16 bytes an entry); one targeted by more moves them to the heap
+/// once and keeps that room.
+pub(crate) type TargetedBy = SmallVec<[(Entity, InstanceKey); 1]>;
+
 /// Everything the ability system keeps per entity besides effects.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct AbilityState {
@@ -100,7 +107,7 @@ pub(crate) struct AbilityState {
     /// `block_abilities_with_tags` of the active abilities, counted.
     pub blocked: AbilityBlocks,
     /// Instances on other entities whose event targets this entity.
-    pub targeted_by: SmallVec<[(Entity, InstanceKey); 2]>,
+    pub targeted_by: TargetedBy,
 }
 
 /// The kinds of reactive wait an [`AbilityState`]'s instances may hold: a

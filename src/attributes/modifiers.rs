@@ -72,13 +72,13 @@ pub(crate) struct Accumulated {
 /// Every active modifier of an entity, sorted canonically so that each
 /// attribute's modifiers are one contiguous run.
 ///
-/// Two live inline: most entities hold none or one (a buff), and every
-/// entity pays for the inline room whether it uses it or not (at a million
-/// fighters, 32 bytes each). An entity that holds more moves them to the
-/// heap once and keeps that room.
+/// One lives inline: most entities hold none or one (a buff, the arena's
+/// endurance), and every entity pays for the inline room whether it uses
+/// it or not, 32 bytes a modifier. An entity that holds more moves them
+/// to the heap once and keeps that room.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Modifiers {
-    entries: SmallVec<[ModEntry; 2]>,
+    entries: SmallVec<[ModEntry; 1]>,
     next_seq: u64,
 }
 

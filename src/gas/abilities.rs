@@ -11,7 +11,7 @@ use super::{Gas, Timer};
 use crate::abilities::{
     AbilityBehaviour, AbilityDef, AbilityId, AbilitySystem, Activation, ActivationFailure,
     Behaviour, ClientField, EndReason, GameplayEvent, Granted, Instance, InstanceKey, NetOwner,
-    NetPolicy, Origin, Recipient, Wait, WakeReason,
+    NetPolicy, Origin, Recipient, TargetedBy, Wait, WakeReason,
 };
 use crate::attributes::ModOp;
 use crate::diagnostics::nearest;
@@ -1114,7 +1114,7 @@ fn note_targeting(world: &mut World, target: Entity, entry: (Entity, InstanceKey
             .get::<&AbilitySystem>(owner)
             .is_ok_and(|s| s.abilities.instances.contains_key(instance))
     };
-    let mut swept: SmallVec<[(Entity, InstanceKey); 2]> = listed.into_iter().filter(live).collect();
+    let mut swept: TargetedBy = listed.into_iter().filter(live).collect();
     swept.push(entry);
     if let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(target) {
         system.abilities.targeted_by = swept;
