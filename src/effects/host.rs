@@ -21,6 +21,7 @@ use super::error::EffectError;
 use super::execution::Execution;
 use super::lazy::LazyIndex;
 use super::spec::{EffectSpec, SetByCallerError};
+use super::watched::WatchedKeys;
 use crate::attributes::{AttributeChanges, AttributeId, AttributeSchema, Attributes};
 use crate::tags::{NotHeld, Tag, TagChanges, TagCounts, TagSet};
 use crate::time::{Lane, SimDuration, SimTime};
@@ -109,7 +110,7 @@ pub struct EffectHost {
     /// immunity check, inhibition and live captures look only here, so a
     /// host's many plain effects (a cooldown applied every frame) cost them
     /// nothing. Derived from `effects`, so not saved: a restore rebuilds it.
-    pub(crate) watched: SmallVec<[EffectKey; 2]>,
+    pub(crate) watched: WatchedKeys,
     /// Tags that became present since the last reconcile.
     pub(crate) appeared: TagChanges,
     /// Attribute values changed since the last reconcile.
@@ -143,7 +144,7 @@ impl EffectHost {
             // holding more grows once and keeps the room).
             effects: Slots::with_capacity(3),
             lazy_due: SimTime::MAX,
-            watched: SmallVec::new(),
+            watched: WatchedKeys::default(),
             appeared: TagChanges::default(),
             vanished: TagChanges::default(),
             attributes_changed: false,
@@ -424,19 +425,19 @@ impl EffectHost {
     /// The active effects that are [watched](EffectDef::is_watched), in
     /// slot order.
     fn watched_effects(&self) -> impl Iterator<Item = &ActiveEffect> + '_ {
-        self.watched.iter().map(|&k| &self.effects[k])
+        self.watched.as_slice().iter().map(|&k| &self.effects[k])
     }
 
     /// Rebuilds the index of watched effects from the effects themselves
     /// (after a restore, which does not save it).
     pub(crate) fn reindex(&mut self, defs: &EffectDefs) {
-        self.watched = self.watched_keys(defs);
+        self.watched = WatchedKeys::of(self.watched_keys(defs));
     }
 
     /// True when the index of watched effects is what
     /// [`reindex`](Self::reindex) would build (an invariant).
     pub(crate) fn index_agrees(&self, defs: &EffectDefs) -> bool {
-        self.watched_keys(defs) == self.watched
+        self.watched_keys(defs).as_slice() == self.watched.as_slice()
     }
 
     /// The keys of the watched effects, by a walk over all of them.
@@ -732,8 +733,7 @@ impl EffectHost {
             arm_expiry(&mut self.effects[key], cx, key);
         }
         if def.is_watched() {
-            let at = self.watched.partition_point(|k| slot_of(*k) < slot_of(key));
-            self.watched.insert(at, key);
+            self.watched.insert(key);
         }
         let entity = cx.entity;
         let effect = &mut self.effects[key];
@@ -1134,7 +1134,7 @@ impl EffectHost {
             // after it need not look for ended ones.
             self.settle_lazy_due();
         }
-        self.watched.retain(|k| *k != key);
+        self.watched.remove(key);
         self.effect_ended = true;
         true
     }
@@ -1205,7 +1205,7 @@ impl EffectHost {
     pub(crate) fn reconcile_inhibition<P>(&mut self, cx: &mut EffectCx<P>) {
         for _ in 0..=self.effects.len() {
             let mut flip: Option<(EffectKey, bool)> = None;
-            for &key in &self.watched {
+            for &key in self.watched.as_slice() {
                 let effect = &self.effects[key];
                 let def = cx.defs.def(effect.def);
                 if def.ongoing_requirements.is_empty() {
@@ -1254,6 +1254,7 @@ impl EffectHost {
     ) {
         let keys: SmallVec<[EffectKey; 4]> = self
             .watched
+            .as_slice()
             .iter()
             .copied()
             .filter(|&k| cx.defs.def(self.effects[k].def).has_live_capture)

@@ -29,6 +29,7 @@ mod notices;
 mod reads;
 mod saved_host;
 mod spec;
+mod watched;
 
 pub use active::EffectKey;
 pub use calculation::{

@@ -4,10 +4,10 @@
 //! nothing; read owned.
 
 use serde::{Deserialize, Serialize};
-use smallvec::SmallVec;
 
 use super::active::{ActiveEffect, EffectKey};
 use super::host::EffectHost;
+use super::watched::WatchedKeys;
 use crate::attributes::Attributes;
 use crate::slots::Slots;
 use crate::tags::{TagChanges, TagCounts};
@@ -63,7 +63,7 @@ impl<'de> Deserialize<'de> for EffectHost {
             lazy_due: SimTime::MAX,
             tags: saved.tags,
             // The index of watched effects is derived: a restore rebuilds it.
-            watched: SmallVec::new(),
+            watched: WatchedKeys::default(),
             appeared: saved.appeared,
             vanished: saved.vanished,
             attributes_changed: saved.attributes_changed,
