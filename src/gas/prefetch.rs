@@ -129,7 +129,7 @@ pub enum Prefetch {
 impl Prefetch {
     /// Entities from which [`Prefetch::Auto`] prefetches: about where the
     /// measurements cross over, with room to spare (a fighter's state is
-    /// about 2 KiB, so this is some 32 MiB of it).
+    /// about 1.5 KiB, so this is some 23 MiB of it).
     pub const AUTO_FROM: u32 = 16_384;
 
     /// Does the policy prefetch in a world of `entities` entities?
