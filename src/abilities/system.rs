@@ -208,19 +208,17 @@ mod tests {
 
     /// Where what an attack reads lies: the bookkeeping and the host's hot
     /// fields (effect slots' header, the first lazy end, owned tags,
-    /// watched index, reconcile notes) in the first 192 bytes, the
-    /// attribute values after them, then (past the pointer to the index of
-    /// lazy ends a host holding many effects keeps, one word) the instance
-    /// slots' header. Of the last note (the tags that vanished) only its
-    /// length word is read on every change; the tags it holds inline, read
-    /// when some vanished, may reach into the next line.
+    /// watched index, reconcile notes and flags) in the first 192 bytes,
+    /// the attribute values after them, then (past the pointer to the
+    /// index of lazy ends a host holding many effects keeps, one word) the
+    /// instance slots' header.
     #[test]
     fn an_ability_system_keeps_what_an_attack_reads_together() {
         let host = offset_of!(AbilitySystem, host);
-        let last_note = host + offset_of!(EffectHost, vanished);
-        assert!(last_note + size_of::<usize>() <= 192, "{last_note}");
+        let notes = host + offset_of!(EffectHost, notes);
+        assert!(notes + size_of::<crate::tags::TagNotes>() <= 192, "{notes}");
         let hot_host_end = host + offset_of!(EffectHost, attributes);
-        assert!(hot_host_end <= 200, "{hot_host_end}");
+        assert!(hot_host_end <= 192, "{hot_host_end}");
         let attributes_end = hot_host_end + size_of::<Attributes>();
         assert_eq!(
             host + offset_of!(EffectHost, lazy_index),
@@ -229,6 +227,6 @@ mod tests {
         );
         let instances = offset_of!(AbilitySystem, abilities) + offset_of!(AbilityState, instances);
         assert_eq!(instances, attributes_end + size_of::<usize>());
-        assert_eq!(size_of::<AbilitySystem>(), 448);
+        assert_eq!(size_of::<AbilitySystem>(), 424);
     }
 }

@@ -23,7 +23,7 @@ use super::lazy::LazyIndex;
 use super::spec::{EffectSpec, SetByCallerError};
 use super::watched::WatchedKeys;
 use crate::attributes::{AttributeChanges, AttributeId, AttributeSchema, Attributes};
-use crate::tags::{NotHeld, Tag, TagChanges, TagCounts, TagSet};
+use crate::tags::{NotHeld, Tag, TagCounts, TagNotes, TagSet};
 use crate::time::{Lane, SimDuration, SimTime};
 use crate::trace::{BlockReason, RemovalReason, Trace, TraceCategory, TraceKind};
 
@@ -111,8 +111,8 @@ pub struct EffectHost {
     /// host's many plain effects (a cooldown applied every frame) cost them
     /// nothing. Derived from `effects`, so not saved: a restore rebuilds it.
     pub(crate) watched: WatchedKeys,
-    /// Tags that became present since the last reconcile.
-    pub(crate) appeared: TagChanges,
+    /// Tags that became present or absent since the last reconcile.
+    pub(crate) notes: TagNotes,
     /// Attribute values changed since the last reconcile.
     pub(crate) attributes_changed: bool,
     /// An active effect ended since the last reconcile.
@@ -123,9 +123,6 @@ pub struct EffectHost {
     /// (see `lazy.rs`). A hint: it may be stale, and nothing else reads
     /// it. In the padding before the next field, so it costs no room.
     pub(crate) lazy_first_slot: u32,
-    /// Tags that became absent since the last reconcile (last: only its
-    /// length is read on every change).
-    pub(crate) vanished: TagChanges,
     pub(crate) attributes: Attributes,
     /// The lazily ending effects in end order, for a host that holds many
     /// effects (see `lazy.rs`); cold, and derived, so not saved.
@@ -145,8 +142,7 @@ impl EffectHost {
             effects: Slots::with_capacity(3),
             lazy_due: SimTime::MAX,
             watched: WatchedKeys::default(),
-            appeared: TagChanges::default(),
-            vanished: TagChanges::default(),
+            notes: TagNotes::default(),
             attributes_changed: false,
             effect_ended: false,
             lazy_first_slot: u32::MAX,
@@ -238,7 +234,7 @@ impl EffectHost {
     /// reconcile and, when wanted, in the trace.
     pub(crate) fn grant_tag(&mut self, tag: Tag, log: &mut TagLog<'_>) {
         if self.tags.add(tag) {
-            self.appeared.insert(tag);
+            self.notes.appeared(tag);
             log.changed(tag, true);
         }
     }
@@ -253,7 +249,7 @@ impl EffectHost {
     /// Releases one reference to `tag`, noting a presence change.
     pub(crate) fn release_tag(&mut self, tag: Tag, log: &mut TagLog<'_>) -> Result<(), NotHeld> {
         if self.tags.remove(tag)? {
-            self.vanished.insert(tag);
+            self.notes.vanished(tag);
             log.changed(tag, false);
         }
         Ok(())
@@ -265,9 +261,9 @@ impl EffectHost {
         tags: &TagSet,
         log: &mut TagLog<'_>,
     ) -> Result<(), NotHeld> {
-        let vanished = &mut self.vanished;
+        let notes = &mut self.notes;
         self.tags.remove_each(tags, |tag| {
-            vanished.insert(tag);
+            notes.vanished(tag);
             log.changed(tag, false);
         })
     }

@@ -1,7 +1,8 @@
 //! [`EffectHost`] as saved: its fields in the order they were always
 //! saved in, whatever order the host keeps them in memory (hot first, see
-//! its docs). Written from borrows, so a save or a checksum copies
-//! nothing; read owned.
+//! its docs). Written from borrows (but for the reconcile notes, split
+//! into the two short lists they are saved as), so a save or a checksum
+//! copies nothing of size; read owned.
 
 use serde::{Deserialize, Serialize};
 
@@ -10,7 +11,7 @@ use super::host::EffectHost;
 use super::watched::WatchedKeys;
 use crate::attributes::Attributes;
 use crate::slots::Slots;
-use crate::tags::{TagChanges, TagCounts};
+use crate::tags::{TagChanges, TagCounts, TagNotes};
 use crate::time::SimTime;
 
 /// The saved fields, read owned.
@@ -33,20 +34,23 @@ struct SavedHostRef<'a> {
     attributes: &'a Attributes,
     tags: &'a TagCounts,
     effects: &'a Slots<EffectKey, ActiveEffect>,
-    appeared: &'a TagChanges,
-    vanished: &'a TagChanges,
+    appeared: TagChanges,
+    vanished: TagChanges,
     attributes_changed: bool,
     effect_ended: bool,
 }
 
 impl Serialize for EffectHost {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        // The notes are saved as the two lists they stand for (nearly
+        // always empty, so taking them apart copies nothing).
+        let (appeared, vanished) = self.notes.split();
         SavedHostRef {
             attributes: &self.attributes,
             tags: &self.tags,
             effects: &self.effects,
-            appeared: &self.appeared,
-            vanished: &self.vanished,
+            appeared,
+            vanished,
             attributes_changed: self.attributes_changed,
             effect_ended: self.effect_ended,
         }
@@ -64,8 +68,7 @@ impl<'de> Deserialize<'de> for EffectHost {
             tags: saved.tags,
             // The index of watched effects is derived: a restore rebuilds it.
             watched: WatchedKeys::default(),
-            appeared: saved.appeared,
-            vanished: saved.vanished,
+            notes: TagNotes::from_changes(&saved.appeared, &saved.vanished),
             attributes_changed: saved.attributes_changed,
             effect_ended: saved.effect_ended,
             // A hint, set with the first lazy end below.

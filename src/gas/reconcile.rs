@@ -15,11 +15,7 @@ impl Gas {
     #[inline]
     pub(crate) fn note_touched(&mut self, entity: Entity, system: &mut AbilitySystem) {
         let host = &system.host;
-        if !host.attributes_changed
-            && !host.effect_ended
-            && host.appeared.is_empty()
-            && host.vanished.is_empty()
-        {
+        if !host.attributes_changed && !host.effect_ended && host.notes.is_empty() {
             return;
         }
         self.note_changes(entity, system);
@@ -39,19 +35,16 @@ impl Gas {
             self.queue_reconcile(entity, system);
         }
         let host = &system.host;
-        if host.appeared.is_empty() && host.vanished.is_empty() {
+        if host.notes.is_empty() {
             return;
         }
         let reactive = self.catalog.effects().reactive_tags();
-        let reacts = host.appeared.meets(reactive)
-            || host.vanished.meets(reactive)
-            || system.waits_on_tags();
+        let reacts = host.notes.meets(reactive) || system.waits_on_tags();
         if reacts {
             self.queue_reconcile(entity, system);
         } else if !system.queued {
             // Nothing reacts to these tags: forget them now.
-            system.host.appeared.clear();
-            system.host.vanished.clear();
+            system.host.notes.clear();
         }
     }
 
@@ -97,8 +90,7 @@ impl Gas {
                     continue;
                 };
                 system.queued = false;
-                let appeared = std::mem::take(&mut system.host.appeared);
-                let vanished = std::mem::take(&mut system.host.vanished);
+                let (appeared, vanished) = system.host.notes.take();
                 self.with_host(world, entity, |host, cx| {
                     host.reconcile_inhibition(cx);
                     host.reconcile_life(cx);

@@ -42,8 +42,7 @@ fn check_system(catalog: &Catalog, gas: &Gas, system: &AbilitySystem) -> Result<
     let host = &system.host;
     host.attributes.check(catalog.attributes())?;
     let tags_ok = host.tags.is_valid_in(tags)
-        && host.appeared.is_valid_in(tags)
-        && host.vanished.is_valid_in(tags)
+        && host.notes.is_valid_in(tags)
         && system.abilities.loose.counts().is_valid_in(tags)
         && system.abilities.loose.saved().is_valid_in(tags)
         && system.abilities.blocked.is_valid_in(tags);

@@ -17,7 +17,7 @@ mod registry;
 mod set;
 mod tag;
 
-pub(crate) use changes::TagChanges;
+pub(crate) use changes::{TagChanges, TagNotes};
 pub use counts::{NotHeld, TagCounts};
 pub(crate) use file::validate_segment;
 pub use query::{TagQuery, TagQueryDef};
