@@ -165,16 +165,17 @@ impl AbilityCx<'_> {
     /// instance ended with. A state written as another type reads as the
     /// default.
     pub fn state<T: InstanceState>(&self) -> T {
-        let text = match &self.ended_state {
-            Some(text) => Some(text.clone()),
+        // Read where it is kept, not copied out first.
+        let read = |text: &str| ron::from_str(text).ok();
+        let state = match &self.ended_state {
+            Some(text) => read(text),
             None => self
                 .world
                 .get::<&AbilitySystem>(self.owner)
                 .ok()
-                .and_then(|s| s.abilities.instances.get(self.instance)?.state.clone()),
+                .and_then(|s| read(s.abilities.instances.get(self.instance)?.state.as_deref()?)),
         };
-        text.and_then(|t| ron::from_str(&t).ok())
-            .unwrap_or_default()
+        state.unwrap_or_default()
     }
 
     /// Replaces this instance's state. Does nothing once it has ended.
