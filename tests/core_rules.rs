@@ -304,6 +304,89 @@ fn a_duration_effect_holds_its_modifier_until_it_ends() {
     assert_eq!(g.read(hero, "Stamina"), (10.0, 10.0));
 }
 
+/// An effect that lasts holds every one of its modifiers, however many it
+/// has, at the magnitudes its spec gave (a SetByCaller value for one, and
+/// another for the duration): stacked, saved to text and restored into a
+/// fresh world, and gone at its end. A periodic one with two modifiers
+/// executes both on every tick.
+#[test]
+fn a_lasting_effect_holds_every_modifier_and_set_by_caller_value_it_was_given() {
+    let mut g = Game::over(
+        catalog_with(
+            r#"(effects: [
+            (name: "GE_Feast", duration: Duration(SetByCaller("SetByCaller.Bonus")),
+             modifiers: [
+                (attribute: "Stamina", op: Flat, magnitude: SetByCaller("SetByCaller.Amount")),
+                (attribute: "MaxMana", op: Flat, magnitude: Constant(50)),
+                (attribute: "Vitality", op: Flat, magnitude: Constant(1)),
+             ],
+             stacking: (by: Target, limit: 2)),
+            (name: "GE_Wages", duration: Duration(Constant(2)), period: (seconds: 1.0),
+             modifiers: [
+                (attribute: "Gold", op: Flat, magnitude: SetByCaller("SetByCaller.Amount")),
+                (attribute: "Stamina", op: Flat, magnitude: Constant(-1)),
+             ]),
+        ])"#,
+        )
+        .unwrap_or_else(|e| panic!("{e}")),
+    );
+    let (amount, bonus) = (g.tag("SetByCaller.Amount"), g.tag("SetByCaller.Bonus"));
+    let (hero, imp) = (g.hero, g.imp);
+    let feast = g
+        .spec("GE_Feast")
+        .with_set_by_caller(amount, 4.0)
+        .with_set_by_caller(bonus, 3.0);
+    g.apply(hero, feast.clone());
+    assert_eq!(g.read(hero, "Stamina"), (10.0, 14.0));
+    assert_eq!(g.read(hero, "MaxMana"), (200.0, 250.0));
+    assert_eq!(g.read(hero, "Vitality"), (5.0, 6.0));
+    g.at(1.0);
+    // The second stack doubles each modifier and restarts the 3 s window.
+    g.apply(hero, feast);
+    assert_eq!(g.read(hero, "Stamina"), (10.0, 18.0));
+    assert_eq!(g.read(hero, "MaxMana"), (200.0, 300.0));
+    assert_eq!(g.read(hero, "Vitality"), (5.0, 7.0));
+    let wages = g.spec("GE_Wages").with_set_by_caller(amount, 30.0);
+    g.apply(imp, wages);
+
+    let text = Snapshot::<()>::save(&g.world, &g.gas).to_ron().unwrap();
+    let mut world = World::new();
+    let mut gas = Gas::new(g.gas.catalog().clone());
+    Snapshot::<()>::from_ron(&text)
+        .unwrap()
+        .restore(&mut world, &mut gas)
+        .unwrap();
+    assert_eq!(
+        gaskit::invariants::check(&world, &gas),
+        Vec::<String>::new()
+    );
+    let mut g = Game { world, gas, ..g };
+    assert_eq!(
+        Snapshot::<()>::save(&g.world, &g.gas).to_ron().unwrap(),
+        text,
+        "the restored world saves as it was saved"
+    );
+    g.at(2.0);
+    assert_eq!(
+        g.read(imp, "Gold"),
+        (30.0, 30.0),
+        "one tick of each modifier"
+    );
+    assert_eq!(g.read(imp, "Stamina"), (9.0, 9.0));
+    g.at(3.5);
+    assert_eq!(
+        g.read(imp, "Gold"),
+        (60.0, 60.0),
+        "and the second, at the end"
+    );
+    assert_eq!(g.read(imp, "Stamina"), (8.0, 8.0));
+    assert_eq!(g.read(hero, "Stamina"), (10.0, 18.0));
+    g.at(4.0);
+    assert_eq!(g.read(hero, "Stamina"), (10.0, 10.0));
+    assert_eq!(g.read(hero, "MaxMana"), (200.0, 200.0));
+    assert_eq!(g.read(hero, "Vitality"), (5.0, 5.0));
+}
+
 #[test]
 fn remove_one_and_refresh_sheds_one_stack_per_duration() {
     let mut g = Game::new();

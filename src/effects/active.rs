@@ -31,22 +31,39 @@ impl EffectKey {
 /// again before each periodic execution.
 pub(crate) type Captures = SmallVec<[(CaptureFrom, AttributeId, f64); 2]>;
 
-/// The SetByCaller values an active effect keeps: one inline, since the
-/// effects that stay active (a cooldown, a combat mark) carry their
-/// duration and seldom more. A spec keeps two: made for every application,
-/// it is not paid for per entity, and with one inline the instant
-/// applications measured about 5 % slower.
-type KeptSetByCallers = SmallVec<[(Tag, f64); 1]>;
+/// What shape an effect's window and kept values have, in the byte beside
+/// `inhibited`: whether the window is infinite, and whether its one
+/// modifier magnitude and its one SetByCaller value sit inline. Most
+/// effects that stay active have at most one of each (a cooldown carries
+/// its duration, a buff its one bonus); an effect with more keeps them all
+/// in its [`Extras`] box.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+struct Form(u8);
 
-/// `values` as an active effect keeps them. The one value of a swing's
-/// cooldown is moved in whole: a copy of a slice whose length is only
-/// known at run time is a call to `memcpy`, on every renewal.
-fn kept(values: &[(Tag, f64)]) -> KeptSetByCallers {
-    match *values {
-        [one] => KeptSetByCallers::from_buf([one]),
-        _ => KeptSetByCallers::from_slice(values),
+impl Form {
+    /// No end: `duration` means nothing.
+    const INFINITE: u8 = 1;
+    /// Exactly one modifier, its magnitude in `magnitude`.
+    const ONE_MAGNITUDE: u8 = 2;
+    /// Exactly one SetByCaller value, in `set_by_caller_key` and
+    /// `set_by_caller_value`.
+    const ONE_SET_BY_CALLER: u8 = 4;
+
+    #[inline]
+    fn has(self, bit: u8) -> bool {
+        self.0 & bit != 0
+    }
+
+    #[inline]
+    fn set(&mut self, bit: u8, on: bool) {
+        self.0 = if on { self.0 | bit } else { self.0 & !bit };
     }
 }
+
+/// What the inline SetByCaller key holds when the effect keeps none
+/// inline: a fixed value, so two effects that keep the same values compare
+/// equal whatever their slots held before.
+const NO_KEY: Tag = Tag::from_parts(0, 0);
 
 /// An active duration or infinite effect.
 ///
@@ -54,10 +71,11 @@ fn kept(values: &[(Tag, f64)]) -> KeptSetByCallers {
 /// [`EffectSpec`]: the definition is already `def`, and what few effects
 /// carry (the spec's tags, 40 bytes inline, the captured attribute values
 /// and a periodic effect's tick state) sits behind one box made only when
-/// there is any ([`Extras`]). The effects that stay active (cooldowns,
-/// combat marks, buffs) seldom have them, and every entity reserves
-/// several of these slots, so each byte here is paid per slot per entity
-/// (112 bytes, a slot of 120). Saved in the shape it had with a whole spec
+/// there is any ([`Extras`]), as do the magnitudes and SetByCaller values
+/// of an effect with more than one of either ([`Form`]). The effects that
+/// stay active (cooldowns, combat marks, buffs) seldom have them, and every
+/// entity reserves several of these slots, so each byte here is paid per
+/// slot per entity (80 bytes, a slot of 88). Saved in the shape it had with a whole spec
 /// (see [`SavedActive`]).
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(try_from = "SavedActive")]
@@ -71,34 +89,39 @@ pub(crate) struct ActiveEffect {
     pub def: EffectId,
     /// Granting nothing and modifying nothing while the ongoing requirements fail.
     pub inhibited: bool,
-    /// No end: `duration` means nothing.
-    infinite: bool,
+    /// Infinite or not, and which values sit inline.
+    form: Form,
     pub stacks: u32,
     /// The spec's source.
     pub source: Option<Entity>,
     /// Start of the current duration window (application or last refresh).
     pub started: SimTime,
-    /// Length of the current window, unless `infinite`.
+    /// Length of the current window, unless infinite.
     duration: SimDuration,
     pub expiry_timer: Option<TimerKey>,
     /// When the pending expiry timer fires. A refresh that only pushes the
     /// expiry later keeps the timer; it re-arms itself when it fires early.
     pub expiry_timer_at: SimTime,
-    /// Evaluated magnitude of each modifier, for one stack.
-    pub magnitudes: SmallVec<[f64; 2]>,
     /// The spec's level.
     pub level: u32,
-    /// The spec's tags, the captures and the tick state; `None` when it
+    /// The spec's one SetByCaller value, with [`Form::ONE_SET_BY_CALLER`]
+    /// (else [`NO_KEY`] and zero).
+    set_by_caller_key: Tag,
+    set_by_caller_value: f64,
+    /// The evaluated magnitude of its one modifier, for one stack, with
+    /// [`Form::ONE_MAGNITUDE`] (else zero).
+    magnitude: f64,
+    /// The spec's tags, the captures, the tick state, and the magnitudes
+    /// or SetByCaller values when there is more than one; `None` when it
     /// has none of them.
     extras: Option<Box<Extras>>,
-    /// The spec's SetByCaller values.
-    set_by_caller: KeptSetByCallers,
 }
 
 /// The parts of an [`ActiveEffect`] that few effects have, out of line
 /// together in their working form (room for two captures inline): one
-/// allocation for an effect with spec tags, captures, a period or any of
-/// them, none for one with none.
+/// allocation for an effect with spec tags, captures, a period, more than
+/// one modifier or more than one SetByCaller value, or any of them, none
+/// for one with none.
 #[derive(Clone, Debug, PartialEq)]
 struct Extras {
     /// The spec's tags.
@@ -109,6 +132,10 @@ struct Extras {
     period_timer: Option<TimerKey>,
     /// When the next periodic execution is due (meaningful with a period).
     next_period: SimTime,
+    /// Every modifier's magnitude, when there are more than one (else empty).
+    magnitudes: Box<[f64]>,
+    /// Every SetByCaller value, when there are more than one (else empty).
+    set_by_caller: Box<[(Tag, f64)]>,
 }
 
 impl Extras {
@@ -118,6 +145,8 @@ impl Extras {
             captures,
             period_timer: None,
             next_period: SimTime::MAX,
+            magnitudes: Box::default(),
+            set_by_caller: Box::default(),
         }
     }
 }
@@ -129,26 +158,32 @@ impl ActiveEffect {
         spec: EffectSpec,
         started: SimTime,
         duration: Option<SimDuration>,
-        magnitudes: SmallVec<[f64; 2]>,
+        magnitudes: &[f64],
         captures: Captures,
     ) -> Self {
         let (def, level, source, tags, set_by_caller) = spec.into_parts();
-        Self {
+        let mut form = Form::default();
+        form.set(Form::INFINITE, duration.is_none());
+        let mut effect = Self {
             def,
             stacks: 1,
             level,
             source,
             inhibited: true,
-            infinite: duration.is_none(),
+            form,
             extras: (!tags.is_empty() || !captures.is_empty())
                 .then(|| Box::new(Extras::new(tags, captures))),
-            set_by_caller: kept(&set_by_caller),
+            set_by_caller_key: NO_KEY,
+            set_by_caller_value: 0.0,
             started,
             duration: duration.unwrap_or(SimDuration::ZERO),
             expiry_timer: None,
             expiry_timer_at: SimTime::ZERO,
-            magnitudes,
-        }
+            magnitude: 0.0,
+        };
+        effect.keep_set_by_callers(&set_by_caller);
+        effect.set_magnitudes(magnitudes);
+        effect
     }
 
     /// Rewrites this effect, in its slot, into what
@@ -164,21 +199,92 @@ impl ActiveEffect {
         debug_assert!(self.ends_lazily() && self.period_timer().is_none());
         let (_, level, source, tags, set_by_caller) = spec.into_parts();
         self.inhibited = false;
-        self.infinite = false;
+        // Finite, with no magnitude (and the SetByCaller bit set below).
+        self.form = Form::default();
         self.stacks = 1;
         self.source = source;
         self.started = now;
         self.duration = duration;
         self.expiry_timer_at = SimTime::ZERO;
-        self.magnitudes.clear();
+        self.magnitude = 0.0;
         self.level = level;
-        // The box goes or comes only with the spec's tags (a lazily ending
-        // effect has no period): a renewal with none, over an instance with
-        // none, the swing's, allocates nothing.
+        // The box goes or comes only with the spec's tags or its values
+        // (a lazily ending effect has no period): a renewal with none,
+        // over an instance with none, the swing's, allocates nothing.
         if !tags.is_empty() || self.extras.is_some() {
             self.extras = (!tags.is_empty()).then(|| Box::new(Extras::new(tags, Captures::new())));
         }
-        self.set_by_caller = kept(&set_by_caller);
+        self.keep_set_by_callers(&set_by_caller);
+    }
+
+    /// Keeps the spec's SetByCaller values: one inline, more in the box.
+    /// Clears what was kept before only inline: the callers write into an
+    /// effect whose box, if any, was just made.
+    fn keep_set_by_callers(&mut self, values: &[(Tag, f64)]) {
+        let one = match *values {
+            [one] => Some(one),
+            _ => None,
+        };
+        self.form.set(Form::ONE_SET_BY_CALLER, one.is_some());
+        (self.set_by_caller_key, self.set_by_caller_value) = one.unwrap_or((NO_KEY, 0.0));
+        if values.len() > 1 {
+            self.extras_mut().set_by_caller = values.into();
+        }
+    }
+
+    /// The spec's SetByCaller values, in the order it gave them.
+    fn set_by_callers(&self) -> SetByCallers {
+        if self.form.has(Form::ONE_SET_BY_CALLER) {
+            SetByCallers::from_buf_and_len(
+                [
+                    (self.set_by_caller_key, self.set_by_caller_value),
+                    (NO_KEY, 0.0),
+                ],
+                1,
+            )
+        } else {
+            self.extras
+                .as_ref()
+                .map_or_else(SetByCallers::new, |extras| {
+                    SetByCallers::from_slice(&extras.set_by_caller)
+                })
+        }
+    }
+
+    /// The evaluated magnitude of each modifier of its definition, for one
+    /// stack, in the definition's order.
+    #[inline]
+    pub fn magnitudes(&self) -> &[f64] {
+        if self.form.has(Form::ONE_MAGNITUDE) {
+            std::slice::from_ref(&self.magnitude)
+        } else {
+            self.extras
+                .as_ref()
+                .map_or(&[], |extras| &extras.magnitudes)
+        }
+    }
+
+    /// Sets the magnitudes, one inline and more in the box. A change of
+    /// count leaves the box, if any, in place.
+    pub fn set_magnitudes(&mut self, magnitudes: &[f64]) {
+        let one = match *magnitudes {
+            [one] => Some(one),
+            _ => None,
+        };
+        self.form.set(Form::ONE_MAGNITUDE, one.is_some());
+        self.magnitude = one.unwrap_or(0.0);
+        if magnitudes.len() > 1
+            || self
+                .extras
+                .as_ref()
+                .is_some_and(|e| !e.magnitudes.is_empty())
+        {
+            self.extras_mut().magnitudes = if magnitudes.len() > 1 {
+                magnitudes.into()
+            } else {
+                Box::default()
+            };
+        }
     }
 
     /// The spec it was applied with, rebuilt.
@@ -188,7 +294,7 @@ impl ActiveEffect {
             self.level,
             self.source,
             self.tags().clone(),
-            SetByCallers::from_slice(&self.set_by_caller),
+            self.set_by_callers(),
         )
     }
 
@@ -252,13 +358,13 @@ impl ActiveEffect {
 
     /// Length of the current window; `None` when infinite.
     pub fn duration(&self) -> Option<SimDuration> {
-        (!self.infinite).then_some(self.duration)
+        (!self.form.has(Form::INFINITE)).then_some(self.duration)
     }
 
     /// Starts a new window of `duration` (`None`: infinite) at `now`.
     pub fn restart(&mut self, now: SimTime, duration: Option<SimDuration>) {
         self.started = now;
-        self.infinite = duration.is_none();
+        self.form.set(Form::INFINITE, duration.is_none());
         self.duration = duration.unwrap_or(SimDuration::ZERO);
     }
 
@@ -273,7 +379,7 @@ impl ActiveEffect {
     /// The magnitude its add and remove cues carry: its first modifier's,
     /// for all its stacks (zero without modifiers).
     pub fn cue_magnitude(&self) -> f64 {
-        self.magnitudes
+        self.magnitudes()
             .first()
             .map_or(0.0, |m| m * f64::from(self.stacks))
     }
@@ -284,7 +390,7 @@ impl ActiveEffect {
     /// read from the effect itself, saved or not.
     #[inline]
     pub fn ends_lazily(&self) -> bool {
-        !self.infinite && self.expiry_timer.is_none()
+        !self.form.has(Form::INFINITE) && self.expiry_timer.is_none()
     }
 
     /// True when it ended lazily by `now` and is only waiting to be
@@ -337,13 +443,14 @@ struct SavedActiveRef<'a> {
     period_timer: Option<TimerKey>,
     next_period: SimTime,
     inhibited: bool,
-    magnitudes: &'a SmallVec<[f64; 2]>,
+    magnitudes: &'a [f64],
     captures: &'a [(CaptureFrom, AttributeId, f64)],
 }
 
 /// An [`EffectSpec`] as saved (its fields, in its order), borrowed from
 /// the parts an effect keeps: a save or a state checksum, once per frame
-/// under rollback, clones no tags and no SetByCaller values.
+/// under rollback, clones no tags (the SetByCaller values are copied out
+/// of their split storage, inline for up to two).
 #[derive(Serialize)]
 #[serde(rename = "EffectSpec")]
 struct SavedSpecRef<'a> {
@@ -351,7 +458,7 @@ struct SavedSpecRef<'a> {
     level: u32,
     source: Option<Entity>,
     tags: &'a TagSet,
-    set_by_caller: &'a [(Tag, f64)],
+    set_by_caller: SetByCallers,
 }
 
 impl Serialize for ActiveEffect {
@@ -363,7 +470,7 @@ impl Serialize for ActiveEffect {
                 level: self.level,
                 source: self.source,
                 tags: self.tags(),
-                set_by_caller: &self.set_by_caller,
+                set_by_caller: self.set_by_callers(),
             },
             stacks: self.stacks,
             started: self.started,
@@ -373,7 +480,7 @@ impl Serialize for ActiveEffect {
             period_timer: self.period_timer(),
             next_period: self.next_period(),
             inhibited: self.inhibited,
-            magnitudes: &self.magnitudes,
+            magnitudes: self.magnitudes(),
             captures: self.captures(),
         }
         .serialize(serializer)
@@ -397,7 +504,7 @@ impl TryFrom<SavedActive> for ActiveEffect {
             saved.spec,
             saved.started,
             saved.duration,
-            saved.magnitudes,
+            &saved.magnitudes,
             saved.captures,
         );
         effect.stacks = saved.stacks;
@@ -423,13 +530,14 @@ mod tests {
     /// inline.
     #[test]
     fn an_active_effect_keeps_what_few_effects_carry_out_of_line() {
-        assert_eq!(std::mem::size_of::<ActiveEffect>(), 112);
+        assert_eq!(std::mem::size_of::<ActiveEffect>(), 80);
+        assert_eq!(std::mem::size_of::<(u32, Option<ActiveEffect>)>(), 88);
         let captured = |captures: &[(CaptureFrom, AttributeId, f64)]| {
             ActiveEffect::new(
                 EffectSpec::new(EffectId::new(1)),
                 SimTime::ZERO,
                 None,
-                SmallVec::new(),
+                &[],
                 Captures::from_slice(captures),
             )
         };
@@ -466,7 +574,7 @@ mod tests {
                 spec,
                 SimTime::from_micros(at),
                 Some(duration),
-                SmallVec::new(),
+                &[],
                 Captures::new(),
             );
             built.inhibited = false;
@@ -495,7 +603,7 @@ mod tests {
             // Whatever else the slot held goes too: a stale expiry instant,
             // magnitudes, captures, stacks, inhibition.
             renewed.expiry_timer_at = SimTime::from_micros(2_400_100);
-            renewed.magnitudes.push(2.5);
+            renewed.set_magnitudes(&[2.5, 1.5]);
             if old_tag.is_some() {
                 renewed.extras.as_mut().unwrap().captures.push(capture);
             }
@@ -581,16 +689,25 @@ mod tests {
             old.captures = Box::new([]);
             old
         };
+        // No modifier, or two: none inline, or both in the box.
+        let with_magnitudes = |mut old: WholeSpecEffect, magnitudes: &[f64]| {
+            old.magnitudes = SmallVec::from_slice(magnitudes);
+            old
+        };
         let window = Some(SimDuration::from_millis(2_400));
         for old in [
             whole(tagged.clone(), window),
             ticking(whole(tagged, window)),
             whole(plain.clone(), None),
-            whole(two_values, window),
+            whole(two_values.clone(), window),
             ticking(whole(plain.clone(), window)),
             ticking(without_captures(whole(plain.clone(), window))),
             unarmed(without_captures(whole(plain.clone(), window))),
-            without_captures(whole(plain, window)),
+            without_captures(whole(plain.clone(), window)),
+            with_magnitudes(without_captures(whole(plain.clone(), window)), &[]),
+            with_magnitudes(without_captures(whole(plain.clone(), None)), &[2.5, -4.0]),
+            with_magnitudes(whole(two_values.clone(), window), &[1.0, 2.0, 3.0]),
+            with_magnitudes(whole(EffectSpec::new(EffectId::new(1)), window), &[0.5]),
         ] {
             let (spec, duration) = (old.spec.clone(), old.duration);
             let text = ron::to_string(&old).unwrap();
@@ -602,7 +719,11 @@ mod tests {
             assert_eq!(effect.stacks, 3);
             assert_eq!(effect.period_timer(), old.period_timer);
             assert_eq!(effect.next_period(), old.next_period);
-            let boxed = !spec.tags.is_empty() || !old.captures.is_empty();
+            assert_eq!(effect.magnitudes(), &*old.magnitudes);
+            let boxed = !spec.tags.is_empty()
+                || !old.captures.is_empty()
+                || old.magnitudes.len() > 1
+                || spec.set_by_caller_entries().len() > 1;
             let ticks = old.period_timer.is_some() || old.next_period != SimTime::MAX;
             assert_eq!(effect.extras.is_some(), boxed || ticks);
             assert_eq!(ron::to_string(&effect).unwrap(), text);

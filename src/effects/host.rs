@@ -136,7 +136,7 @@ impl EffectHost {
             tags: TagCounts::new(),
             // A fighter holds up to three effects at once (cooldown,
             // in-combat, a buff or the death mark): reserving them at spawn
-            // keeps the first fight from allocating. Each slot is 120
+            // keeps the first fight from allocating. Each slot is 88
             // bytes for every entity, so no more than that (an entity
             // holding more grows once and keeps the room).
             effects: Slots::with_capacity(3),
@@ -716,7 +716,11 @@ impl EffectHost {
         let source = spec.source;
         let effect_id = spec.effect;
         let key = self.effects.insert(ActiveEffect::new(
-            spec, cx.now, duration, magnitudes, captures,
+            spec,
+            cx.now,
+            duration,
+            &magnitudes,
+            captures,
         ));
         let lazy = def.ends_lazily();
         if lazy {
@@ -927,7 +931,7 @@ impl EffectHost {
         let def = cx.defs.def(effect.def);
         let stacks = f64::from(effect.stacks);
         let mut all = AttributeChanges::new();
-        for (modifier, &magnitude) in def.modifiers.iter().zip(&effect.magnitudes) {
+        for (modifier, &magnitude) in def.modifiers.iter().zip(effect.magnitudes()) {
             if let Ok(changes) = self.attributes.add_modifier(
                 cx.schema,
                 modifier.attribute,
@@ -1058,7 +1062,7 @@ impl EffectHost {
             return;
         }
         let spec = effect.spec();
-        let magnitudes = effect.magnitudes.clone();
+        let magnitudes: SmallVec<[f64; 2]> = SmallVec::from_slice(effect.magnitudes());
         let stacks = effect.stacks;
         let mut captures = Captures::from_slice(effect.captures());
         // Live source captures read fresh values for this tick.
@@ -1258,7 +1262,7 @@ impl EffectHost {
         for key in keys {
             let effect = &self.effects[key];
             let def = cx.defs.def(effect.def);
-            let mut magnitudes = effect.magnitudes.clone();
+            let mut magnitudes: SmallVec<[f64; 2]> = SmallVec::from_slice(effect.magnitudes());
             for (slot, modifier) in magnitudes.iter_mut().zip(&def.modifiers) {
                 let Magnitude::Attribute(capture) = modifier.magnitude else {
                     continue;
@@ -1277,8 +1281,8 @@ impl EffectHost {
                     *slot = value;
                 }
             }
-            if magnitudes != effect.magnitudes {
-                self.effects[key].magnitudes = magnitudes;
+            if magnitudes.as_slice() != effect.magnitudes() {
+                self.effects[key].set_magnitudes(&magnitudes);
                 self.restack(cx, key);
             }
         }

@@ -362,8 +362,7 @@ impl EffectHost {
                 key
             }
             None => {
-                let mut effect =
-                    ActiveEffect::new(spec, now, Some(duration), SmallVec::new(), Captures::new());
+                let mut effect = ActiveEffect::new(spec, now, Some(duration), &[], Captures::new());
                 // No ongoing requirements: uninhibited from the start.
                 effect.inhibited = false;
                 let key = self.effects.insert(effect);

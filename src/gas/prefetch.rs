@@ -153,8 +153,9 @@ const AHEAD: usize = 4;
 /// system is asked for at `AHEAD`, through that record).
 const RECORD_AHEAD: usize = 3 * AHEAD / 2;
 /// Bytes of an entity's effect slots asked for (its first four slots of
-/// 120 bytes; a fighter holds three, and no more than it holds is asked for).
-const EFFECT_SLOT_BYTES: usize = 512;
+/// 88 bytes, rounded up to whole lines; a fighter holds three, and no more
+/// than it holds is asked for).
+const EFFECT_SLOT_BYTES: usize = 384;
 /// Bytes at the head of an ability system that an effect's expiry reads:
 /// the bookkeeping and the host's hot fields, up to its attribute values.
 const HOT_HEAD_BYTES: usize =

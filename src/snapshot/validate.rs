@@ -101,9 +101,9 @@ fn check_effect(catalog: &Catalog, effect: &ActiveEffect) -> Result<(), String> 
         .try_def(effect.def)
         .ok_or_else(|| format!("effect #{} is not in this catalog", effect.def.index()))?;
     check_spec(catalog, &effect.spec())?;
-    if effect.magnitudes.len() != def.modifiers.len()
+    if effect.magnitudes().len() != def.modifiers.len()
         || effect.stacks == 0
-        || effect.magnitudes.iter().any(|m| !m.is_finite())
+        || effect.magnitudes().iter().any(|m| !m.is_finite())
     {
         return Err(format!(
             "active effect `{}` does not fit its definition",
