@@ -29,6 +29,7 @@ mod blocks;
 mod data;
 mod def;
 mod event;
+mod granted;
 mod loose;
 mod outcome;
 mod saved_state;
@@ -47,4 +48,5 @@ pub use outcome::{ActivationFailure, ClientField, EndReason, WakeReason};
 pub use state::{InstanceKey, Wait};
 pub use system::AbilitySystem;
 
-pub(crate) use state::{Granted, Instance, TargetedBy};
+pub(crate) use granted::Granted;
+pub(crate) use state::{Instance, TargetedBy};
