@@ -75,8 +75,8 @@ const NO_KEY: Tag = Tag::from_parts(0, 0);
 /// of an effect with more than one of either ([`Form`]). The effects that
 /// stay active (cooldowns, combat marks, buffs) seldom have them, and every
 /// entity reserves several of these slots, so each byte here is paid per
-/// slot per entity (80 bytes, a slot of 88). Saved in the shape it had with a whole spec
-/// (see [`SavedActive`]).
+/// slot per entity (80 bytes, a slot of 88). Saved in the shape it had with
+/// a whole spec (see [`SavedActive`]).
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(try_from = "SavedActive")]
 // In declaration order, what every scan of a host's effects reads first
