@@ -29,7 +29,6 @@ mod blocks;
 mod data;
 mod def;
 mod event;
-mod granted;
 mod loose;
 mod outcome;
 mod saved_state;
@@ -48,5 +47,4 @@ pub use outcome::{ActivationFailure, ClientField, EndReason, WakeReason};
 pub use state::{InstanceKey, Wait};
 pub use system::AbilitySystem;
 
-pub(crate) use granted::Granted;
-pub(crate) use state::{Instance, TargetedBy};
+pub(crate) use state::{Granted, Instance, TargetedBy};

@@ -8,9 +8,8 @@ use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 
 use super::blocks::AbilityBlocks;
-use super::granted::Granted;
 use super::loose::LooseTags;
-use super::state::{AbilityState, Instance, InstanceKey, TargetedBy};
+use super::state::{AbilityState, Granted, Instance, InstanceKey, TargetedBy};
 use crate::slots::Slots;
 use crate::tags::{TagCounts, TagSet};
 

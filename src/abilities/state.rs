@@ -11,7 +11,6 @@ use smallvec::SmallVec;
 use super::blocks::AbilityBlocks;
 use super::def::AbilityId;
 use super::event::GameplayEvent;
-use super::granted::Granted;
 use super::loose::LooseTags;
 use crate::attributes::AttributeId;
 use crate::effects::EffectKey;
@@ -78,6 +77,17 @@ pub(crate) struct Instance {
     /// rather than a `String`: without the capacity word an instance is
     /// 112 bytes, and its slot, which every entity reserves, 120.
     pub state: Option<Box<str>>,
+}
+
+/// A granted ability: by game code, by active effects, or both.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Granted {
+    pub ability: AbilityId,
+    pub level: u32,
+    /// Game code granted it ([`Gas::grant_ability`](crate::Gas::grant_ability)).
+    pub direct: bool,
+    /// How many active, uninhibited effects grant it.
+    pub by_effects: u16,
 }
 
 /// The instances elsewhere whose event targets an entity. Room for one

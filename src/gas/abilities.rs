@@ -155,12 +155,14 @@ impl Gas {
         {
             Some(granted) => {
                 granted.level = level;
-                granted.set_direct(true);
+                granted.direct = true;
             }
-            None => system
-                .abilities
-                .granted
-                .push(Granted::direct(ability, level)),
+            None => system.abilities.granted.push(Granted {
+                ability,
+                level,
+                direct: true,
+                by_effects: 0,
+            }),
         }
         Ok(())
     }
@@ -184,8 +186,8 @@ impl Gas {
                 .iter_mut()
                 .find(|g| g.ability == ability)
                 .ok_or(AbilityError::NotGranted(ability))?;
-            granted.set_direct(false);
-            if granted.is_held() {
+            granted.direct = false;
+            if granted.by_effects > 0 {
                 return Ok(());
             }
             system.abilities.instance_of(ability)

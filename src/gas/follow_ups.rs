@@ -77,18 +77,23 @@ impl Gas {
                 let granted = &mut system.abilities.granted;
                 match granted.iter().position(|g| g.ability == ability) {
                     None if grant => {
-                        granted.push(Granted::by_one_effect(ability, level));
+                        granted.push(Granted {
+                            ability,
+                            level,
+                            direct: false,
+                            by_effects: 1,
+                        });
                         continue;
                     }
                     None => continue,
                     Some(at) if grant => {
-                        granted[at].add_effect();
+                        granted[at].by_effects += 1;
                         continue;
                     }
                     Some(at) => {
                         let entry = &mut granted[at];
-                        entry.remove_effect();
-                        if entry.is_held() {
+                        entry.by_effects = entry.by_effects.saturating_sub(1);
+                        if entry.direct || entry.by_effects > 0 {
                             continue;
                         }
                         system.abilities.instance_of(ability)
@@ -102,7 +107,7 @@ impl Gas {
                 system
                     .abilities
                     .granted
-                    .retain(|g| g.ability != ability || g.is_held());
+                    .retain(|g| g.ability != ability || g.direct || g.by_effects > 0);
             }
         }
     }
