@@ -168,6 +168,27 @@ impl Game {
         self.gas.has_tag(&self.world, who, self.tag(tag))
     }
 
+    /// This game saved to text and restored into a fresh world and
+    /// context, with the text it was saved as. What the restore derives
+    /// (indexes of watched effects and lazy ends) must agree with what it
+    /// indexes.
+    fn through_text(self) -> (Game, String) {
+        let text = Snapshot::<()>::save(&self.world, &self.gas)
+            .to_ron()
+            .unwrap();
+        let mut world = World::new();
+        let mut gas = Gas::new(self.gas.catalog().clone());
+        Snapshot::<()>::from_ron(&text)
+            .unwrap()
+            .restore(&mut world, &mut gas)
+            .unwrap();
+        assert_eq!(
+            gaskit::invariants::check(&world, &gas),
+            Vec::<String>::new()
+        );
+        (Game { world, gas, ..self }, text)
+    }
+
     fn text(&self) -> String {
         gaskit::render_text(&self.world, self.gas.catalog(), self.gas.trace().events())
     }
@@ -349,18 +370,7 @@ fn a_lasting_effect_holds_every_modifier_and_set_by_caller_value_it_was_given() 
     let wages = g.spec("GE_Wages").with_set_by_caller(amount, 30.0);
     g.apply(imp, wages);
 
-    let text = Snapshot::<()>::save(&g.world, &g.gas).to_ron().unwrap();
-    let mut world = World::new();
-    let mut gas = Gas::new(g.gas.catalog().clone());
-    Snapshot::<()>::from_ron(&text)
-        .unwrap()
-        .restore(&mut world, &mut gas)
-        .unwrap();
-    assert_eq!(
-        gaskit::invariants::check(&world, &gas),
-        Vec::<String>::new()
-    );
-    let mut g = Game { world, gas, ..g };
+    let (mut g, text) = g.through_text();
     assert_eq!(
         Snapshot::<()>::save(&g.world, &g.gas).to_ron().unwrap(),
         text,
@@ -862,21 +872,9 @@ fn immunity_and_inhibition_see_through_many_plain_effects_and_survive_a_restore_
     );
     assert_eq!(g.read(imp, "Gold").1, 0.0, "spite is inhibited");
 
-    // Through the text form into a fresh world and context.
-    let text = Snapshot::<()>::save(&g.world, &g.gas).to_ron().unwrap();
-    let mut world = World::new();
-    let mut gas = Gas::new(g.gas.catalog().clone());
-    Snapshot::<()>::from_ron(&text)
-        .unwrap()
-        .restore(&mut world, &mut gas)
-        .unwrap();
-    // What the restore derived (the index of watched effects) agrees with
-    // the effects it indexes.
-    assert_eq!(
-        gaskit::invariants::check(&world, &gas),
-        Vec::<String>::new()
-    );
-    let mut g = Game { world, gas, ..g };
+    // Through the text form into a fresh world and context (the index of
+    // watched effects the restore derives is checked there).
+    let (mut g, _) = g.through_text();
     assert_eq!(
         g.apply(imp, g.spec("GE_Burn")),
         ApplyOutcome::Blocked(BlockReason::Immune { by: fireproof })
