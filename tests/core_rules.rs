@@ -397,6 +397,42 @@ fn a_lasting_effect_holds_every_modifier_and_set_by_caller_value_it_was_given() 
     assert_eq!(g.read(hero, "Vitality"), (5.0, 5.0));
 }
 
+/// A live capture moves its modifier's magnitude where the effect keeps
+/// it, beside another modifier's: with two modifiers the magnitudes sit
+/// out of line, and the one that follows its source changes alone.
+#[test]
+fn a_live_capture_beside_another_modifier_follows_its_source_alone() {
+    let mut g = Game::over(
+        catalog_with(
+            r#"(effects: [(name: "GE_Patron", duration: Infinite, modifiers: [
+                (attribute: "MaxMana", op: Flat, magnitude: Constant(10)),
+                (attribute: "Stamina", op: Flat,
+                 magnitude: Attribute(attribute: "Gold", from: Source, live: true)),
+            ])])"#,
+        )
+        .unwrap_or_else(|e| panic!("{e}")),
+    );
+    let (hero, imp) = (g.hero, g.imp);
+    let gold = g.attribute("Gold");
+    g.gas
+        .set_base_attribute(&mut g.world, imp, gold, 3.0)
+        .unwrap();
+    let patron = g.spec("GE_Patron").with_source(imp);
+    g.apply(hero, patron);
+    assert_eq!(g.read(hero, "Stamina"), (10.0, 13.0));
+    assert_eq!(g.read(hero, "MaxMana"), (200.0, 210.0));
+    g.gas
+        .set_base_attribute(&mut g.world, imp, gold, 8.0)
+        .unwrap();
+    g.at(1.0);
+    assert_eq!(g.read(hero, "Stamina"), (10.0, 18.0), "follows the source");
+    assert_eq!(
+        g.read(hero, "MaxMana"),
+        (200.0, 210.0),
+        "the constant stays"
+    );
+}
+
 #[test]
 fn remove_one_and_refresh_sheds_one_stack_per_duration() {
     let mut g = Game::new();

@@ -301,23 +301,15 @@ impl ActiveEffect {
         }
     }
 
-    /// Sets the magnitudes, one inline and more in the box. A change of
-    /// count leaves the box, if any, in place.
-    pub fn set_magnitudes(&mut self, magnitudes: &[f64]) {
-        let one = only(magnitudes);
-        self.form.set(Form::ONE_MAGNITUDE, one.is_some());
-        self.magnitude = one.unwrap_or(0.0);
-        if magnitudes.len() > 1
-            || self
-                .extras
-                .as_ref()
-                .is_some_and(|e| !e.magnitudes.is_empty())
-        {
-            self.extras_mut().magnitudes = if magnitudes.len() > 1 {
-                magnitudes.into()
-            } else {
-                Box::default()
-            };
+    /// The magnitudes, to update where they are kept (a live capture
+    /// moving them): as many as the definition has modifiers, always.
+    pub fn magnitudes_mut(&mut self) -> &mut [f64] {
+        if self.form.has(Form::ONE_MAGNITUDE) {
+            std::slice::from_mut(&mut self.magnitude)
+        } else {
+            self.extras
+                .as_mut()
+                .map_or(&mut [], |extras| &mut extras.magnitudes)
         }
     }
 
@@ -602,13 +594,13 @@ mod tests {
                 None => spec,
             }
         };
-        let built = |spec: EffectSpec, at: u64, millis: u64| {
+        let built = |spec: EffectSpec, at: u64, millis: u64, magnitudes: &[f64]| {
             let duration = SimDuration::from_millis(millis);
             let mut built = ActiveEffect::new(
                 spec,
                 SimTime::from_micros(at),
                 Some(duration),
-                &[],
+                magnitudes,
                 Captures::new(),
             );
             built.inhibited = false;
@@ -633,11 +625,12 @@ mod tests {
         };
         for (old_tag, new_tag, old_two, new_two) in cases {
             let old = with_values(spec(1, 1, old_tag, 2.4), old_two);
-            let mut renewed = built(old, 100, 2_400);
-            // Whatever else the slot held goes too: a stale expiry instant,
-            // magnitudes, captures, stacks, inhibition.
+            // Whatever else the slot held goes too: magnitudes (one
+            // inline or two in the box), a stale expiry instant, captures,
+            // stacks, inhibition.
+            let stale: &[f64] = if old_two { &[2.5, 1.5] } else { &[2.5] };
+            let mut renewed = built(old, 100, 2_400, stale);
             renewed.expiry_timer_at = SimTime::from_micros(2_400_100);
-            renewed.set_magnitudes(&[2.5, 1.5]);
             if old_tag.is_some() {
                 renewed.extras.as_mut().unwrap().captures.push(capture);
             }
@@ -651,7 +644,7 @@ mod tests {
             );
             assert_eq!(
                 renewed,
-                built(successor.clone(), 2_500_100, 1_800),
+                built(successor.clone(), 2_500_100, 1_800, &[]),
                 "{old_tag:?} -> {new_tag:?}"
             );
             assert_eq!(renewed.spec(), successor);

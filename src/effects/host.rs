@@ -1282,7 +1282,9 @@ impl EffectHost {
                 }
             }
             if magnitudes.as_slice() != effect.magnitudes() {
-                self.effects[key].set_magnitudes(&magnitudes);
+                self.effects[key]
+                    .magnitudes_mut()
+                    .copy_from_slice(&magnitudes);
                 self.restack(cx, key);
             }
         }
