@@ -303,10 +303,11 @@ impl<K: Key, V> Slots<K, V> {
         }
     }
 
-    /// Asks the memory system for the first `max_bytes` of the slots.
+    /// Asks the memory system for the first `count` slots (as many as
+    /// there are, if fewer).
     #[inline]
-    pub(crate) fn prefetch_head(&self, max_bytes: usize) {
-        crate::prefetch::head(&self.slots, max_bytes);
+    pub(crate) fn prefetch_first(&self, count: usize) {
+        crate::prefetch::value(&self.slots[..count.min(self.slots.len())]);
     }
 
     /// Number of values.

@@ -95,7 +95,7 @@ pub fn prefetch_component<T: ?Sized>(component: &T) {
 /// ```
 #[inline(always)]
 pub fn prefetch_effects(system: &AbilitySystem) {
-    system.host.effects.prefetch_head(EFFECT_SLOT_BYTES);
+    system.host.effects.prefetch_first(EFFECT_SLOTS);
 }
 
 /// Whether [`Gas::advance_to`] prefetches for the timers it is about to
@@ -152,10 +152,9 @@ const AHEAD: usize = 4;
 /// payload, asked for at `2 * AHEAD`, has arrived by then; its ability
 /// system is asked for at `AHEAD`, through that record).
 const RECORD_AHEAD: usize = 3 * AHEAD / 2;
-/// Bytes of an entity's effect slots asked for (its first four slots of
-/// 88 bytes, rounded up to whole lines; a fighter holds three, and no more
-/// than it holds is asked for).
-const EFFECT_SLOT_BYTES: usize = 384;
+/// An entity's effect slots asked for: its first four (a fighter holds
+/// three, and no more than it holds is asked for).
+const EFFECT_SLOTS: usize = 4;
 /// Bytes at the head of an ability system that an effect's expiry reads:
 /// the bookkeeping and the host's hot fields, up to its attribute values.
 const HOT_HEAD_BYTES: usize =
@@ -245,7 +244,7 @@ impl Gas {
             match timer {
                 Timer::AbilityWake { owner, instance } => {
                     if let Some(system) = read_ability_system(world, owner) {
-                        system.host.effects.prefetch_head(EFFECT_SLOT_BYTES);
+                        system.host.effects.prefetch_first(EFFECT_SLOTS);
                         system.abilities.instances.prefetch(instance);
                         (self.reach_reader)(world, owner);
                     }
