@@ -616,3 +616,49 @@ fn a_record_built_on_demand_is_built_only_when_wanted() {
     assert_eq!(*records.lock().unwrap(), [record]);
     assert!(shop.gas.trace().events().is_empty());
 }
+
+/// One observation as a line: the event as the trace renders it, or the
+/// execution's target.
+fn describe(world: &World, gas: &Gas, seen: &Observation) -> String {
+    match seen.event() {
+        Some(event) => gaskit::render_line(world, gas.catalog(), event),
+        None => format!("execution on {:?}", seen.subject()),
+    }
+}
+
+/// An observer registered by another while observations are delivered
+/// hears those that follow in the same delivery, not the one being
+/// delivered, and everything after; each observation reaches the first
+/// observer once.
+#[test]
+fn an_observer_registered_during_a_delivery_hears_what_follows() {
+    let mut shop = Workshop::new();
+    let (first_saw, first_log) = collector::<String>();
+    let (second_saw, second_log) = collector::<String>();
+    let registered = Arc::new(Mutex::new(false));
+    shop.gas
+        .observe(Observe::everything(), move |world, gas, seen| {
+            first_log.lock().unwrap().push(describe(world, gas, seen));
+            let mut registered = registered.lock().unwrap();
+            if !*registered {
+                *registered = true;
+                let log = second_log.clone();
+                gas.observe(Observe::everything(), move |world, gas, seen| {
+                    log.lock().unwrap().push(describe(world, gas, seen));
+                });
+            }
+        });
+    let smith = shop.smith;
+    shop.apply(smith, "GE_Hammer");
+    let first_call = first_saw.lock().unwrap().clone();
+    assert!(
+        first_call.len() > 2,
+        "one hammer blow is several observations: {first_call:?}"
+    );
+    assert_eq!(*second_saw.lock().unwrap(), first_call[1..]);
+    shop.apply(smith, "GE_Saw");
+    let first = first_saw.lock().unwrap().clone();
+    let second = second_saw.lock().unwrap().clone();
+    assert!(first.len() > first_call.len());
+    assert_eq!(second, first[1..], "both hear the second call whole");
+}

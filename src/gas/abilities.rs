@@ -7,6 +7,7 @@ use std::sync::Arc;
 use hecs::{Entity, World};
 use smallvec::SmallVec;
 
+use super::lent::Lent;
 use super::{Gas, Timer};
 use crate::abilities::{
     AbilityBehaviour, AbilityDef, AbilityId, AbilitySystem, Activation, ActivationFailure,
@@ -113,7 +114,7 @@ impl Gas {
                 suggestion: nearest(name, used.iter().map(String::as_str)),
             });
         };
-        self.behaviours[id.index()] = Some(Arc::new(behaviour));
+        self.behaviours[id.index()] = Some(Lent::new(Arc::new(behaviour)));
         Ok(())
     }
 
@@ -531,7 +532,8 @@ impl Gas {
             Behaviour::Registered(id) => {
                 let behaviour = self.behaviours[id.index()]
                     .as_ref()
-                    .ok_or(ActivationFailure::NoBehaviour)?;
+                    .ok_or(ActivationFailure::NoBehaviour)?
+                    .get();
                 drop(system);
                 let activation = Activation {
                     owner,

@@ -10,6 +10,7 @@ mod effects;
 mod follow_ups;
 mod hooks;
 mod lazy_ends;
+mod lent;
 mod observers;
 mod prefetch;
 mod reconcile;
@@ -43,6 +44,7 @@ use crate::effects::{CueEvent, Execution, FollowUp, LazyEnds};
 use crate::tags::{Tag, TagSet};
 use crate::time::{SimDuration, SimTime, TimerKey, TimerQueue};
 use crate::trace::{Observation, Trace, TraceCategory, TraceKind, TraceRecord};
+use lent::Lent;
 
 /// A registered invariant check.
 type InvariantCheck = dyn Fn(&World, &Gas, &mut Vec<String>) + Send + Sync;
@@ -109,16 +111,17 @@ pub struct Gas {
     rng: ChaCha8Rng,
     trace: Trace,
     /// Observers, in registration order (shared so delivery can call them
-    /// while they register more).
-    observers: Arc<[Arc<observers::Registered>]>,
+    /// while they register more; lent to it without a new handle).
+    observers: Lent<[Arc<observers::Registered>]>,
     /// Some observer wants executions.
     observe_executions: bool,
     /// Observations are being delivered: nested calls deliver nothing.
     delivering: bool,
     /// Checks game modules added to [`crate::invariants::check`].
     invariants: Vec<Arc<InvariantCheck>>,
-    /// Registered behaviours, indexed by the catalog's behaviour names.
-    behaviours: Vec<Option<Arc<dyn AbilityBehaviour>>>,
+    /// Registered behaviours, indexed by the catalog's behaviour names
+    /// (lent to each call without a new handle).
+    behaviours: Vec<Option<Lent<dyn AbilityBehaviour>>>,
     /// Entities whose tags changed since they were last reconciled, in the
     /// order they first changed.
     dirty: VecDeque<Entity>,
@@ -188,14 +191,16 @@ impl Gas {
             lazy_ends_trace_seen: 0,
             waited_events: TagSet::new(),
             ever_granted: vec![false; catalog.abilities().len()],
-            behaviours: vec![None; catalog.abilities().behaviour_count()],
+            behaviours: std::iter::repeat_with(|| None)
+                .take(catalog.abilities().behaviour_count())
+                .collect(),
             catalog,
             now: SimTime::ZERO,
             timers: TimerQueue::new(),
             queued_events: scheduled::QueuedEvents::new(),
             rng: ChaCha8Rng::seed_from_u64(seed),
             trace: Trace::new(),
-            observers: Arc::new([]),
+            observers: Lent::new(Arc::new([])),
             observe_executions: false,
             delivering: false,
             invariants: Vec::new(),

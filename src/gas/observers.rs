@@ -264,12 +264,12 @@ impl Gas {
         what: Observe,
         observer: impl Fn(&mut World, &mut Gas, &Observation) + Send + Sync + 'static,
     ) {
-        let mut observers: Vec<Arc<Registered>> = self.observers.iter().cloned().collect();
+        let mut observers: Vec<Arc<Registered>> = self.observers.get().iter().cloned().collect();
         observers.push(Arc::new(Registered {
             what,
             callback: Arc::new(observer),
         }));
-        self.observers = observers.into();
+        self.observers.set(observers.into());
         self.refresh_interest();
     }
 
@@ -277,7 +277,7 @@ impl Gas {
     fn refresh_interest(&mut self) {
         let mut categories = TraceFilter::NONE;
         let mut executions = false;
-        for observer in self.observers.iter() {
+        for observer in self.observers.get().iter() {
             categories = categories | observer.what.categories();
             executions |= observer.what.wants_executions();
         }
@@ -317,15 +317,15 @@ impl Gas {
     #[inline(never)]
     fn deliver_queued(&mut self, world: &mut World) {
         self.delivering = true;
-        let mut observers = self.observers.clone();
+        let mut observers = self.observers.lend();
         // Batch by batch, each in order: what a batch's observers and
         // reconciles cause queues behind it, as it would behind one queue.
         while self.trace.has_observations() {
             let batch = self.trace.take_observations();
             for seen in &batch {
                 // One registered by an observer hears what follows.
-                if !Arc::ptr_eq(&observers, &self.observers) {
-                    observers = self.observers.clone();
+                if !Arc::ptr_eq(&observers, self.observers.get()) {
+                    observers = self.observers.lend();
                 }
                 for observer in observers.iter() {
                     if observer.what.matches(world, seen) {
@@ -337,6 +337,7 @@ impl Gas {
             }
             self.trace.recycle_observations(batch);
         }
+        self.observers.give_back(observers);
         self.delivering = false;
     }
 }

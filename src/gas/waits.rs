@@ -14,6 +14,7 @@
 use hecs::{Entity, World};
 use smallvec::SmallVec;
 
+use super::lent::Lent;
 use super::{Gas, Timer};
 use crate::abilities::{
     AbilityBehaviour, AbilityCx, AbilityId, AbilitySystem, Behaviour, EndReason, GameplayEvent,
@@ -217,7 +218,7 @@ impl Gas {
         let Behaviour::Registered(id) = self.catalog.abilities().def(ability).behaviour else {
             return;
         };
-        let Some(behaviour) = self.behaviours[id.index()].clone() else {
+        let Some(behaviour) = self.behaviours[id.index()].as_mut().map(Lent::lend) else {
             return;
         };
         let mut cx = AbilityCx {
@@ -231,6 +232,9 @@ impl Gas {
             ended_state,
         };
         call(&*behaviour, &mut cx);
+        if let Some(registered) = self.behaviours[id.index()].as_mut() {
+            registered.give_back(behaviour);
+        }
     }
 
     /// A delay elapsed: `timer`, kept pending (see the module docs).
