@@ -19,7 +19,6 @@ Test.Trigger.Shield
 Test.Trigger.NeedsBuff
 Test.Trigger.Strike
 Test.Trigger.Ping
-Test.Trigger.Relay
 Test.Ability.Channel
 Test.State.Channeling
 Test.State.Marked
@@ -52,7 +51,6 @@ const CONTENT: &str = r#"(
          behaviour: ApplyEffects([(effect: "GE_Dead", to: Owner)])),
         (name: "GA_Strike", trigger: "Test.Trigger.Strike", retrigger: true, behaviour: Registered("Strike")),
         (name: "GA_Ping", trigger: "Test.Trigger.Ping", behaviour: Registered("Ping")),
-        (name: "GA_Relay", trigger: "Test.Trigger.Relay", behaviour: Registered("Relay")),
     ],
 )"#;
 
@@ -176,38 +174,6 @@ impl AbilityBehaviour for Ping {
     }
 }
 
-/// Passes its event down a chain of entities from inside its own
-/// activation, so each call of the behaviour begins while the calls before
-/// it are still running; a call may first register `Relay` anew (its
-/// successor), as game code may at any time.
-#[derive(Clone, Default)]
-struct Relay {
-    label: &'static str,
-    log: Log,
-    chain: Arc<Mutex<Vec<Entity>>>,
-    successor: Arc<Mutex<Option<Relay>>>,
-}
-
-impl AbilityBehaviour for Relay {
-    fn activate(&self, cx: &mut AbilityCx<'_>) {
-        let chain = self.chain.lock().unwrap().clone();
-        let at = chain.iter().position(|&e| e == cx.owner).unwrap();
-        self.log
-            .lock()
-            .unwrap()
-            .push(format!("{} {at}", self.label));
-        let successor = self.successor.lock().unwrap().take();
-        if let Some(successor) = successor {
-            cx.gas.register_behaviour("Relay", successor).unwrap();
-        }
-        cx.end();
-        if let Some(&next) = chain.get(at + 1) {
-            let outcome = cx.gas.handle_event(cx.world, next, cx.event);
-            assert_eq!(outcome.activations.len(), 1, "{outcome:?}");
-        }
-    }
-}
-
 struct Sim {
     world: World,
     gas: Gas,
@@ -267,7 +233,6 @@ impl Sim {
         gas.register_behaviour("Strike", Strike(log.clone()))
             .unwrap();
         gas.register_behaviour("Ping", Ping(log.clone())).unwrap();
-        gas.register_behaviour("Relay", Relay::default()).unwrap();
         gaskit::combat::install(&mut gas).unwrap();
         assert!(
             gas.missing_behaviours().is_empty(),
@@ -1086,58 +1051,5 @@ fn an_ability_pressed_at_the_instant_its_cooldown_ends_is_ready() {
         sim.mana(hero),
         5.0,
         "activated twice: at 0 and at exactly 5"
-    );
-}
-
-/// A behaviour whose call causes further calls of itself runs every one of
-/// them, each as it was registered when that call began: one registered
-/// anew during a call is what the calls after that moment run, while the
-/// call that registered it finishes as it began.
-#[test]
-fn a_behaviour_called_from_inside_itself_runs_each_call_as_registered_when_it_began() {
-    let mut sim = Sim::bare();
-    let relay = Relay {
-        label: "first",
-        ..Relay::default()
-    };
-    let (log, chain, successor) = (
-        relay.log.clone(),
-        relay.chain.clone(),
-        relay.successor.clone(),
-    );
-    sim.gas.register_behaviour("Relay", relay).unwrap();
-    let ability = sim.ability("GA_Relay");
-    let relays: Vec<Entity> = (0..3)
-        .map(|_| {
-            let entity = sim.world.spawn((sim.gas.new_ability_system(),));
-            sim.gas
-                .grant_ability(&mut sim.world, entity, ability, 1)
-                .unwrap();
-            entity
-        })
-        .collect();
-    *chain.lock().unwrap() = relays.clone();
-    let relay_from_the_start = |sim: &mut Sim| {
-        let event = sim.event("Test.Trigger.Relay");
-        sim.fire(relays[0], event).unwrap();
-    };
-    relay_from_the_start(&mut sim);
-    relay_from_the_start(&mut sim);
-    *successor.lock().unwrap() = Some(Relay {
-        label: "second",
-        log: log.clone(),
-        chain: chain.clone(),
-        successor: Arc::default(),
-    });
-    relay_from_the_start(&mut sim);
-    relay_from_the_start(&mut sim);
-    assert_eq!(
-        *log.lock().unwrap(),
-        [
-            "first 0", "first 1", "first 2", // nested three deep
-            "first 0", "first 1", "first 2", // and again
-            "first 0", "second 1", "second 2", // registered anew at 0
-            "second 0", "second 1", "second 2",
-        ]
     );
 }

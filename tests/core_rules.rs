@@ -5,11 +5,12 @@
 use gaskit::prelude::*;
 use gaskit::snapshot::Snapshot;
 use gaskit::{
-    ActivationFailure, AttributeError, BlockReason, EffectError, Execution, RemovalReason,
-    TraceKind,
+    AbilityBehaviour, AbilityCx, ActivationFailure, AttributeError, BlockReason, EffectError,
+    Execution, GameplayEvent, RemovalReason, TraceKind,
 };
 use hecs::{Entity, World};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 const TAGS: &str = "
 Status.Dead
@@ -1601,4 +1602,99 @@ fn weather_day(filter: TraceFilter) -> u64 {
     assert_eq!(g.read(imp, "Stamina"), (10.0, 10.0));
     g.assert_sound();
     gaskit::snapshot::checksum::<()>(&g.world, &g.gas)
+}
+
+// ------------------------------------------------------------ behaviours
+
+type Log = Arc<Mutex<Vec<String>>>;
+
+/// Passes its event down a chain of entities from inside its own
+/// activation, so each call of the behaviour begins while the calls before
+/// it are still running; a call may first register `Relay` anew (its
+/// successor), as game code may at any time.
+#[derive(Clone, Default)]
+struct Relay {
+    label: &'static str,
+    log: Log,
+    chain: Arc<Mutex<Vec<Entity>>>,
+    successor: Arc<Mutex<Option<Relay>>>,
+}
+
+impl AbilityBehaviour for Relay {
+    fn activate(&self, cx: &mut AbilityCx<'_>) {
+        let chain = self.chain.lock().unwrap().clone();
+        let at = chain.iter().position(|&e| e == cx.owner).unwrap();
+        self.log
+            .lock()
+            .unwrap()
+            .push(format!("{} {at}", self.label));
+        let successor = self.successor.lock().unwrap().take();
+        if let Some(successor) = successor {
+            cx.gas.register_behaviour("Relay", successor).unwrap();
+        }
+        cx.end();
+        if let Some(&next) = chain.get(at + 1) {
+            let outcome = cx.gas.handle_event(cx.world, next, cx.event);
+            assert_eq!(outcome.activations.len(), 1, "{outcome:?}");
+        }
+    }
+}
+
+/// A behaviour whose call causes further calls of itself runs every one of
+/// them, each as it was registered when that call began: one registered
+/// anew during a call is what the calls after that moment run, while the
+/// call that registered it finishes as it began.
+#[test]
+fn a_behaviour_called_from_inside_itself_runs_each_call_as_registered_when_it_began() {
+    let mut g = game_with(
+        "Action.Trigger.Relay\n",
+        r#"(abilities: [
+            (name: "GA_Relay", trigger: "Action.Trigger.Relay", behaviour: Registered("Relay")),
+        ])"#,
+    );
+    let relay = Relay {
+        label: "first",
+        ..Relay::default()
+    };
+    let (log, chain, successor) = (
+        relay.log.clone(),
+        relay.chain.clone(),
+        relay.successor.clone(),
+    );
+    g.gas.register_behaviour("Relay", relay).unwrap();
+    let ability = g.gas.catalog().abilities().get("GA_Relay").unwrap();
+    let smith = g
+        .world
+        .spawn((Name("smith".into()), g.gas.new_ability_system()));
+    let relays = [g.hero, g.imp, smith];
+    for entity in relays {
+        g.gas
+            .grant_ability(&mut g.world, entity, ability, 1)
+            .unwrap();
+    }
+    *chain.lock().unwrap() = relays.to_vec();
+    let relay_from_the_start = |g: &mut Game| {
+        let event = GameplayEvent::new(g.tag("Action.Trigger.Relay"));
+        let outcome = g.gas.handle_event(&mut g.world, relays[0], event);
+        assert_eq!(outcome.activations.len(), 1, "{outcome:?}");
+    };
+    relay_from_the_start(&mut g);
+    relay_from_the_start(&mut g);
+    *successor.lock().unwrap() = Some(Relay {
+        label: "second",
+        log: log.clone(),
+        chain: chain.clone(),
+        successor: Arc::default(),
+    });
+    relay_from_the_start(&mut g);
+    relay_from_the_start(&mut g);
+    assert_eq!(
+        *log.lock().unwrap(),
+        [
+            "first 0", "first 1", "first 2", // nested three deep
+            "first 0", "first 1", "first 2", // and again
+            "first 0", "second 1", "second 2", // registered anew at 0
+            "second 0", "second 1", "second 2",
+        ]
+    );
 }
