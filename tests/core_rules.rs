@@ -1688,13 +1688,22 @@ fn a_behaviour_called_from_inside_itself_runs_each_call_as_registered_when_it_be
     });
     relay_from_the_start(&mut g);
     relay_from_the_start(&mut g);
+    // Registered anew by game code, between calls.
+    let third = Relay {
+        label: "third",
+        log: log.clone(),
+        chain: chain.clone(),
+        successor: Arc::default(),
+    };
+    g.gas.register_behaviour("Relay", third).unwrap();
+    relay_from_the_start(&mut g);
     assert_eq!(
         *log.lock().unwrap(),
         [
             "first 0", "first 1", "first 2", // nested three deep
             "first 0", "first 1", "first 2", // and again
             "first 0", "second 1", "second 2", // registered anew at 0
-            "second 0", "second 1", "second 2",
+            "second 0", "second 1", "second 2", "third 0", "third 1", "third 2",
         ]
     );
 }

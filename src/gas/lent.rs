@@ -121,4 +121,14 @@ mod tests {
         assert_eq!(at_rest(&value), 2);
         assert_eq!(&*value.lend(), "new");
     }
+
+    /// A value replaced between calls: the next call gets the new one,
+    /// not the spare of the old.
+    #[test]
+    fn a_value_replaced_at_rest_is_what_the_next_call_gets() {
+        let mut value = Lent::new(Arc::<str>::from("old"));
+        value.set(Arc::from("new"));
+        assert_eq!(at_rest(&value), 2);
+        assert_eq!(&*value.lend(), "new");
+    }
 }
