@@ -255,17 +255,12 @@ impl ActiveEffect {
         // The values last, in this order: read earlier, a spec copied just
         // before the call stalls the renewal on loads that span two of the
         // copy's stores (measured up to 5 % slower from a cloned spec).
-        match *set_by_caller {
-            [(key, value)] => {
-                self.form.set(Form::ONE_SET_BY_CALLER, true);
-                (self.set_by_caller_key, self.set_by_caller_value) = (key, value);
-            }
-            ref values => {
-                (self.set_by_caller_key, self.set_by_caller_value) = (NO_KEY, 0.0);
-                if values.len() > 1 {
-                    self.extras_mut().set_by_caller = values.into();
-                }
-            }
+        // Split as `new` splits them: one inline, several in the box.
+        let one_value = only(&set_by_caller);
+        self.form.set(Form::ONE_SET_BY_CALLER, one_value.is_some());
+        (self.set_by_caller_key, self.set_by_caller_value) = one_value.unwrap_or((NO_KEY, 0.0));
+        if set_by_caller.len() > 1 {
+            self.extras_mut().set_by_caller = set_by_caller[..].into();
         }
     }
 
