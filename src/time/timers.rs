@@ -49,6 +49,13 @@ const RING_MASK: u64 = RING - 1;
 const NIL: u32 = u32::MAX;
 /// Below this many far entries, cancelled ones are left to surface.
 const FAR_SWEEP_FLOOR: usize = 1024;
+/// How many blocks of a bucket drained in place are read into `draining`
+/// at a time: callers name timers up to eight ahead of the next one (the
+/// context's prefetch stage), which are read most cheaply there.
+const IN_PLACE_READ: usize = 4;
+/// How many of the blocks after those read a bucket drained in place keeps
+/// asked for.
+const IN_PLACE_AHEAD: usize = 2;
 /// From this many entries on, an unsorted bucket is first spread by instant
 /// and lane in one counting pass (see [`Crowd`]).
 const CROWDED_BUCKET: usize = 128;
@@ -182,8 +189,9 @@ struct Block {
 /// of events never depends on anything but the order of inputs.
 ///
 /// Scheduling is O(1) (O(log n) past the 67 s horizon); popping is O(1)
-/// amortised plus one sort per occupied bucket. Cancelling is O(1)
-/// amortised: the payload leaves a slot map, and the entry is skipped by a
+/// amortised plus one sort per occupied bucket whose timers did not come
+/// in order (one whose timers did is read where it lies). Cancelling is
+/// O(1) amortised: the payload leaves a slot map, and the entry is skipped by a
 /// generation check when it surfaces (past the horizon, swept out once
 /// cancelled entries are the majority). Nothing is ever searched for.
 ///
@@ -209,13 +217,22 @@ pub struct TimerQueue<P> {
     /// block is put at the front of a list, from the block it goes in
     /// front of, which was just being filled.
     skips: Vec<u32>,
-    /// Entries in the ring's lists (not counting `draining` and `late`).
+    /// Bit `i` set when ring slot `i`'s list was not added to in pop
+    /// order (an entry came before the one added ahead of it), so it must
+    /// be copied and sorted when opened rather than drained in place.
+    unordered: Vec<u64>,
+    /// Entries in the ring's lists (not counting the open bucket's, nor
+    /// `late`).
     in_ring: usize,
     /// Absolute index of the first bucket not yet drained.
     cursor: u64,
-    /// The cursor's bucket, sorted largest first (earliest last), while it
-    /// is being drained.
+    /// The cursor's bucket while it is being drained, largest first (the
+    /// earliest last): all of it, sorted, when its list was not in pop
+    /// order; else its next few blocks' entries.
     draining: Vec<Entry>,
+    /// The blocks not yet read of a cursor's bucket drained where it
+    /// lies.
+    in_place: InPlace,
     /// Timers scheduled into the cursor's bucket while it is being drained
     /// (a handler scheduling "now"): a heap, so a large synchronized bucket
     /// is never shifted to make room.
@@ -283,17 +300,38 @@ impl Crowd {
     }
 }
 
+/// The blocks of an open bucket drained where its list lies.
+///
+/// Most lists are added to in pop order: timers scheduled in order, and a
+/// crowd acting in step, whose wake-ups fall in one bucket every swing
+/// (a third of the arena's fighters at once). Such a list needs no sort,
+/// so it is read where it lies, oldest block first: a few blocks at a
+/// time go into `draining` as it runs dry, and back to the pool. A bucket
+/// of a hundred thousand timers is then never copied whole, and the queue
+/// never holds a second copy of its largest instant. A list that is not
+/// in order is copied whole and sorted.
+#[derive(Clone, Debug, Default)]
+struct InPlace {
+    /// The list's blocks not yet read, newest first: the next is the
+    /// last. Every block but the first (the list's head) is full.
+    blocks: Vec<u32>,
+    /// Entries in them.
+    len: usize,
+}
+
 impl<P> Default for TimerQueue<P> {
     fn default() -> Self {
         Self {
             heads: Vec::new(),
             occupied: vec![0; (RING / 64) as usize],
+            unordered: vec![0; (RING / 64) as usize],
             blocks: Vec::new(),
             free: NIL,
             skips: Vec::new(),
             in_ring: 0,
             cursor: 0,
             draining: Vec::new(),
+            in_place: InPlace::default(),
             late: BinaryHeap::new(),
             far: BinaryHeap::new(),
             live: Slots::new(),
@@ -349,12 +387,23 @@ impl<P> TimerQueue<P> {
         }
         let slot = (bucket & RING_MASK) as usize;
         let head = self.heads[slot];
-        match self.blocks.get_mut(head as usize) {
+        // The entry added before this one is the head block's last: a list
+        // stays in pop order while each entry comes after it.
+        let after_last = match self.blocks.get_mut(head as usize) {
             Some(block) if (block.len as usize) < BLOCK => {
+                let after_last = block.entries[block.len as usize - 1] < entry;
                 block.entries[block.len as usize] = entry;
                 block.len += 1;
+                after_last
             }
-            _ => self.heads[slot] = self.new_block(entry, head),
+            full_or_none => {
+                let after_last = full_or_none.is_none_or(|block| block.entries[BLOCK - 1] < entry);
+                self.heads[slot] = self.new_block(entry, head);
+                after_last
+            }
+        };
+        if !after_last {
+            self.unordered[slot / 64] |= 1 << (slot % 64);
         }
         self.occupied[slot / 64] |= 1 << (slot % 64);
         self.in_ring += 1;
@@ -467,8 +516,7 @@ impl<P> TimerQueue<P> {
             return None;
         }
         let in_ring = self.occupied_heads().flat_map(|head| self.list(head));
-        self.draining
-            .iter()
+        self.open_entries()
             .chain(self.late.iter().map(|Reverse(e)| e))
             .chain(in_ring)
             .chain(self.far.iter().map(|Reverse(e)| e))
@@ -518,12 +566,16 @@ impl<P> TimerQueue<P> {
         None
     }
 
-    /// Moves the list of the cursor's bucket into `draining`, sorted
-    /// largest first, and returns its blocks to the pool.
+    /// Opens the cursor's bucket: drained in place when its list is in
+    /// pop order, else moved into `draining`, sorted largest first, its
+    /// blocks returned to the pool.
     fn open_cursor_bucket(&mut self) {
         let slot = (self.cursor & RING_MASK) as usize;
         let mut index = std::mem::replace(&mut self.heads[slot], NIL);
-        self.occupied[slot / 64] &= !(1 << (slot % 64));
+        let bit = 1 << (slot % 64);
+        self.occupied[slot / 64] &= !bit;
+        let in_order = self.unordered[slot / 64] & bit == 0;
+        self.unordered[slot / 64] &= !bit;
         if self.prefetching && index != NIL {
             // The blocks two and four places after the head, known at
             // once; then, from the head's own link (its line is read next
@@ -536,8 +588,12 @@ impl<P> TimerQueue<P> {
             self.prefetch_block(one_on);
             self.prefetch_block(self.skip(one_on));
         }
-        // Lists are taken newest first, so timers scheduled in order
-        // arrive already largest first and the check below skips the sort.
+        if in_order {
+            self.open_in_place(index);
+            return;
+        }
+        // Out of order somewhere (the list says so exactly): copied, then
+        // ordered.
         while index != NIL {
             if self.prefetching {
                 self.prefetch_block(self.skip(self.skip(index)));
@@ -550,20 +606,91 @@ impl<P> TimerQueue<P> {
             index = std::mem::replace(&mut block.next, self.free);
             self.free = freed;
         }
-        let sorted = |entries: &[Entry]| entries.is_sorted_by(|a, b| a >= b);
-        if sorted(&self.draining) {
-            return;
-        }
         if self.draining.len() >= CROWDED_BUCKET {
             self.crowd.spread(&mut self.draining);
-            if sorted(&self.draining) {
+            if self.draining.is_sorted_by(|a, b| a >= b) {
                 return;
             }
         }
         self.draining.sort_unstable_by_key(|e| Reverse(e.order()));
     }
 
-    /// True while the cursor's bucket is open and not yet empty.
+    /// Opens the list whose newest block is `head`, in pop order, to be
+    /// drained where it lies (see [`InPlace`]).
+    fn open_in_place(&mut self, head: u32) {
+        debug_assert!(self.in_place.len == 0 && self.draining.is_empty());
+        self.in_place.blocks.clear();
+        let mut index = head;
+        while index != NIL {
+            if self.prefetching {
+                self.prefetch_block(self.skip(self.skip(index)));
+            }
+            let block = &self.blocks[index as usize];
+            debug_assert!(
+                index == head || block.len as usize == BLOCK,
+                "only a list's head block has room"
+            );
+            self.in_place.blocks.push(index);
+            self.in_place.len += block.len as usize;
+            index = block.next;
+        }
+        self.in_ring -= self.in_place.len;
+        self.read_in_place();
+    }
+
+    /// Reads the next [`IN_PLACE_READ`] blocks of a bucket drained in
+    /// place (or all it has left) into `draining`, which is empty, and
+    /// gives them back to the pool.
+    fn read_in_place(&mut self) {
+        debug_assert!(self.draining.is_empty());
+        let blocks = &mut self.in_place.blocks;
+        let read = blocks.len().saturating_sub(IN_PLACE_READ);
+        // Newest first, each block's entries latest first: the next pop,
+        // the oldest block's first entry, is the last.
+        for &index in &blocks[read..] {
+            let block = &mut self.blocks[index as usize];
+            let entries = &block.entries[..block.len as usize];
+            self.in_place.len -= entries.len();
+            self.draining.extend(entries.iter().rev());
+            block.next = self.free;
+            self.free = index;
+        }
+        blocks.truncate(read);
+        // The walk that opened the list ended at its oldest blocks; those
+        // after them are asked for as the ones before are read.
+        if self.prefetching {
+            let blocks = &self.in_place.blocks;
+            for &ahead in &blocks[read.saturating_sub(IN_PLACE_AHEAD)..] {
+                self.prefetch_block(ahead);
+            }
+        }
+    }
+
+    /// The open bucket's entry `ahead` places after the first in its
+    /// blocks drained in place; `None` past their end.
+    #[inline]
+    fn in_place_entry(&self, ahead: usize) -> Option<&Entry> {
+        let open = &self.in_place;
+        if ahead >= open.len {
+            return None;
+        }
+        // Every block but the first is full, and the first holds the
+        // list's last entries: counting whole blocks back from the last
+        // lands in the right one.
+        let block = open.blocks[open.blocks.len() - 1 - ahead / BLOCK];
+        Some(&self.blocks[block as usize].entries[ahead % BLOCK])
+    }
+
+    /// Every entry the open bucket still holds (not `late`), in no
+    /// particular order.
+    fn open_entries(&self) -> impl Iterator<Item = &Entry> + '_ {
+        let in_place = (0..self.in_place.len).filter_map(|k| self.in_place_entry(k));
+        self.draining.iter().chain(in_place)
+    }
+
+    /// True while the cursor's bucket is open and not yet empty (its
+    /// blocks drained in place are read into `draining` before it runs
+    /// dry).
     fn is_draining(&self) -> bool {
         !self.draining.is_empty() || !self.late.is_empty()
     }
@@ -585,6 +712,9 @@ impl<P> TimerQueue<P> {
             self.late.pop();
         } else {
             self.draining.pop();
+            if self.draining.is_empty() && !self.in_place.blocks.is_empty() {
+                self.read_in_place();
+            }
         }
         if !self.is_draining() {
             self.cursor += 1;
@@ -683,7 +813,7 @@ impl<P> TimerQueue<P> {
 
     /// All pending timers in pop order.
     fn pending(&self) -> Vec<Entry> {
-        let mut entries: Vec<Entry> = self.draining.to_vec();
+        let mut entries: Vec<Entry> = self.open_entries().copied().collect();
         entries.extend(self.late.iter().map(|Reverse(e)| *e));
         for head in self.occupied_heads() {
             entries.extend(self.list(head));
@@ -699,8 +829,7 @@ impl<P> TimerQueue<P> {
     pub fn next_due(&self) -> Option<SimTime> {
         let live = |e: &Entry| self.live.contains_key(e.key);
         let open = self
-            .draining
-            .iter()
+            .open_entries()
             .chain(self.late.iter().map(|Reverse(e)| e));
         if let Some(entry) = open.filter(|e| live(e)).min() {
             return Some(entry.at);
@@ -738,11 +867,14 @@ impl<P> TimerQueue<P> {
     }
 
     /// The key of the open bucket's entry `ahead` pops after the next one
-    /// (`draining` is sorted largest first: the next pop is its last).
+    /// (`draining` is sorted largest first, the next pop its last, and any
+    /// blocks drained in place follow it).
     #[inline]
     fn upcoming_key(&self, ahead: usize) -> Option<TimerKey> {
-        let index = self.draining.len().checked_sub(ahead + 1)?;
-        Some(self.draining[index].key)
+        match self.draining.len().checked_sub(ahead + 1) {
+            Some(index) => Some(self.draining[index].key),
+            None => Some(self.in_place_entry(ahead - self.draining.len())?.key),
+        }
     }
 
     /// Whether each schedule asks the memory system for the payload slot
@@ -780,7 +912,7 @@ impl<P> TimerQueue<P> {
     /// Entries the queue holds, pending or cancelled and not yet
     /// reclaimed: what its memory grows with.
     pub fn stored_entries(&self) -> usize {
-        self.in_ring + self.draining.len() + self.late.len() + self.far.len()
+        self.in_ring + self.draining.len() + self.in_place.len + self.late.len() + self.far.len()
     }
 
     /// Number of pending timers.
@@ -874,11 +1006,14 @@ impl<P: Clone> TimerQueue<P> {
                 *word &= *word - 1;
             }
         }
+        self.unordered.fill(0);
         self.blocks.clear();
         self.skips.clear();
         self.free = NIL;
         self.in_ring = 0;
         self.draining.clear();
+        self.in_place.blocks.clear();
+        self.in_place.len = 0;
         self.late.clear();
         self.far.clear();
         // The cursor only has to stand at or before the first pending
@@ -1159,6 +1294,71 @@ mod tests {
         assert!(!bucket.is_sorted_by(|a, b| a >= b));
         Crowd::default().spread(&mut bucket);
         assert!(bucket.is_sorted_by(|a, b| a >= b));
+    }
+
+    /// A bucket whose timers were scheduled in order is drained where its
+    /// list lies: only the next few blocks are copied, each block goes
+    /// back to the pool as it is read (and a timer scheduled meanwhile
+    /// takes it), the timers named ahead across blocks are those that pop,
+    /// and a save in the middle restores to the same pops.
+    #[test]
+    fn a_bucket_scheduled_in_order_is_drained_in_place() {
+        let base = 1 << 20;
+        let mut q = TimerQueue::new();
+        for i in 0..53u32 {
+            q.schedule(at(base + u64::from(i) * 10), i);
+        }
+        assert_eq!(q.blocks.len(), 11, "ten full blocks and a head of three");
+        assert_eq!(q.pop_due(at(base + 1_000)), Some((at(base), 0)));
+        assert!(q.in_place.len > 0 && q.draining.len() < IN_PLACE_READ * BLOCK);
+        assert_eq!(q.stored_entries(), 52);
+        let ahead: Vec<u32> = (0..52).map(|k| *q.upcoming(k).unwrap()).collect();
+        assert_eq!(ahead, (1..53).collect::<Vec<_>>());
+        assert_eq!(q.upcoming(52), None);
+        assert_ne!(q.free, NIL, "the blocks read are free");
+        q.schedule(at(base + 5_000), 99);
+        assert_eq!(q.blocks.len(), 11, "and taken again");
+        for i in 1..5u32 {
+            assert_eq!(
+                q.pop_due(at(base + 1_000)),
+                Some((at(base + u64::from(i) * 10), i))
+            );
+        }
+        // Into the open bucket, between two of its timers.
+        q.schedule(at(base + 55), 100);
+        let saved = serde_json::to_string(&q).unwrap();
+        let mut restored: TimerQueue<u32> = serde_json::from_str(&saved).unwrap();
+        let expected: Vec<u32> = [5, 100].into_iter().chain(6..53).chain([99]).collect();
+        for queue in [&mut q, &mut restored] {
+            let popped: Vec<u32> =
+                std::iter::from_fn(|| queue.pop_due(at(base + 9_000)).map(|(_, p)| p)).collect();
+            assert_eq!(popped, expected);
+        }
+        assert!(q.draining.capacity() < 30, "never copied whole");
+    }
+
+    /// One entry before the one added ahead of it, whether it joins the
+    /// head block or starts a new one, sends its bucket through the copy
+    /// and the sort; the pops are in order either way.
+    #[test]
+    fn a_bucket_with_an_entry_out_of_order_is_copied_and_sorted() {
+        let base = 1 << 20;
+        // Nine in order fill a block and most of another, ten fill two.
+        for (times, late_one) in [(9, 45), (10, 45)] {
+            let mut q = TimerQueue::new();
+            for i in 0..times {
+                q.schedule(at(base + 10 + i * 10), i as u32);
+            }
+            q.schedule(at(base + late_one), 100);
+            let popped: Vec<u32> =
+                std::iter::from_fn(|| q.pop_due(at(base + 1_000)).map(|(_, p)| p)).collect();
+            let mut expected: Vec<(u64, u32)> =
+                (0..times).map(|i| (10 + i * 10, i as u32)).collect();
+            expected.push((late_one, 100));
+            expected.sort_unstable();
+            assert_eq!(popped, expected.iter().map(|e| e.1).collect::<Vec<_>>());
+            assert!(q.draining.capacity() > BLOCK, "copied whole");
+        }
     }
 
     /// A bucket crowded with fighters in step (a few instants, expiries and
