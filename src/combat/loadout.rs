@@ -108,7 +108,7 @@ impl Equipment {
 
 /// Items carried, as stacks `(item, quantity)`, in a stable order.
 ///
-/// One word while it has never held anything: every combatant carries two
+/// One word while it has never held anything: every combatant has two
 /// (what it carries, and the cold storage its items go to on death), most
 /// fighters carry nothing and few ever die with something, so the stacks
 /// sit behind a box made by the first item, with room inside it for two
