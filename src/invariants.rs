@@ -129,14 +129,14 @@ pub fn check(world: &World, gas: &Gas) -> Vec<String> {
                 .flat_map(|e| &catalog.effects().def(e.def).granted_abilities)
                 .filter(|&&a| a == granted.ability)
                 .count();
-            if by_effects != usize::from(granted.by_effects) {
+            if by_effects != usize::from(granted.by_effects()) {
                 broken.push(at(&format!(
                     "`{}` counts {} granting effects, {by_effects} are active",
                     abilities.def(granted.ability).name,
-                    granted.by_effects
+                    granted.by_effects()
                 )));
             }
-            if !granted.direct && granted.by_effects == 0 {
+            if !granted.is_held() {
                 broken.push(at(&format!(
                     "`{}` is held with nothing granting it",
                     abilities.def(granted.ability).name

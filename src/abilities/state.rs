@@ -80,14 +80,120 @@ pub(crate) struct Instance {
 }
 
 /// A granted ability: by game code, by active effects, or both.
+///
+/// Eight bytes, so the room for four that every entity keeps inline is 40
+/// bytes rather than 56: whether game code granted it shares a word with
+/// how many effects do. Saved as the four fields it packs.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(into = "SavedGranted", try_from = "SavedGranted")]
 pub(crate) struct Granted {
     pub ability: AbilityId,
     pub level: u32,
-    /// Game code granted it ([`Gas::grant_ability`](crate::Gas::grant_ability)).
-    pub direct: bool,
+    /// How many active, uninhibited effects grant it, in the bits below
+    /// [`Granted::DIRECT`], which is set when game code granted it
+    /// ([`Gas::grant_ability`](crate::Gas::grant_ability)).
+    grants: u16,
+}
+
+impl Granted {
+    /// The bit of `grants` that says game code granted it.
+    const DIRECT: u16 = 1 << 15;
+    /// The most effects counted as granting one ability at once (more
+    /// are counted as this many).
+    pub const MAX_BY_EFFECTS: u16 = Self::DIRECT - 1;
+
+    /// Granted by game code or not, and by `by_effects` effects (at most
+    /// [`MAX_BY_EFFECTS`](Self::MAX_BY_EFFECTS)).
+    pub fn new(ability: AbilityId, level: u32, direct: bool, by_effects: u16) -> Self {
+        let mut granted = Self {
+            ability,
+            level,
+            grants: by_effects.min(Self::MAX_BY_EFFECTS),
+        };
+        granted.set_direct(direct);
+        granted
+    }
+
+    /// Game code granted it.
+    pub fn direct(self) -> bool {
+        self.grants & Self::DIRECT != 0
+    }
+
     /// How many active, uninhibited effects grant it.
-    pub by_effects: u16,
+    pub fn by_effects(self) -> u16 {
+        self.grants & Self::MAX_BY_EFFECTS
+    }
+
+    /// Something grants it: game code or an effect.
+    pub fn is_held(self) -> bool {
+        self.grants != 0
+    }
+
+    /// Notes that game code granted it, or no longer does.
+    pub fn set_direct(&mut self, direct: bool) {
+        self.grants = if direct {
+            self.grants | Self::DIRECT
+        } else {
+            self.grants & !Self::DIRECT
+        };
+    }
+
+    /// One more effect grants it.
+    pub fn add_effect(&mut self) {
+        if self.by_effects() < Self::MAX_BY_EFFECTS {
+            self.grants += 1;
+        }
+    }
+
+    /// One effect fewer grants it.
+    pub fn remove_effect(&mut self) {
+        if self.by_effects() > 0 {
+            self.grants -= 1;
+        }
+    }
+}
+
+/// A [`Granted`] as saved: the fields it always had.
+#[derive(Serialize, Deserialize)]
+#[serde(rename = "Granted")]
+struct SavedGranted {
+    ability: AbilityId,
+    level: u32,
+    direct: bool,
+    by_effects: u16,
+}
+
+impl From<Granted> for SavedGranted {
+    fn from(granted: Granted) -> Self {
+        Self {
+            ability: granted.ability,
+            level: granted.level,
+            direct: granted.direct(),
+            by_effects: granted.by_effects(),
+        }
+    }
+}
+
+/// A saved count beyond what a grant can hold is refused, not cut short.
+impl TryFrom<SavedGranted> for Granted {
+    type Error = String;
+
+    fn try_from(saved: SavedGranted) -> Result<Self, String> {
+        if saved.by_effects > Self::MAX_BY_EFFECTS {
+            return Err(format!(
+                "ability #{} is granted by {} effects, more than the {} a grant counts",
+                saved.ability.index(),
+                saved.by_effects,
+                Self::MAX_BY_EFFECTS
+            ));
+        }
+        Ok(Self::new(
+            saved.ability,
+            saved.level,
+            saved.direct,
+            saved.by_effects,
+        ))
+    }
 }
 
 /// The instances elsewhere whose event targets an entity. Room for one
@@ -183,5 +289,46 @@ mod tests {
         use std::mem::size_of;
         assert_eq!(size_of::<Instance>(), 112);
         assert_eq!(size_of::<(u32, Option<Instance>)>(), 120);
+    }
+
+    /// A grant is eight bytes: whether game code granted it and how many
+    /// effects do share a word, each changed without touching the other,
+    /// the count held between zero and its ceiling.
+    #[test]
+    fn a_grant_packs_its_two_sources_in_one_word() {
+        assert_eq!(std::mem::size_of::<Granted>(), 8);
+        let mut granted = Granted::new(AbilityId::new(3), 2, false, 0);
+        assert!(!granted.is_held());
+        granted.remove_effect();
+        assert_eq!((granted.direct(), granted.by_effects()), (false, 0));
+        granted.add_effect();
+        granted.add_effect();
+        granted.set_direct(true);
+        assert_eq!((granted.direct(), granted.by_effects()), (true, 2));
+        granted.remove_effect();
+        granted.remove_effect();
+        assert!(granted.is_held() && granted.direct() && granted.by_effects() == 0);
+        granted.set_direct(false);
+        assert!(!granted.is_held());
+        let mut crowded = Granted::new(AbilityId::new(1), 1, true, Granted::MAX_BY_EFFECTS);
+        crowded.add_effect();
+        assert_eq!(
+            (crowded.direct(), crowded.by_effects()),
+            (true, Granted::MAX_BY_EFFECTS)
+        );
+    }
+
+    /// Saved as the four fields it always had, read back equal; a saved
+    /// count beyond the ceiling is refused with a message naming it.
+    #[test]
+    fn a_grant_saves_as_its_four_fields() {
+        let granted = Granted::new(AbilityId::new(4), 7, true, 3);
+        let text = ron::to_string(&granted).unwrap();
+        assert_eq!(text, "(ability:(4),level:7,direct:true,by_effects:3)");
+        assert_eq!(ron::from_str::<Granted>(&text).unwrap(), granted);
+        let error = ron::from_str::<Granted>("(ability:(4),level:7,direct:false,by_effects:40000)")
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("granted by 40000 effects"), "{error}");
     }
 }

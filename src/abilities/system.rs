@@ -227,6 +227,6 @@ mod tests {
         );
         let instances = offset_of!(AbilitySystem, abilities) + offset_of!(AbilityState, instances);
         assert_eq!(instances, attributes_end + size_of::<usize>());
-        assert_eq!(size_of::<AbilitySystem>(), 424);
+        assert_eq!(size_of::<AbilitySystem>(), 408);
     }
 }

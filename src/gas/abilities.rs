@@ -156,14 +156,12 @@ impl Gas {
         {
             Some(granted) => {
                 granted.level = level;
-                granted.direct = true;
+                granted.set_direct(true);
             }
-            None => system.abilities.granted.push(Granted {
-                ability,
-                level,
-                direct: true,
-                by_effects: 0,
-            }),
+            None => system
+                .abilities
+                .granted
+                .push(Granted::new(ability, level, true, 0)),
         }
         Ok(())
     }
@@ -187,8 +185,8 @@ impl Gas {
                 .iter_mut()
                 .find(|g| g.ability == ability)
                 .ok_or(AbilityError::NotGranted(ability))?;
-            granted.direct = false;
-            if granted.by_effects > 0 {
+            granted.set_direct(false);
+            if granted.is_held() {
                 return Ok(());
             }
             system.abilities.instance_of(ability)

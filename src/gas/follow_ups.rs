@@ -77,23 +77,18 @@ impl Gas {
                 let granted = &mut system.abilities.granted;
                 match granted.iter().position(|g| g.ability == ability) {
                     None if grant => {
-                        granted.push(Granted {
-                            ability,
-                            level,
-                            direct: false,
-                            by_effects: 1,
-                        });
+                        granted.push(Granted::new(ability, level, false, 1));
                         continue;
                     }
                     None => continue,
                     Some(at) if grant => {
-                        granted[at].by_effects += 1;
+                        granted[at].add_effect();
                         continue;
                     }
                     Some(at) => {
                         let entry = &mut granted[at];
-                        entry.by_effects = entry.by_effects.saturating_sub(1);
-                        if entry.direct || entry.by_effects > 0 {
+                        entry.remove_effect();
+                        if entry.is_held() {
                             continue;
                         }
                         system.abilities.instance_of(ability)
@@ -107,7 +102,7 @@ impl Gas {
                 system
                     .abilities
                     .granted
-                    .retain(|g| g.ability != ability || g.direct || g.by_effects > 0);
+                    .retain(|g| g.ability != ability || g.is_held());
             }
         }
     }
