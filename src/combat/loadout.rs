@@ -166,10 +166,11 @@ impl Inventory {
 
     /// Removes `quantity` of `item` if there are that many; all or nothing.
     pub fn remove(&mut self, item: ItemId, quantity: u32) -> bool {
-        let Some(stacks) = self.stacks.as_deref_mut() else {
-            return quantity == 0;
-        };
-        let Some(at) = stacks.iter().position(|(i, _)| *i == item) else {
+        let held = self.stacks.as_deref_mut().and_then(|stacks| {
+            let at = stacks.iter().position(|(i, _)| *i == item)?;
+            Some((stacks, at))
+        });
+        let Some((stacks, at)) = held else {
             return quantity == 0;
         };
         if stacks[at].1 < quantity {

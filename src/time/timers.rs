@@ -598,13 +598,9 @@ impl<P> TimerQueue<P> {
             if self.prefetching {
                 self.prefetch_block(self.skip(self.skip(index)));
             }
-            let block = &mut self.blocks[index as usize];
-            let entries = &block.entries[..block.len as usize];
-            self.in_ring -= entries.len();
-            self.draining.extend(entries.iter().rev());
-            let freed = index;
-            index = std::mem::replace(&mut block.next, self.free);
-            self.free = freed;
+            let (moved, next) = self.drain_block(index);
+            self.in_ring -= moved;
+            index = next;
         }
         if self.draining.len() >= CROWDED_BUCKET {
             self.crowd.spread(&mut self.draining);
@@ -613,6 +609,20 @@ impl<P> TimerQueue<P> {
             }
         }
         self.draining.sort_unstable_by_key(|e| Reverse(e.order()));
+    }
+
+    /// Moves block `index`'s entries onto the end of `draining`, latest
+    /// first, and gives the block back to the pool; returns how many it
+    /// held and the block after it in its list.
+    #[inline]
+    fn drain_block(&mut self, index: u32) -> (usize, u32) {
+        let block = &mut self.blocks[index as usize];
+        let entries = &block.entries[..block.len as usize];
+        self.draining.extend(entries.iter().rev());
+        let moved = entries.len();
+        let next = std::mem::replace(&mut block.next, self.free);
+        self.free = index;
+        (moved, next)
     }
 
     /// Opens the list whose newest block is `head`, in pop order, to be
@@ -643,19 +653,14 @@ impl<P> TimerQueue<P> {
     /// gives them back to the pool.
     fn read_in_place(&mut self) {
         debug_assert!(self.draining.is_empty());
-        let blocks = &mut self.in_place.blocks;
-        let read = blocks.len().saturating_sub(IN_PLACE_READ);
+        let read = self.in_place.blocks.len().saturating_sub(IN_PLACE_READ);
         // Newest first, each block's entries latest first: the next pop,
         // the oldest block's first entry, is the last.
-        for &index in &blocks[read..] {
-            let block = &mut self.blocks[index as usize];
-            let entries = &block.entries[..block.len as usize];
-            self.in_place.len -= entries.len();
-            self.draining.extend(entries.iter().rev());
-            block.next = self.free;
-            self.free = index;
+        for at in read..self.in_place.blocks.len() {
+            let (moved, _) = self.drain_block(self.in_place.blocks[at]);
+            self.in_place.len -= moved;
         }
-        blocks.truncate(read);
+        self.in_place.blocks.truncate(read);
         // The walk that opened the list ended at its oldest blocks; those
         // after them are asked for as the ones before are read.
         if self.prefetching {
