@@ -210,7 +210,8 @@ pub fn check(world: &World, gas: &Gas) -> Vec<String> {
 }
 
 /// The rules of lazy ends on one host: an effect arms no expiry timer
-/// exactly when its definition ends lazily; the host's hint of its first
+/// exactly when its definition ends lazily, and the host keeps a timer for
+/// exactly the effects that hold one; the host's hint of its first
 /// lazy end is not late; and on a watched host every lazy effect still to
 /// end is noticed no later than its end.
 fn lazy_end_problems(
@@ -221,8 +222,16 @@ fn lazy_end_problems(
 ) {
     let defs = gas.catalog().effects();
     let now = gas.now();
+    let mut holding = 0;
     for (key, effect) in system.host.effects.iter() {
         let def = defs.def(effect.def);
+        if effect.holds_expiry_timer() != system.host.expiry_timer(key).is_some() {
+            broken(&format!(
+                "`{}` and its host disagree on whether it holds an expiry timer",
+                def.name
+            ));
+        }
+        holding += usize::from(effect.holds_expiry_timer());
         if effect.ends_lazily() != def.ends_lazily() {
             broken(&format!(
                 "`{}` {} an expiry timer, against its definition",
@@ -246,6 +255,9 @@ fn lazy_end_problems(
             ));
         }
     }
+    if system.host.expiry.iter().count() != holding {
+        broken("the host keeps an expiry timer for an effect that holds none");
+    }
     if !system.host.lazy_due_agrees() {
         broken("the first lazy end is earlier than the host's hint of it");
     }
@@ -259,7 +271,7 @@ fn timer_problem(world: &World, key: TimerKey, timer: &Timer) -> Option<String> 
                 if period {
                     e.period_timer() == Some(key)
                 } else {
-                    e.expiry_timer == Some(key)
+                    system.host.expiry_timer(effect) == Some(key)
                 }
             })
         })

@@ -172,6 +172,48 @@ impl<K: Key, V> Slots<K, V> {
         }
     }
 
+    /// The same store with every value, taken with its key, mapped by
+    /// `f`: the same keys and free list, as [`map`](Self::map) keeps them.
+    pub(crate) fn into_map<W>(self, mut f: impl FnMut(K, V) -> W) -> Slots<K, W> {
+        Slots {
+            slots: self
+                .slots
+                .into_iter()
+                .enumerate()
+                .map(|(index, slot)| Slot {
+                    version: slot.version,
+                    content: match slot.content {
+                        Content::Value(value) => {
+                            Content::Value(f(key_of(index as u32, slot.version), value))
+                        }
+                        Content::Vacant { next_free } => Content::Vacant { next_free },
+                    },
+                })
+                .collect(),
+            free_head: self.free_head,
+            len: self.len,
+            _key: PhantomData,
+        }
+    }
+
+    /// The store as it saves, with each value saved as `view` shows it,
+    /// given its key: the saved form of the store of those views, written
+    /// from borrows (a value whose saved form takes in state kept beside
+    /// the store).
+    pub(crate) fn saved_as<'a, W: Serialize>(
+        &'a self,
+        view: impl Fn(K, &'a V) -> W + 'a,
+    ) -> impl Serialize + 'a {
+        SavedSlots {
+            slots: SavedSlotList {
+                slots: &self.slots,
+                view,
+                _key: PhantomData,
+            },
+            free: self.saved_free_list(),
+        }
+    }
+
     /// The value under `key`, if it is still there.
     pub(crate) fn get(&self, key: K) -> Option<&V> {
         self.slot(key).and_then(|s| s.content.value())
@@ -389,25 +431,31 @@ struct SavedSlot<V> {
     value: Option<V>,
 }
 
-/// Serializes a store's slots without their free-list links.
-struct SavedSlotList<'a, V>(&'a [Slot<V>]);
+/// Serializes a store's slots without their free-list links, each value
+/// as `view` shows it.
+struct SavedSlotList<'a, K, V, F> {
+    slots: &'a [Slot<V>],
+    view: F,
+    _key: PhantomData<fn(K) -> K>,
+}
 
-impl<V: Serialize> Serialize for SavedSlotList<'_, V> {
+impl<'a, K: Key, V, W: Serialize, F: Fn(K, &'a V) -> W> Serialize for SavedSlotList<'a, K, V, F> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.0.iter().map(|slot| SavedSlot {
-            version: slot.version,
-            value: slot.content.value(),
+        serializer.collect_seq(self.slots.iter().enumerate().map(|(index, slot)| {
+            SavedSlot {
+                version: slot.version,
+                value: slot
+                    .content
+                    .value()
+                    .map(|value| (self.view)(key_of(index as u32, slot.version), value)),
+            }
         }))
     }
 }
 
 impl<K: Key, V: Serialize> Serialize for Slots<K, V> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        SavedSlots {
-            slots: SavedSlotList(&self.slots),
-            free: self.saved_free_list(),
-        }
-        .serialize(serializer)
+        self.saved_as(|_, value| value).serialize(serializer)
     }
 }
 

@@ -9,6 +9,7 @@ use gaskit::{
     Execution, GameplayEvent, RemovalReason, TraceKind,
 };
 use hecs::{Entity, World};
+use slotmap::Key;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -324,6 +325,72 @@ fn a_duration_effect_holds_its_modifier_until_it_ends() {
     assert_eq!(g.read(hero, "Stamina"), (10.0, 15.0));
     g.at(2.0);
     assert_eq!(g.read(hero, "Stamina"), (10.0, 10.0));
+}
+
+/// An effect that ends on a timer (it holds a modifier) keeps that timer
+/// in its host: a re-application that pushes its end later keeps the
+/// timer, which re-arms when it fires early; saved to text with the timer
+/// it holds (a lazily ending cooldown beside it holds none) and restored
+/// into a fresh world, it ends at the instant the unsaved one does; and a
+/// removal cancels it, so the next effect in that slot ends on its own.
+#[test]
+fn an_effect_ending_on_a_timer_keeps_it_through_a_refresh_a_restore_and_a_removal() {
+    let warmth = r#"(effects: [
+        (name: "GE_Warmth", duration: Duration(Constant(3)),
+         modifiers: [(attribute: "Stamina", op: Flat, magnitude: Constant(2))],
+         stacking: (by: Target, limit: 3)),
+    ])"#;
+    let started = || {
+        let mut g = Game::over(catalog_with(warmth).unwrap());
+        let hero = g.hero;
+        let cooldown = g.bolt_cooldown(60.0);
+        g.apply(hero, cooldown);
+        g.apply(hero, g.spec("GE_Warmth"));
+        g.at(1.0);
+        // Two stacks, now ending at 4 s; the timer set for 3 s stays.
+        g.apply(hero, g.spec("GE_Warmth"));
+        g.at(1.5);
+        g
+    };
+    let unsaved = started();
+    let hero = unsaved.hero;
+    let (restored, text) = started().through_text();
+    assert_eq!(text.matches("expiry_timer:Some(").count(), 1, "{text}");
+    assert_eq!(text.matches("expiry_timer:None").count(), 1, "{text}");
+    let first_end = ron::to_string(&SimTime::from_secs_f64(3.0).unwrap()).unwrap();
+    assert!(
+        text.contains(&format!("expiry_timer_at:{first_end}")),
+        "{text}"
+    );
+    for mut g in [unsaved, restored] {
+        g.at(3.5);
+        assert_eq!(g.read(hero, "Stamina"), (10.0, 14.0), "re-armed at 3 s");
+        g.at(4.0);
+        assert_eq!(g.read(hero, "Stamina"), (10.0, 10.0), "ended at 4 s");
+        let ApplyOutcome::Added(key) = g.apply(hero, g.spec("GE_Warmth")) else {
+            panic!("warmth not added");
+        };
+        assert!(g.gas.remove_effect(&mut g.world, hero, key));
+        g.at(5.0);
+        let ApplyOutcome::Added(again) = g.apply(hero, g.spec("GE_Warmth")) else {
+            panic!("warmth not added again");
+        };
+        assert_eq!(
+            again.data().as_ffi() as u32,
+            key.data().as_ffi() as u32,
+            "the same slot"
+        );
+        g.at(7.5);
+        assert_eq!(
+            gaskit::invariants::check(&g.world, &g.gas),
+            Vec::<String>::new(),
+            "the host's timers agree with its effects"
+        );
+        assert_eq!(g.read(hero, "Stamina"), (10.0, 12.0));
+        g.at(8.0);
+        assert_eq!(g.read(hero, "Stamina"), (10.0, 10.0), "its own end, at 8 s");
+        assert!(g.has(hero, "Cooldown.Spell.Bolt"));
+    }
 }
 
 /// An effect that lasts holds every one of its modifiers, however many it

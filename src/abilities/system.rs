@@ -209,8 +209,9 @@ mod tests {
     /// Where what an attack reads lies: the bookkeeping and the host's hot
     /// fields (effect slots' header, the first lazy end, owned tags,
     /// watched index, reconcile notes and flags) in the first 192 bytes,
-    /// the attribute values after them, then (past the pointer to the
-    /// index of lazy ends a host holding many effects keeps, one word) the
+    /// the attribute values after them, then (past two cold pointers, one
+    /// word each: the index of lazy ends a host holding many effects
+    /// keeps, and the expiry timers of its effects that end on one) the
     /// instance slots' header.
     #[test]
     fn an_ability_system_keeps_what_an_attack_reads_together() {
@@ -226,7 +227,11 @@ mod tests {
             "the index's pointer, cold, follows the attributes"
         );
         let instances = offset_of!(AbilitySystem, abilities) + offset_of!(AbilityState, instances);
-        assert_eq!(instances, attributes_end + size_of::<usize>());
-        assert_eq!(size_of::<AbilitySystem>(), 408);
+        assert_eq!(
+            host + offset_of!(EffectHost, expiry),
+            attributes_end + size_of::<usize>()
+        );
+        assert_eq!(instances, attributes_end + 2 * size_of::<usize>());
+        assert_eq!(size_of::<AbilitySystem>(), 416);
     }
 }

@@ -7,6 +7,7 @@ use smallvec::SmallVec;
 
 use super::data::CaptureFrom;
 use super::def::EffectId;
+use super::expiry::ExpiryTimer;
 use super::spec::{EffectSpec, SetByCallers};
 use crate::attributes::{AttributeId, SourceId};
 use crate::tags::{Tag, TagSet};
@@ -32,8 +33,9 @@ impl EffectKey {
 pub(crate) type Captures = SmallVec<[(CaptureFrom, AttributeId, f64); 2]>;
 
 /// What shape an effect's window and kept values have, in the byte beside
-/// `inhibited`: whether the window is infinite, and whether its one
-/// modifier magnitude and its one SetByCaller value sit inline. Most
+/// `inhibited`: whether the window is infinite, whether its host keeps an
+/// expiry timer for it, and whether its one modifier magnitude and its
+/// one SetByCaller value sit inline. Most
 /// effects that stay active have at most one of each (a cooldown carries
 /// its duration, a buff its one bonus); an effect with more keeps them all
 /// in its [`Extras`] box.
@@ -48,6 +50,9 @@ impl Form {
     /// Exactly one SetByCaller value, in `set_by_caller_key` and
     /// `set_by_caller_value`.
     const ONE_SET_BY_CALLER: u8 = 4;
+    /// An expiry timer is pending, kept by the host
+    /// ([`ExpiryTimers`](super::expiry::ExpiryTimers)).
+    const EXPIRY_TIMER: u8 = 8;
 
     #[inline]
     fn has(self, bit: u8) -> bool {
@@ -85,10 +90,11 @@ const NO_KEY: Tag = Tag::from_parts(0, 0);
 /// of an effect with more than one of either ([`Form`]). The effects that
 /// stay active (cooldowns, combat marks, buffs) seldom have them, and every
 /// entity reserves several of these slots, so each byte here is paid per
-/// slot per entity (80 bytes, a slot of 88). Saved in the shape it had with
-/// a whole spec (see [`SavedActive`]).
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-#[serde(try_from = "SavedActive")]
+/// slot per entity (64 bytes, a slot of 72); for the same reason its
+/// expiry timer, which effects that end lazily or never do not have, is
+/// kept by its host. Saved in the shape it had with a whole spec and its
+/// own timer (see [`SavedActive`]).
+#[derive(Clone, Debug, PartialEq)]
 // In declaration order, what every scan of a host's effects reads first
 // (definition, inhibition, the window, the source): at scale a slot is
 // cold, and the scans (the cooldown's time remaining on every swing, the
@@ -108,10 +114,6 @@ pub(crate) struct ActiveEffect {
     pub started: SimTime,
     /// Length of the current window, unless infinite.
     duration: SimDuration,
-    pub expiry_timer: Option<TimerKey>,
-    /// When the pending expiry timer fires. A refresh that only pushes the
-    /// expiry later keeps the timer; it re-arms itself when it fires early.
-    pub expiry_timer_at: SimTime,
     /// The spec's level.
     pub level: u32,
     /// The spec's one SetByCaller value, with [`Form::ONE_SET_BY_CALLER`]
@@ -217,8 +219,6 @@ impl ActiveEffect {
             set_by_caller_value,
             started,
             duration: duration.unwrap_or(SimDuration::ZERO),
-            expiry_timer: None,
-            expiry_timer_at: SimTime::ZERO,
             magnitude: one_magnitude.unwrap_or(0.0),
         }
     }
@@ -242,7 +242,6 @@ impl ActiveEffect {
         self.source = source;
         self.started = now;
         self.duration = duration;
-        self.expiry_timer_at = SimTime::ZERO;
         self.magnitude = 0.0;
         self.level = level;
         // The box goes or comes only with the spec's tags (a lazily ending
@@ -324,12 +323,17 @@ impl ActiveEffect {
         self.extras.as_ref().and_then(|extras| extras.period_timer)
     }
 
-    /// The timers it holds (its expiry's and its next tick's), for whoever
-    /// ends it to cancel.
-    pub fn timers(&self) -> impl Iterator<Item = TimerKey> {
-        [self.expiry_timer, self.period_timer()]
-            .into_iter()
-            .flatten()
+    /// Does it hold an expiry timer (kept by its host)?
+    #[inline]
+    pub fn holds_expiry_timer(&self) -> bool {
+        self.form.has(Form::EXPIRY_TIMER)
+    }
+
+    /// Notes whether it holds an expiry timer; its host, which keeps the
+    /// timer, calls this as it arms or takes one.
+    #[inline]
+    pub(super) fn note_expiry_timer(&mut self, held: bool) {
+        self.form.set(Form::EXPIRY_TIMER, held);
     }
 
     /// Takes the pending periodic execution's timer, leaving none.
@@ -411,7 +415,7 @@ impl ActiveEffect {
     /// read from the effect itself, saved or not.
     #[inline]
     pub fn ends_lazily(&self) -> bool {
-        !self.form.has(Form::INFINITE) && self.expiry_timer.is_none()
+        !self.form.has(Form::INFINITE | Form::EXPIRY_TIMER)
     }
 
     /// True when it ended lazily by `now` and is only waiting to be
@@ -431,8 +435,9 @@ impl ActiveEffect {
 }
 
 /// An [`ActiveEffect`] as saved: the shape it had when it kept a whole
-/// spec, so saves and checksums are unchanged. Read owned; written from
-/// borrows ([`SavedActiveRef`]), so a save copies no effect.
+/// spec and its own expiry timer, so saves and checksums are unchanged.
+/// Read owned ([`LoadedEffect`]); written from borrows
+/// ([`SavedActiveRef`]), so a save copies no effect.
 #[derive(Deserialize)]
 #[serde(rename = "ActiveEffect")]
 struct SavedActive {
@@ -482,35 +487,53 @@ struct SavedSpecRef<'a> {
     set_by_caller: SetByCallers,
 }
 
-impl Serialize for ActiveEffect {
+/// An effect as saved, with the expiry timer its host keeps for it.
+pub(crate) struct SavedEffect<'a> {
+    pub effect: &'a ActiveEffect,
+    pub expiry: Option<ExpiryTimer>,
+}
+
+impl Serialize for SavedEffect<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let effect = self.effect;
         SavedActiveRef {
-            def: self.def,
+            def: effect.def,
             spec: SavedSpecRef {
-                effect: self.def,
-                level: self.level,
-                source: self.source,
-                tags: self.tags(),
-                set_by_caller: self.set_by_callers(),
+                effect: effect.def,
+                level: effect.level,
+                source: effect.source,
+                tags: effect.tags(),
+                set_by_caller: effect.set_by_callers(),
             },
-            stacks: self.stacks,
-            started: self.started,
-            duration: self.duration(),
-            expiry_timer: self.expiry_timer,
-            expiry_timer_at: self.expiry_timer_at,
-            period_timer: self.period_timer(),
-            next_period: self.next_period(),
-            inhibited: self.inhibited,
-            magnitudes: self.magnitudes(),
-            captures: self.captures(),
+            stacks: effect.stacks,
+            started: effect.started,
+            duration: effect.duration(),
+            expiry_timer: self.expiry.map(|e| e.timer),
+            // An effect without a timer always saved zero here: it set
+            // zero when made or renewed, and lost its timer only on its
+            // way out.
+            expiry_timer_at: self.expiry.map_or(SimTime::ZERO, |e| e.at),
+            period_timer: effect.period_timer(),
+            next_period: effect.next_period(),
+            inhibited: effect.inhibited,
+            magnitudes: effect.magnitudes(),
+            captures: effect.captures(),
         }
         .serialize(serializer)
     }
 }
 
+/// An effect read back, with the expiry timer its host is to keep for it.
+#[derive(Debug, Deserialize)]
+#[serde(try_from = "SavedActive")]
+pub(crate) struct LoadedEffect {
+    pub effect: ActiveEffect,
+    pub expiry: Option<ExpiryTimer>,
+}
+
 /// A saved effect whose spec names another definition than its own cannot
 /// be kept (the effect holds the definition once).
-impl TryFrom<SavedActive> for ActiveEffect {
+impl TryFrom<SavedActive> for LoadedEffect {
     type Error = String;
 
     fn try_from(saved: SavedActive) -> Result<Self, String> {
@@ -530,13 +553,16 @@ impl TryFrom<SavedActive> for ActiveEffect {
         );
         effect.stacks = saved.stacks;
         effect.inhibited = saved.inhibited;
-        effect.expiry_timer = saved.expiry_timer;
-        effect.expiry_timer_at = saved.expiry_timer_at;
+        effect.note_expiry_timer(saved.expiry_timer.is_some());
         if let Some(timer) = saved.period_timer {
             effect.set_period_timer(timer);
         }
         effect.set_next_period(saved.next_period);
-        Ok(effect)
+        let expiry = saved.expiry_timer.map(|timer| ExpiryTimer {
+            timer,
+            at: saved.expiry_timer_at,
+        });
+        Ok(Self { effect, expiry })
     }
 }
 
@@ -551,8 +577,8 @@ mod tests {
     /// inline.
     #[test]
     fn an_active_effect_keeps_what_few_effects_carry_out_of_line() {
-        assert_eq!(std::mem::size_of::<ActiveEffect>(), 80);
-        assert_eq!(std::mem::size_of::<(u32, Option<ActiveEffect>)>(), 88);
+        assert_eq!(std::mem::size_of::<ActiveEffect>(), 64);
+        assert_eq!(std::mem::size_of::<(u32, Option<ActiveEffect>)>(), 72);
         let captured = |captures: &[(CaptureFrom, AttributeId, f64)]| {
             ActiveEffect::new(
                 EffectSpec::new(EffectId::new(1)),
@@ -621,11 +647,9 @@ mod tests {
         for (old_tag, new_tag, old_two, new_two) in cases {
             let old = with_values(spec(1, 1, old_tag, 2.4), old_two);
             // Whatever else the slot held goes too: magnitudes (one
-            // inline or two in the box), a stale expiry instant, captures,
-            // stacks, inhibition.
+            // inline or two in the box), captures, stacks, inhibition.
             let stale: &[f64] = if old_two { &[2.5, 1.5] } else { &[2.5] };
             let mut renewed = built(old, 100, 2_400, stale);
-            renewed.expiry_timer_at = SimTime::from_micros(2_400_100);
             if old_tag.is_some() {
                 renewed.extras.as_mut().unwrap().captures.push(capture);
             }
@@ -707,6 +731,12 @@ mod tests {
             old.next_period = SimTime::from_micros(9_000);
             old
         };
+        // Ending lazily: no expiry timer, and zero for its instant.
+        let lazy = |mut old: WholeSpecEffect| {
+            old.expiry_timer = None;
+            old.expiry_timer_at = SimTime::ZERO;
+            old
+        };
         let without_captures = |mut old: WholeSpecEffect| {
             old.captures = Box::new([]);
             old
@@ -730,10 +760,20 @@ mod tests {
             with_magnitudes(without_captures(whole(plain.clone(), None)), &[2.5, -4.0]),
             with_magnitudes(whole(two_values.clone(), window), &[1.0, 2.0, 3.0]),
             with_magnitudes(whole(EffectSpec::new(EffectId::new(1)), window), &[0.5]),
+            lazy(with_magnitudes(whole(plain.clone(), window), &[])),
         ] {
             let (spec, duration) = (old.spec.clone(), old.duration);
             let text = ron::to_string(&old).unwrap();
-            let effect: ActiveEffect = ron::from_str(&text).unwrap();
+            let LoadedEffect { effect, expiry } = ron::from_str(&text).unwrap();
+            assert_eq!(expiry.map(|e| e.timer), old.expiry_timer);
+            if let Some(expiry) = expiry {
+                assert_eq!(expiry.at, old.expiry_timer_at);
+            }
+            assert_eq!(effect.holds_expiry_timer(), old.expiry_timer.is_some());
+            assert_eq!(
+                effect.ends_lazily(),
+                old.expiry_timer.is_none() && duration.is_some()
+            );
             assert_eq!(effect.spec(), spec);
             assert_eq!(effect.tags(), &spec.tags);
             assert_eq!(effect.captures(), &*old.captures);
@@ -748,13 +788,17 @@ mod tests {
                 || spec.set_by_caller_entries().len() > 1;
             let ticks = old.period_timer.is_some() || old.next_period != SimTime::MAX;
             assert_eq!(effect.extras.is_some(), boxed || ticks);
-            assert_eq!(ron::to_string(&effect).unwrap(), text);
+            let saved = SavedEffect {
+                effect: &effect,
+                expiry,
+            };
+            assert_eq!(ron::to_string(&saved).unwrap(), text);
             assert_eq!(
-                serde_json::to_string(&effect).unwrap(),
+                serde_json::to_string(&saved).unwrap(),
                 serde_json::to_string(&old).unwrap()
             );
             assert_eq!(
-                crate::checksum::checksum_of(&effect),
+                crate::checksum::checksum_of(&saved),
                 crate::checksum::checksum_of(&old)
             );
         }
@@ -766,7 +810,7 @@ mod tests {
     fn a_saved_effect_whose_spec_names_another_definition_is_refused() {
         let mut old = whole(EffectSpec::new(EffectId::new(2)), None);
         old.def = EffectId::new(5);
-        let error = ron::from_str::<ActiveEffect>(&ron::to_string(&old).unwrap()).unwrap_err();
+        let error = ron::from_str::<LoadedEffect>(&ron::to_string(&old).unwrap()).unwrap_err();
         assert!(
             error
                 .to_string()

@@ -19,12 +19,13 @@ use super::data::{
 use super::def::{DurationPolicy, EffectDef, EffectDefs, EffectId, Magnitude};
 use super::error::EffectError;
 use super::execution::Execution;
+use super::expiry::{ExpiryTimer, ExpiryTimers};
 use super::lazy::LazyIndex;
 use super::spec::{EffectSpec, SetByCallerError};
 use super::watched::WatchedKeys;
 use crate::attributes::{AttributeChanges, AttributeId, AttributeSchema, Attributes};
 use crate::tags::{NotHeld, Tag, TagCounts, TagNotes, TagSet};
-use crate::time::{Lane, SimDuration, SimTime};
+use crate::time::{Lane, SimDuration, SimTime, TimerKey};
 use crate::trace::{BlockReason, RemovalReason, Trace, TraceCategory, TraceKind};
 
 /// A timer the effects layer schedules.
@@ -127,6 +128,9 @@ pub struct EffectHost {
     /// The lazily ending effects in end order, for a host that holds many
     /// effects (see `lazy.rs`); cold, and derived, so not saved.
     pub(crate) lazy_index: Option<Box<LazyIndex>>,
+    /// The pending expiry timers of its effects that end on one; saved
+    /// with each effect.
+    pub(crate) expiry: ExpiryTimers,
 }
 
 impl EffectHost {
@@ -136,7 +140,7 @@ impl EffectHost {
             tags: TagCounts::new(),
             // A fighter holds up to three effects at once (cooldown,
             // in-combat, a buff or the death mark): reserving them at spawn
-            // keeps the first fight from allocating. Each slot is 88
+            // keeps the first fight from allocating. Each slot is 72
             // bytes for every entity, so no more than that (an entity
             // holding more grows once and keeps the room).
             effects: Slots::with_capacity(3),
@@ -147,7 +151,23 @@ impl EffectHost {
             effect_ended: false,
             lazy_first_slot: u32::MAX,
             lazy_index: None,
+            expiry: ExpiryTimers::default(),
         }
+    }
+
+    /// Every timer its effects hold (each one's expiry, then its next
+    /// tick), for whoever ends them all to cancel.
+    pub(crate) fn timers(&self) -> impl Iterator<Item = TimerKey> + '_ {
+        self.effects.iter().flat_map(|(key, effect)| {
+            [self.expiry_timer(key), effect.period_timer()]
+                .into_iter()
+                .flatten()
+        })
+    }
+
+    /// The pending expiry timer of the effect under `key`, if it holds one.
+    pub(crate) fn expiry_timer(&self, key: EffectKey) -> Option<TimerKey> {
+        self.expiry.get(key).map(|expiry| expiry.timer)
     }
 
     /// The entity's attribute values.
@@ -730,7 +750,7 @@ impl EffectHost {
                 return key;
             }
         } else {
-            arm_expiry(&mut self.effects[key], cx, key);
+            arm_expiry(&mut self.effects[key], &mut self.expiry, cx, key);
         }
         if def.is_watched() {
             self.watched.insert(key);
@@ -874,7 +894,7 @@ impl EffectHost {
                 self.note_lazy_end(cx, key, Some(before));
             } else {
                 effect.restart(cx.now, duration);
-                arm_expiry(effect, cx, key);
+                arm_expiry(effect, &mut self.expiry, cx, key);
             }
         }
         let effect = &mut self.effects[key];
@@ -991,10 +1011,12 @@ impl EffectHost {
         let Some(effect) = self.effects.get_mut(key) else {
             return;
         };
-        effect.expiry_timer = None;
+        // The timer that fired is spent.
+        self.expiry.take(key);
+        effect.note_expiry_timer(false);
         if effect.expires_at() > cx.now {
             // Refreshed since this timer was set: follow the expiry.
-            arm_expiry(effect, cx, key);
+            arm_expiry(effect, &mut self.expiry, cx, key);
             return;
         }
         // The tick due now runs here, before the removal; its own timer (in
@@ -1013,7 +1035,7 @@ impl EffectHost {
         if remove_one && effect.stacks > 1 {
             effect.stacks -= 1;
             effect.started = cx.now;
-            arm_expiry(effect, cx, key);
+            arm_expiry(effect, &mut self.expiry, cx, key);
             // The tick just run could not see the new window: follow it.
             arm_period(effect, cx, key);
             let (effect, stacks) = (effect.def, effect.stacks);
@@ -1106,7 +1128,8 @@ impl EffectHost {
         // slot; then it is dropped there (moving an effect out just to drop
         // it was a cold copy per removal).
         let effect = &self.effects[key];
-        for timer in effect.timers() {
+        let expiry = self.expiry.take(key).map(|expiry| expiry.timer);
+        for timer in expiry.into_iter().chain(effect.period_timer()) {
             cx.timers.cancel(timer);
         }
         let target = cx.entity;
@@ -1339,16 +1362,19 @@ fn arm_period<P: From<EffectTimer>>(
 #[inline]
 fn arm_expiry<P: From<EffectTimer>>(
     effect: &mut ActiveEffect,
+    timers: &mut ExpiryTimers,
     cx: &mut EffectCx<P>,
     key: EffectKey,
 ) {
     if effect.duration().is_some()
-        && effect.expiry_timer.is_some()
-        && effect.expiry_timer_at <= effect.expires_at()
+        && effect.holds_expiry_timer()
+        && timers
+            .get(key)
+            .is_some_and(|pending| pending.at <= effect.expires_at())
     {
         return;
     }
-    rearm_expiry(effect, cx, key);
+    rearm_expiry(effect, timers, cx, key);
 }
 
 /// [`arm_expiry`] when the timer must change: cancelled for an effect
@@ -1356,26 +1382,24 @@ fn arm_expiry<P: From<EffectTimer>>(
 #[inline(never)]
 fn rearm_expiry<P: From<EffectTimer>>(
     effect: &mut ActiveEffect,
+    timers: &mut ExpiryTimers,
     cx: &mut EffectCx<P>,
     key: EffectKey,
 ) {
+    if let Some(pending) = timers.take(key) {
+        cx.timers.cancel(pending.timer);
+    }
+    effect.note_expiry_timer(false);
     if effect.duration().is_none() {
-        if let Some(timer) = effect.expiry_timer.take() {
-            cx.timers.cancel(timer);
-        }
         return;
     }
     let at = effect.expires_at();
-    if let Some(timer) = effect.expiry_timer.take() {
-        cx.timers.cancel(timer);
-    }
     let entity = cx.entity;
-    effect.expiry_timer = Some(cx.timers.schedule_in(
-        at,
-        Lane::Expiry,
-        EffectTimer::Expire { entity, key }.into(),
-    ));
-    effect.expiry_timer_at = at;
+    let timer = cx
+        .timers
+        .schedule_in(at, Lane::Expiry, EffectTimer::Expire { entity, key }.into());
+    timers.set(key, ExpiryTimer { timer, at });
+    effect.note_expiry_timer(true);
 }
 
 /// Queues the effects an ended effect names (`on_expiry`, `on_removal`).

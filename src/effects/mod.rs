@@ -23,6 +23,7 @@ mod data;
 mod def;
 mod error;
 mod execution;
+mod expiry;
 mod host;
 mod lazy;
 mod notices;

@@ -6,7 +6,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::active::{ActiveEffect, EffectKey};
+use super::active::{EffectKey, LoadedEffect, SavedEffect};
+use super::expiry::ExpiryTimers;
 use super::host::EffectHost;
 use super::watched::WatchedKeys;
 use crate::attributes::Attributes;
@@ -20,7 +21,7 @@ use crate::time::SimTime;
 struct SavedHost {
     attributes: Attributes,
     tags: TagCounts,
-    effects: Slots<EffectKey, ActiveEffect>,
+    effects: Slots<EffectKey, LoadedEffect>,
     appeared: TagChanges,
     vanished: TagChanges,
     attributes_changed: bool,
@@ -30,10 +31,11 @@ struct SavedHost {
 /// The saved fields, borrowed from a host, in [`SavedHost`]'s order.
 #[derive(Serialize)]
 #[serde(rename = "EffectHost")]
-struct SavedHostRef<'a> {
+struct SavedHostRef<'a, E> {
     attributes: &'a Attributes,
     tags: &'a TagCounts,
-    effects: &'a Slots<EffectKey, ActiveEffect>,
+    /// Each effect with the expiry timer the host keeps for it.
+    effects: E,
     appeared: TagChanges,
     vanished: TagChanges,
     attributes_changed: bool,
@@ -48,7 +50,10 @@ impl Serialize for EffectHost {
         SavedHostRef {
             attributes: &self.attributes,
             tags: &self.tags,
-            effects: &self.effects,
+            effects: self.effects.saved_as(|key, effect| SavedEffect {
+                effect,
+                expiry: self.expiry.get(key),
+            }),
             appeared,
             vanished,
             attributes_changed: self.attributes_changed,
@@ -61,8 +66,15 @@ impl Serialize for EffectHost {
 impl<'de> Deserialize<'de> for EffectHost {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let saved = SavedHost::deserialize(deserializer)?;
+        let mut expiry = ExpiryTimers::default();
+        let effects = saved.effects.into_map(|key, loaded| {
+            if let Some(timer) = loaded.expiry {
+                expiry.set(key, timer);
+            }
+            loaded.effect
+        });
         let mut host = EffectHost {
-            effects: saved.effects,
+            effects,
             // Derived from the effects, below.
             lazy_due: SimTime::MAX,
             tags: saved.tags,
@@ -75,6 +87,7 @@ impl<'de> Deserialize<'de> for EffectHost {
             lazy_first_slot: u32::MAX,
             attributes: saved.attributes,
             lazy_index: None,
+            expiry,
         };
         host.reindex_lazy_ends();
         Ok(host)

@@ -919,10 +919,8 @@ impl Gas {
         }
         // Its effects end with it: no expiry or period may fire afterwards.
         if let Ok(system) = world.query_one_mut::<&AbilitySystem>(entity) {
-            for effect in system.host.effects.values() {
-                for timer in effect.timers() {
-                    self.timers.cancel(timer);
-                }
+            for timer in system.host.timers() {
+                self.timers.cancel(timer);
             }
         }
         self.live_holders.retain(|&holder| holder != entity);
