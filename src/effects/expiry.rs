@@ -47,12 +47,20 @@ impl ExpiryTimers {
     /// Notes `timer` as the timer of the effect under `key`, in place of
     /// any it held.
     pub(crate) fn set(&mut self, key: EffectKey, timer: ExpiryTimer) {
+        *self.entry(key) = Some(timer);
+    }
+
+    /// Where the timer of the effect under `key` is kept, made if there
+    /// was no room for it: one lookup to take the old timer and note the
+    /// new one.
+    #[inline]
+    pub(crate) fn entry(&mut self, key: EffectKey) -> &mut Option<ExpiryTimer> {
         let timers = self.0.get_or_insert_with(Box::default);
         let slot = slot_of(key) as usize;
         if timers.len() <= slot {
             timers.resize(slot + 1, None);
         }
-        timers[slot] = Some(timer);
+        &mut timers[slot]
     }
 
     /// Takes the timer of the effect under `key`, leaving none.

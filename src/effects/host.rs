@@ -1128,8 +1128,12 @@ impl EffectHost {
         // slot; then it is dropped there (moving an effect out just to drop
         // it was a cold copy per removal).
         let effect = &self.effects[key];
-        let expiry = self.expiry.take(key).map(|expiry| expiry.timer);
-        for timer in expiry.into_iter().chain(effect.period_timer()) {
+        if effect.holds_expiry_timer() {
+            if let Some(expiry) = self.expiry.take(key) {
+                cx.timers.cancel(expiry.timer);
+            }
+        }
+        if let Some(timer) = effect.period_timer() {
             cx.timers.cancel(timer);
         }
         let target = cx.entity;
@@ -1386,19 +1390,25 @@ fn rearm_expiry<P: From<EffectTimer>>(
     cx: &mut EffectCx<P>,
     key: EffectKey,
 ) {
-    if let Some(pending) = timers.take(key) {
-        cx.timers.cancel(pending.timer);
-    }
-    effect.note_expiry_timer(false);
     if effect.duration().is_none() {
+        if effect.holds_expiry_timer() {
+            if let Some(pending) = timers.take(key) {
+                cx.timers.cancel(pending.timer);
+            }
+            effect.note_expiry_timer(false);
+        }
         return;
     }
     let at = effect.expires_at();
+    let entry = timers.entry(key);
+    if let Some(pending) = entry.take() {
+        cx.timers.cancel(pending.timer);
+    }
     let entity = cx.entity;
     let timer = cx
         .timers
         .schedule_in(at, Lane::Expiry, EffectTimer::Expire { entity, key }.into());
-    timers.set(key, ExpiryTimer { timer, at });
+    *entry = Some(ExpiryTimer { timer, at });
     effect.note_expiry_timer(true);
 }
 
