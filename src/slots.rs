@@ -658,6 +658,25 @@ mod tests {
         assert_eq!(mapped.insert(7), s.insert(7), "the same next key");
     }
 
+    /// A store taken apart value by value, given each value's key, keeps
+    /// its keys and free list; a store saved through a view of its values
+    /// saves as the store of those views would.
+    #[test]
+    fn a_store_maps_by_key_and_saves_through_a_view() {
+        let mut s: Slots<TestKey, u32> = Slots::new();
+        let keys: Vec<_> = (0..4).map(|i| s.insert(i)).collect();
+        s.remove(keys[2]);
+        s.remove(keys[0]);
+        let keyed = s.clone().into_map(|key, v| (key, v + 1));
+        for &key in [keys[1], keys[3]].iter() {
+            assert_eq!(keyed[key], (key, s[key] + 1));
+        }
+        let viewed = serde_json::to_string(&s.saved_as(|key, v| (key, v + 1))).unwrap();
+        assert_eq!(viewed, serde_json::to_string(&keyed).unwrap());
+        let (mut keyed, mut s) = (keyed, s);
+        assert_eq!(keyed.insert((keys[0], 0)), s.insert(0), "the same next key");
+    }
+
     #[test]
     fn inconsistent_saves_are_refused() {
         for text in [
