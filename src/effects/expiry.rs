@@ -30,8 +30,8 @@ pub(crate) struct ExpiryTimer {
 /// Whether an effect holds an entry is also on the effect itself
 /// ([`ActiveEffect::holds_expiry_timer`](super::ActiveEffect::holds_expiry_timer)),
 /// which every read of whether it ends lazily uses; the host sets both
-/// together. Derived state of the host: saved with each effect, in the
-/// shape an effect always had.
+/// together. Not saved as a list of its own: each timer is saved with its
+/// effect, in the shape an effect always had.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ExpiryTimers(Option<Box<SmallVec<[Option<ExpiryTimer>; 3]>>>);
 
