@@ -29,6 +29,7 @@ mod blocks;
 mod data;
 mod def;
 mod event;
+mod kept_event;
 mod loose;
 mod outcome;
 mod saved_state;

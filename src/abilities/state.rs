@@ -10,7 +10,7 @@ use smallvec::SmallVec;
 
 use super::blocks::AbilityBlocks;
 use super::def::AbilityId;
-use super::event::GameplayEvent;
+use super::kept_event::KeptEvent;
 use super::loose::LooseTags;
 use crate::attributes::AttributeId;
 use crate::effects::EffectKey;
@@ -68,14 +68,15 @@ impl Wait {
 pub(crate) struct Instance {
     pub ability: AbilityId,
     pub level: u32,
-    /// The event that activated it.
-    pub event: GameplayEvent,
+    /// The event that activated it, in 48 bytes rather than 64.
+    pub event: KeptEvent,
     pub wait: Wait,
     pub wait_timer: Option<TimerKey>,
     /// The behaviour's own state ([`AbilityCx::state`](super::AbilityCx::state)),
     /// in its serialized form so snapshots and checksums carry it. Boxed
-    /// rather than a `String`: without the capacity word an instance is
-    /// 112 bytes, and its slot, which every entity reserves, 120.
+    /// rather than a `String`: without the capacity word (and with the
+    /// event kept in 48 bytes) an instance is 96 bytes, and its slot,
+    /// which every entity reserves, 104.
     pub state: Option<Box<str>>,
 }
 
@@ -282,13 +283,13 @@ mod tests {
     use super::*;
 
     /// Every entity reserves room for one running ability: an instance is
-    /// 112 bytes, and its slot, a version beside it, 120 (the size of a
+    /// 96 bytes, and its slot, a version beside it, 104 (the size of a
     /// version and an `Option` of it, as `slots.rs` checks).
     #[test]
-    fn an_instance_slot_is_120_bytes() {
+    fn an_instance_slot_is_104_bytes() {
         use std::mem::size_of;
-        assert_eq!(size_of::<Instance>(), 112);
-        assert_eq!(size_of::<(u32, Option<Instance>)>(), 120);
+        assert_eq!(size_of::<Instance>(), 96);
+        assert_eq!(size_of::<(u32, Option<Instance>)>(), 104);
     }
 
     /// A grant is eight bytes: whether game code granted it and how many

@@ -171,8 +171,11 @@ impl AbilitySystem {
     }
 
     /// The event that activated an active instance.
-    pub fn instance_event(&self, instance: InstanceKey) -> Option<&super::GameplayEvent> {
-        self.abilities.instances.get(instance).map(|i| &i.event)
+    pub fn instance_event(&self, instance: InstanceKey) -> Option<super::GameplayEvent> {
+        self.abilities
+            .instances
+            .get(instance)
+            .map(|i| i.event.get())
     }
 
     /// An active instance's own state

@@ -665,7 +665,7 @@ impl Gas {
             let instance = system.abilities.instances.insert(Instance {
                 ability,
                 level,
-                event,
+                event: event.into(),
                 wait: Wait::Nothing,
                 wait_timer: None,
                 state: None,
@@ -838,7 +838,7 @@ impl Gas {
             self.note_touched(owner, system);
             ended
         };
-        if let Some(target) = ended.event.target.filter(|&t| t != owner) {
+        if let Some(target) = ended.event.target().filter(|&t| t != owner) {
             if let Ok(target_system) = world.query_one_mut::<&mut AbilitySystem>(target) {
                 target_system
                     .abilities
@@ -854,7 +854,7 @@ impl Gas {
                 reason,
             },
         );
-        let what = (ended.ability, ended.event, ended.level);
+        let what = (ended.ability, ended.event.get(), ended.level);
         self.run_behaviour_with(world, owner, instance, what, ended.state, |b, cx| {
             b.end(cx, reason)
         });

@@ -166,7 +166,7 @@ impl Gas {
             s.abilities
                 .instances
                 .get(instance)
-                .map(|i| (i.ability, i.event, i.level))
+                .map(|i| (i.ability, i.event.get(), i.level))
         }) else {
             return;
         };
@@ -253,7 +253,7 @@ impl Gas {
                 let entry = system.abilities.instances.get(instance)?;
                 (entry.wait == Wait::Delay && entry.wait_timer == Some(timer)).then_some((
                     entry.ability,
-                    entry.event,
+                    entry.event.get(),
                     entry.level,
                 ))
             });

@@ -68,7 +68,7 @@ fn check_system(catalog: &Catalog, gas: &Gas, system: &AbilitySystem) -> Result<
                 instance.ability.index()
             )
         })?;
-        check_event(tags, &instance.event)?;
+        check_event(tags, &instance.event.get())?;
         let wait_ok = match instance.wait {
             Wait::Event(t) | Wait::TagAdded(t) | Wait::TagRemoved(t) => tags.knows(t),
             Wait::AttributeBelow(a, v) | Wait::AttributeAbove(a, v) => {
