@@ -35,6 +35,7 @@ pub(crate) struct KeptEvent {
 }
 
 impl KeptEvent {
+    // The bits of `present`, one an optional part.
     const MAGNITUDE: u8 = 1;
     const PAYLOAD: u8 = 2;
     const OBJECT: u8 = 4;
