@@ -19,6 +19,7 @@ Test.Trigger.Shield
 Test.Trigger.NeedsBuff
 Test.Trigger.Strike
 Test.Trigger.Ping
+Test.Trigger.Recall
 Test.Ability.Channel
 Test.State.Channeling
 Test.State.Marked
@@ -51,6 +52,8 @@ const CONTENT: &str = r#"(
          behaviour: ApplyEffects([(effect: "GE_Dead", to: Owner)])),
         (name: "GA_Strike", trigger: "Test.Trigger.Strike", retrigger: true, behaviour: Registered("Strike")),
         (name: "GA_Ping", trigger: "Test.Trigger.Ping", behaviour: Registered("Ping")),
+        (name: "GA_Recall", trigger: "Test.Trigger.Recall", client_magnitude: (0, 10),
+         behaviour: Registered("Recall")),
     ],
 )"#;
 
@@ -174,6 +177,26 @@ impl AbilityBehaviour for Ping {
     }
 }
 
+/// Logs the event it was activated by as it starts, on its one wake-up
+/// a second later (when it ends) and as it ends.
+struct Recall(Log);
+
+impl AbilityBehaviour for Recall {
+    fn activate(&self, cx: &mut AbilityCx<'_>) {
+        self.0.lock().unwrap().push(format!("start {:?}", cx.event));
+        cx.wait_delay(SimDuration::from_secs(1));
+    }
+
+    fn wake(&self, cx: &mut AbilityCx<'_>, _: WakeReason) {
+        self.0.lock().unwrap().push(format!("wake {:?}", cx.event));
+        cx.end();
+    }
+
+    fn end(&self, cx: &mut AbilityCx<'_>, _: EndReason) {
+        self.0.lock().unwrap().push(format!("end {:?}", cx.event));
+    }
+}
+
 struct Sim {
     world: World,
     gas: Gas,
@@ -195,6 +218,7 @@ impl Sim {
             "GA_TestDeath",
             "GA_Strike",
             "GA_Ping",
+            "GA_Recall",
         ];
         for entity in [sim.hero, sim.foe] {
             for name in test_abilities {
@@ -233,6 +257,8 @@ impl Sim {
         gas.register_behaviour("Strike", Strike(log.clone()))
             .unwrap();
         gas.register_behaviour("Ping", Ping(log.clone())).unwrap();
+        gas.register_behaviour("Recall", Recall(log.clone()))
+            .unwrap();
         gaskit::combat::install(&mut gas).unwrap();
         assert!(
             gas.missing_behaviours().is_empty(),
@@ -658,6 +684,52 @@ fn a_restored_entitys_abilities_answer_events_in_a_fresh_context() {
     let ping = fresh.event("Test.Trigger.Ping");
     fresh.fire(hero, ping).unwrap();
     assert_eq!(fresh.log(), ["0.000 ping -1"]);
+}
+
+/// A running instance keeps the event that activated it, every part of
+/// it (instigator, target, magnitude, object, payload, the client it came
+/// from), and hands it whole to its wake-up and its end, and to
+/// `instance_event`; saved to text mid-run and restored into a fresh
+/// context, it hands over the same event.
+#[test]
+fn a_running_instance_keeps_every_part_of_its_event_through_a_restore() {
+    let run = |restore: bool| {
+        let mut sim = Sim::new();
+        let (hero, foe) = (sim.hero, sim.foe);
+        let event = sim
+            .event("Test.Trigger.Recall")
+            .instigator(hero)
+            .target(foe)
+            .magnitude(0.0)
+            .object(7)
+            .payload(sim.tag("Test.State.Marked"))
+            .from_client(ClientId(7));
+        let instance = sim.fire(hero, event).unwrap();
+        assert_eq!(sim.system(hero).instance_event(instance), Some(event));
+        sim.at(0.5);
+        if restore {
+            let text = sim.saved_text();
+            let mut fresh = Sim::bare();
+            fresh.read_back(&text);
+            assert_eq!(fresh.system(hero).instance_event(instance), Some(event));
+            fresh.log.lock().unwrap().extend(sim.log());
+            sim = fresh;
+        }
+        sim.at(2.0);
+        assert_eq!(sim.system(hero).instance_event(instance), None);
+        (event, sim.log())
+    };
+    let (event, unsaved) = run(false);
+    let seen = format!("{event:?}");
+    assert_eq!(
+        unsaved,
+        [
+            format!("start {seen}"),
+            format!("wake {seen}"),
+            format!("end {seen}")
+        ]
+    );
+    assert_eq!(run(true).1, unsaved);
 }
 
 #[test]
