@@ -31,6 +31,8 @@ FLAGS:
     --step SECONDS      frame step (default 0.05)
     --prefetch WHEN     auto, always or never: whether the timer loop prefetches for its
                         coming timers (default auto: from 16384 entities)
+    --mappings          at the end, list where resident memory lies: each mapping of the
+                        process holding a byte or more per combatant (Linux only)
     --help              print this help
 ";
 
@@ -43,6 +45,7 @@ struct Options {
     group: usize,
     step: f64,
     prefetch: Prefetch,
+    mappings: bool,
 }
 
 fn parse() -> Result<Option<Options>, String> {
@@ -55,12 +58,14 @@ fn parse() -> Result<Option<Options>, String> {
         group: 4,
         step: 0.05,
         prefetch: Prefetch::Auto,
+        mappings: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
         match flag.as_str() {
             "--help" | "-h" => return Ok(None),
+            "--mappings" => o.mappings = true,
             "--combatants" => {
                 o.combatants = value()?
                     .parse()
@@ -173,6 +178,52 @@ fn memory() -> (u64, u64) {
 fn huge_pages() -> u64 {
     let rollup = std::fs::read_to_string("/proc/self/smaps_rollup").unwrap_or_default();
     kib_field(&rollup, "AnonHugePages:")
+}
+
+/// One mapping of the process's address space, as `/proc/self/smaps`
+/// lists it.
+#[derive(Debug, PartialEq)]
+struct Mapping {
+    /// Its path, `[heap]` for malloc's heap, or `anonymous` (a large
+    /// allocation, which malloc maps on its own).
+    what: String,
+    /// Bytes of address space.
+    size: u64,
+    /// Bytes of it resident.
+    resident: u64,
+}
+
+/// The mappings listed in `smaps` text, in its order. Where the resident
+/// memory of a large run lies, which valgrind's heap profile cannot reach
+/// at a million fighters: malloc's heap holds the per-entity blocks, and
+/// each large allocation (a component column, the timer pool) is a mapping
+/// of its own, of which only what was written is resident.
+fn mappings(smaps: &str) -> Vec<Mapping> {
+    let mut found: Vec<Mapping> = Vec::new();
+    for line in smaps.lines() {
+        if line.starts_with("Rss:") {
+            if let Some(last) = found.last_mut() {
+                last.resident = kib_field(line, "Rss:");
+            }
+            continue;
+        }
+        // A mapping's header: `start-end perms offset device inode [path]`;
+        // every other line starts with a field name.
+        let mut fields = line.split_whitespace();
+        let Some((start, end)) = fields.next().and_then(|range| range.split_once('-')) else {
+            continue;
+        };
+        let (Ok(start), Ok(end)) = (u64::from_str_radix(start, 16), u64::from_str_radix(end, 16))
+        else {
+            continue;
+        };
+        found.push(Mapping {
+            what: fields.nth(4).unwrap_or("anonymous").to_string(),
+            size: end.saturating_sub(start),
+            resident: 0,
+        });
+    }
+    found
 }
 
 /// The value of a `/proc` line `name  N kB`, in bytes.
@@ -301,12 +352,73 @@ fn main() -> ExitCode {
         "  in huge pages           {:.1} MiB",
         huge as f64 / (1 << 20) as f64
     );
+    if options.mappings {
+        print_mappings(options.combatants);
+    }
     ExitCode::SUCCESS
+}
+
+/// Lists the mappings holding at least a resident byte per combatant,
+/// largest first, in bytes per combatant.
+fn print_mappings(combatants: usize) {
+    let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap_or_default();
+    let per = |bytes: u64| bytes as f64 / combatants as f64;
+    let mut large: Vec<Mapping> = mappings(&smaps)
+        .into_iter()
+        .filter(|m| per(m.resident) >= 1.0)
+        .collect();
+    large.sort_by_key(|m| std::cmp::Reverse(m.resident));
+    println!("  resident by mapping     bytes per combatant (of the mapping's size)");
+    for m in &large {
+        println!(
+            "    {:>10.1} ({:>8.1})  {}",
+            per(m.resident),
+            per(m.size),
+            m.what
+        );
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::StepWalls;
+    use super::{mappings, Mapping, StepWalls};
+
+    #[test]
+    fn mappings_are_read_with_their_size_and_resident_bytes() {
+        let smaps = "\
+55595b381000-55595b3a1000 rw-p 00000000 00:00 0                          [heap]
+Size:                128 kB
+Rss:                  96 kB
+VmFlags: rd wr mr mw me ac sd
+7fa2f73f1000-7fa2f75f1000 rw-p 00000000 00:00 0
+Size:               2048 kB
+KernelPageSize:        4 kB
+Rss:                1024 kB
+7fa400000000-7fa400001000 r-xp 00001000 08:01 1234                       /usr/lib/libc.so.6
+Rss:                   4 kB
+";
+        assert_eq!(
+            mappings(smaps),
+            vec![
+                Mapping {
+                    what: "[heap]".into(),
+                    size: 128 << 10,
+                    resident: 96 << 10
+                },
+                Mapping {
+                    what: "anonymous".into(),
+                    size: 2048 << 10,
+                    resident: 1024 << 10
+                },
+                Mapping {
+                    what: "/usr/lib/libc.so.6".into(),
+                    size: 4 << 10,
+                    resident: 4 << 10
+                },
+            ]
+        );
+        assert_eq!(mappings("Rss: 4 kB\nnot a mapping\n"), vec![]);
+    }
 
     #[test]
     fn step_walls_name_the_median_the_slowest_and_the_overruns() {
