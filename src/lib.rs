@@ -375,7 +375,7 @@ pub use effects::{
     SetByCallerError, StackBy, StackExpiry, Stacking, StackingData,
 };
 pub use gas::{
-    prefetch_component, prefetch_effects, reach_nothing, read_ability_system, AbilityError,
+    prefetch_component, prefetch_effect_host, reach_nothing, read_ability_system, AbilityError,
     Advance, EffectHook, EventOutcome, Gas, Observe, Prefetch, ReachReader, Reserved, Threshold,
     WakeReader, WorkLimits,
 };

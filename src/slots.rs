@@ -64,21 +64,25 @@ impl<V> Content<V> {
 /// A generational slot map with O(1) insert, remove and lookup, and a
 /// last-freed-first-reused free list that survives serialization.
 ///
-/// 32 bytes itself, so one in every entity (its effects, its ability
-/// instances) stays small.
+/// Room for `N` slots inline. A store in every entity (its effects, its
+/// ability instances) keeps the room each entity reserves there, in its
+/// component, rather than behind a pointer: a block of its own would cost
+/// the store's 24-byte vector, malloc's header, and a read that waits on
+/// the component's before it can start. A large store (the timers'
+/// payloads, the queued events) has none (`N` = 0) and is a vector.
 #[derive(Clone, Debug)]
-pub(crate) struct Slots<K, V> {
-    slots: Vec<Slot<V>>,
+pub(crate) struct Slots<K, V, const N: usize = 0> {
+    slots: SmallVec<[Slot<V>; N]>,
     /// The vacant slot reused first (the last one freed), `NIL` if none.
     free_head: u32,
     len: u32,
     _key: PhantomData<fn(K) -> K>,
 }
 
-impl<K: Key, V> Default for Slots<K, V> {
+impl<K: Key, V, const N: usize> Default for Slots<K, V, N> {
     fn default() -> Self {
         Self {
-            slots: Vec::new(),
+            slots: SmallVec::new(),
             free_head: NIL,
             len: 0,
             _key: PhantomData,
@@ -95,18 +99,10 @@ fn parts<K: Key>(key: K) -> (usize, u32) {
     ((ffi & 0xffff_ffff) as usize, (ffi >> 32) as u32)
 }
 
-impl<K: Key, V> Slots<K, V> {
-    /// An empty store.
+impl<K: Key, V, const N: usize> Slots<K, V, N> {
+    /// An empty store, with room for `N` values before it allocates.
     pub(crate) fn new() -> Self {
         Self::default()
-    }
-
-    /// An empty store with room for `capacity` values before it allocates.
-    pub(crate) fn with_capacity(capacity: usize) -> Self {
-        Self {
-            slots: Vec::with_capacity(capacity),
-            ..Self::default()
-        }
     }
 
     /// Stores `value` and returns its key.
@@ -153,7 +149,7 @@ impl<K: Key, V> Slots<K, V> {
 
     /// The same store with every value mapped by `f`: the same keys, the
     /// same free list, so the mapped store hands out the same next keys.
-    pub(crate) fn map<W>(&self, mut f: impl FnMut(&V) -> W) -> Slots<K, W> {
+    pub(crate) fn map<W, const M: usize>(&self, mut f: impl FnMut(&V) -> W) -> Slots<K, W, M> {
         Slots {
             slots: self
                 .slots
@@ -174,7 +170,10 @@ impl<K: Key, V> Slots<K, V> {
 
     /// The same store with every value, taken with its key, mapped by
     /// `f`: the same keys and free list, as [`map`](Self::map) keeps them.
-    pub(crate) fn into_map<W>(self, mut f: impl FnMut(K, V) -> W) -> Slots<K, W> {
+    pub(crate) fn into_map<W, const M: usize>(
+        self,
+        mut f: impl FnMut(K, V) -> W,
+    ) -> Slots<K, W, M> {
         Slots {
             slots: self
                 .slots
@@ -206,7 +205,7 @@ impl<K: Key, V> Slots<K, V> {
     ) -> impl Serialize + 'a {
         SavedSlots {
             slots: SavedSlotList {
-                slots: &self.slots,
+                slots: &self.slots[..],
                 view,
                 _key: PhantomData,
             },
@@ -308,7 +307,8 @@ impl<K: Key, V> Slots<K, V> {
     pub(crate) fn release_if_empty(&mut self, keep: usize) {
         if self.len == 0 && self.slots.capacity() > keep {
             self.clear();
-            self.slots.shrink_to(keep);
+            // Empty, so this reallocates to `keep` (or moves inline).
+            self.slots.grow(keep);
         }
     }
 
@@ -319,7 +319,8 @@ impl<K: Key, V> Slots<K, V> {
     }
 
     /// Asks the memory system for the slot under `key` (a hint before it is
-    /// read; see [`crate::prefetch`]).
+    /// read; see [`crate::prefetch`]), wherever it lies: inline, in the
+    /// store's owner, as well.
     #[inline]
     pub(crate) fn prefetch(&self, key: K) {
         if let Some(slot) = self.slots.get(parts(key).0) {
@@ -346,7 +347,7 @@ impl<K: Key, V> Slots<K, V> {
     }
 
     /// Asks the memory system for the first `count` slots (as many as
-    /// there are, if fewer).
+    /// there are, if fewer), wherever they lie.
     #[inline]
     pub(crate) fn prefetch_first(&self, count: usize) {
         crate::prefetch::value(&self.slots[..count.min(self.slots.len())]);
@@ -382,7 +383,7 @@ impl<K: Key, V> Slots<K, V> {
     }
 }
 
-impl<K: Key, V> Index<K> for Slots<K, V> {
+impl<K: Key, V, const N: usize> Index<K> for Slots<K, V, N> {
     type Output = V;
 
     fn index(&self, key: K) -> &V {
@@ -390,13 +391,13 @@ impl<K: Key, V> Index<K> for Slots<K, V> {
     }
 }
 
-impl<K: Key, V> IndexMut<K> for Slots<K, V> {
+impl<K: Key, V, const N: usize> IndexMut<K> for Slots<K, V, N> {
     fn index_mut(&mut self, key: K) -> &mut V {
         self.get_mut(key).expect("a live key of this store")
     }
 }
 
-impl<K, V> Slots<K, V> {
+impl<K, V, const N: usize> Slots<K, V, N> {
     /// The free list as saved: vacant slot indices, the one reused first
     /// last (the order they were freed in). A few inline: state checksums
     /// write every entity's stores, and most hold a vacant slot or two, so
@@ -453,13 +454,13 @@ impl<'a, K: Key, V, W: Serialize, F: Fn(K, &'a V) -> W> Serialize for SavedSlotL
     }
 }
 
-impl<K: Key, V: Serialize> Serialize for Slots<K, V> {
+impl<K: Key, V: Serialize, const N: usize> Serialize for Slots<K, V, N> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         self.saved_as(|_, value| value).serialize(serializer)
     }
 }
 
-impl<'de, K: Key, V: Deserialize<'de>> Deserialize<'de> for Slots<K, V> {
+impl<'de, K: Key, V: Deserialize<'de>, const N: usize> Deserialize<'de> for Slots<K, V, N> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let saved = SavedSlots::<Vec<SavedSlot<V>>, Vec<u32>>::deserialize(deserializer)?;
         if saved.slots.len() >= NIL as usize {
@@ -487,7 +488,7 @@ impl<'de, K: Key, V: Deserialize<'de>> Deserialize<'de> for Slots<K, V> {
             }
             len += u32::from(occupied);
         }
-        let mut slots: Vec<Slot<V>> = saved
+        let mut slots: SmallVec<[Slot<V>; N]> = saved
             .slots
             .into_iter()
             .map(|slot| Slot {
@@ -619,7 +620,7 @@ mod tests {
 
     #[test]
     fn small_stores_grow_by_one_and_large_ones_double() {
-        let mut s: Slots<TestKey, u64> = Slots::with_capacity(1);
+        let mut s: Slots<TestKey, u64, 1> = Slots::new();
         for i in 0..3 {
             s.insert(i);
         }
@@ -631,6 +632,51 @@ mod tests {
             s.slots.capacity() >= 2 * SMALL_STORE,
             "doubling past the small size"
         );
+    }
+
+    /// A store with room inline holds that many values without a block of
+    /// its own, moves them to one (one slot more) for the next, and moves
+    /// back inline when a burst that grew it is given back. Its keys, its
+    /// saved form and the next keys it hands out do not depend on where
+    /// its slots lie.
+    #[test]
+    fn a_store_keeps_its_first_values_inline() {
+        let mut inline: Slots<TestKey, u32, 3> = Slots::new();
+        let mut heap: Slots<TestKey, u32> = Slots::new();
+        let keys: Vec<_> = (0..3).map(|i| inline.insert(i)).collect();
+        assert_eq!(keys, (0..3).map(|i| heap.insert(i)).collect::<Vec<_>>());
+        assert!(!inline.slots.spilled(), "three values fit inline");
+        assert_eq!(inline.capacity(), 3);
+        inline.remove(keys[1]);
+        heap.remove(keys[1]);
+        let text = serde_json::to_string(&inline).unwrap();
+        assert_eq!(text, serde_json::to_string(&heap).unwrap());
+        let restored: Slots<TestKey, u32, 3> = serde_json::from_str(&text).unwrap();
+        assert!(!restored.slots.spilled(), "a restored store is inline too");
+        let mut restored = restored;
+        assert_eq!(
+            restored.insert(7),
+            heap.clone().insert(7),
+            "the same next key"
+        );
+        assert_eq!(inline.insert(7), heap.insert(7));
+        let fourth = inline.insert(8);
+        assert_eq!(fourth, heap.insert(8));
+        assert!(
+            inline.slots.spilled(),
+            "a fourth value moves them to a block"
+        );
+        assert_eq!(inline.capacity(), 4, "of one slot more");
+        assert_eq!((inline[keys[0]], inline[fourth]), (0, 8));
+        for key in inline.keys().collect::<Vec<_>>() {
+            inline.remove(key);
+        }
+        inline.release_if_empty(3);
+        assert!(
+            !inline.slots.spilled(),
+            "given back, the room is inline again"
+        );
+        assert_eq!(inline.capacity(), 3);
     }
 
     #[test]
@@ -651,7 +697,7 @@ mod tests {
         let mut s: Slots<TestKey, u32> = Slots::new();
         let keys: Vec<_> = (0..4).map(|i| s.insert(i)).collect();
         s.remove(keys[1]);
-        let mut mapped = s.map(|v| v * 10);
+        let mut mapped: Slots<TestKey, u32> = s.map(|v| v * 10);
         assert_eq!(mapped[keys[3]], 30);
         assert_eq!(mapped.get(keys[1]), None);
         assert_eq!(mapped.len(), 3);
@@ -667,7 +713,7 @@ mod tests {
         let keys: Vec<_> = (0..4).map(|i| s.insert(i)).collect();
         s.remove(keys[2]);
         s.remove(keys[0]);
-        let keyed = s.clone().into_map(|key, v| (key, v + 1));
+        let keyed: Slots<TestKey, (TestKey, u32)> = s.clone().into_map(|key, v| (key, v + 1));
         for &key in [keys[1], keys[3]].iter() {
             assert_eq!(keyed[key], (key, s[key] + 1));
         }

@@ -9,7 +9,7 @@ use smallvec::SmallVec;
 
 use super::blocks::AbilityBlocks;
 use super::loose::LooseTags;
-use super::state::{AbilityState, Granted, Instance, InstanceKey, TargetedBy};
+use super::state::{AbilityState, Granted, Instance, InstanceKey, TargetedBy, RESERVED_INSTANCES};
 use crate::slots::Slots;
 use crate::tags::{TagCounts, TagSet};
 
@@ -18,7 +18,7 @@ use crate::tags::{TagCounts, TagSet};
 #[serde(rename = "AbilityState")]
 struct SavedState {
     granted: SmallVec<[Granted; 4]>,
-    instances: Slots<InstanceKey, Instance>,
+    instances: Slots<InstanceKey, Instance, RESERVED_INSTANCES>,
     loose: TagCounts,
     saved_loose: TagSet,
     blocked: AbilityBlocks,
@@ -30,7 +30,7 @@ struct SavedState {
 #[serde(rename = "AbilityState")]
 struct SavedStateRef<'a> {
     granted: &'a SmallVec<[Granted; 4]>,
-    instances: &'a Slots<InstanceKey, Instance>,
+    instances: &'a Slots<InstanceKey, Instance, RESERVED_INSTANCES>,
     loose: &'a TagCounts,
     saved_loose: &'a TagSet,
     blocked: &'a AbilityBlocks,

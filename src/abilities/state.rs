@@ -204,11 +204,17 @@ impl TryFrom<SavedGranted> for Granted {
 /// once and keeps that room.
 pub(crate) type TargetedBy = SmallVec<[(Entity, InstanceKey); 1]>;
 
+/// Ability instances every entity keeps room for inline: one running
+/// ability (a fighter's engagement, or the walk-up before it). Every
+/// entity pays for this room, and one that runs two at once moves them to
+/// a block of two, and keeps that room.
+pub(crate) const RESERVED_INSTANCES: usize = 1;
+
 /// Everything the ability system keeps per entity besides effects.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct AbilityState {
     pub granted: SmallVec<[Granted; 4]>,
-    pub instances: Slots<InstanceKey, Instance>,
+    pub instances: Slots<InstanceKey, Instance, RESERVED_INSTANCES>,
     /// Tags added by game code or abilities directly.
     pub loose: LooseTags,
     /// `block_abilities_with_tags` of the active abilities, counted.

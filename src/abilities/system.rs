@@ -10,7 +10,6 @@ use super::def::AbilityId;
 use super::state::{AbilityState, InstanceKey, ReactiveWaits, Wait};
 use crate::attributes::{AttributeId, Attributes};
 use crate::effects::{EffectDefs, EffectHost, EffectId};
-use crate::slots::Slots;
 use crate::tags::{Tag, TagCounts, TagSet};
 use crate::time::SimTime;
 
@@ -50,13 +49,7 @@ impl AbilitySystem {
     pub(crate) fn new(attributes: Attributes) -> Self {
         Self {
             host: EffectHost::new(attributes),
-            abilities: AbilityState {
-                // Room for one running ability (a fighter's engagement, or
-                // the walk-up before it): every entity pays for this room,
-                // and one that runs two at once grows by one.
-                instances: Slots::with_capacity(1),
-                ..AbilityState::default()
-            },
+            abilities: AbilityState::default(),
             queued: false,
             reactive_waits: ReactiveWaits::default(),
         }
@@ -210,31 +203,35 @@ mod tests {
     use super::*;
 
     /// Where what an attack reads lies: the bookkeeping and the host's hot
-    /// fields (effect slots' header, the first lazy end, owned tags,
-    /// watched index, reconcile notes and flags) in the first 192 bytes,
-    /// the attribute values after them, then (past two cold pointers, one
-    /// word each: the index of lazy ends a host holding many effects
-    /// keeps, and the expiry timers of its effects that end on one) the
-    /// instance slots' header.
+    /// fields (its three effect slots, inline, then the first lazy end,
+    /// owned tags, watched index, reconcile notes and flags) in the first
+    /// six lines, the attribute values after them, then two cold
+    /// pointers (the index of lazy ends a host holding many effects keeps,
+    /// and the expiry timers of its effects that end on one), then the
+    /// ability state with its instance slot, inline too.
     #[test]
     fn an_ability_system_keeps_what_an_attack_reads_together() {
         let host = offset_of!(AbilitySystem, host);
+        let effects = host + offset_of!(EffectHost, effects);
+        assert_eq!(effects, 8, "the effect slots come first, after two flags");
         let notes = host + offset_of!(EffectHost, notes);
-        assert!(notes + size_of::<crate::tags::TagNotes>() <= 192, "{notes}");
+        assert!(notes + size_of::<crate::tags::TagNotes>() <= 384, "{notes}");
         let hot_host_end = host + offset_of!(EffectHost, attributes);
-        assert!(hot_host_end <= 192, "{hot_host_end}");
+        assert!(hot_host_end <= 384, "{hot_host_end}");
         let attributes_end = hot_host_end + size_of::<Attributes>();
         assert_eq!(
             host + offset_of!(EffectHost, lazy_index),
             attributes_end,
             "the index's pointer, cold, follows the attributes"
         );
-        let instances = offset_of!(AbilitySystem, abilities) + offset_of!(AbilityState, instances);
         assert_eq!(
             host + offset_of!(EffectHost, expiry),
             attributes_end + size_of::<usize>()
         );
-        assert_eq!(instances, attributes_end + 2 * size_of::<usize>());
-        assert_eq!(size_of::<AbilitySystem>(), 416);
+        assert_eq!(
+            offset_of!(AbilitySystem, abilities),
+            attributes_end + 2 * size_of::<usize>()
+        );
+        assert_eq!(size_of::<AbilitySystem>(), 704);
     }
 }

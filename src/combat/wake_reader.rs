@@ -5,7 +5,7 @@ use hecs::{Entity, World};
 
 use super::{Combatant, Kinematic};
 use crate::abilities::AbilitySystem;
-use crate::gas::{prefetch_component, prefetch_effects};
+use crate::gas::{prefetch_component, prefetch_effect_host};
 
 /// The combat layer's [`WakeReader`](crate::WakeReader): a fighter's
 /// swing reads its `Combatant` (skills, equipment, target) and its body's
@@ -32,10 +32,12 @@ pub fn read_fighter(world: &mut World, entity: Entity) -> Option<&AbilitySystem>
 
 /// The combat layer's [`ReachReader`](crate::ReachReader): a fighter's
 /// swing reads its target's defences, position and health and applies the
-/// hit to it, so the prefetch stage asks for the target's ability system,
-/// `Combatant` and body as soon as the fighter's own `Combatant` (which
-/// names the target) has arrived; and for the fighter's inventory, held
-/// apart from the `Combatant`, where a cast spends its runes.
+/// hit to it, so the prefetch stage asks for the target's effect host
+/// (what the hit and its combat mark read; not its abilities' part of the
+/// system, which only the target's own wake-ups read), `Combatant` and
+/// body as soon as the fighter's own `Combatant` (which names the target)
+/// has arrived; and for the fighter's inventory, held apart from the
+/// `Combatant`, where a cast spends its runes.
 ///
 /// Measured on the arena, alternately without it: 3.5 % less time per
 /// attack at 100 000 fighters after warm-up (1 077–1 113 → 1 041–1 077
@@ -53,7 +55,6 @@ pub fn reach_target(world: &mut World, entity: Entity) {
             combatant.targeting.target
         });
     if let Some(system) = target.and_then(|target| read_fighter(world, target)) {
-        prefetch_component(system);
-        prefetch_effects(system);
+        prefetch_effect_host(system);
     }
 }

@@ -92,15 +92,15 @@ pub(crate) enum Applied {
 /// The part of an entity that gameplay effects act on.
 ///
 /// Laid out as declared: what every application, expiry and tag read
-/// touches first (the effect slots' header, the first lazy end, the owned
-/// tags, the watched index, the reconcile notes), then the attribute
-/// values, which only an effect that moves them reaches. At scale a host is cold when a timer
+/// touches first (the effect slots, the first lazy end, the owned tags,
+/// the watched index, the reconcile notes), then the attribute values,
+/// which only an effect that moves them reaches. At scale a host is cold when a timer
 /// reaches it, and each line read is a miss. Saved in another order, the
 /// one it always had (see `saved_host.rs`).
 #[derive(Clone, Debug)]
 #[repr(C)]
 pub struct EffectHost {
-    pub(crate) effects: Slots<EffectKey, ActiveEffect>,
+    pub(crate) effects: Slots<EffectKey, ActiveEffect, RESERVED_EFFECTS>,
     /// No lazily ending effect ends before this instant (see `lazy.rs`):
     /// reads before it need not look for ended ones, and a touch of the
     /// host before it has none to clear. Derived, so not saved.
@@ -133,17 +133,19 @@ pub struct EffectHost {
     pub(crate) expiry: ExpiryTimers,
 }
 
+/// Effect slots every host keeps inline. A fighter holds up to three
+/// effects at once (cooldown, in-combat, a buff or the death mark), so
+/// the first fight allocates nothing; each slot is 72 bytes in every
+/// entity, so no more than that (a host holding more moves its effects to
+/// a block of one slot more, and keeps that room).
+pub(crate) const RESERVED_EFFECTS: usize = 3;
+
 impl EffectHost {
     pub(crate) fn new(attributes: Attributes) -> Self {
         Self {
             attributes,
             tags: TagCounts::new(),
-            // A fighter holds up to three effects at once (cooldown,
-            // in-combat, a buff or the death mark): reserving them at spawn
-            // keeps the first fight from allocating. Each slot is 72
-            // bytes for every entity, so no more than that (an entity
-            // holding more grows once and keeps the room).
-            effects: Slots::with_capacity(3),
+            effects: Slots::new(),
             lazy_due: SimTime::MAX,
             watched: WatchedKeys::default(),
             notes: TagNotes::default(),

@@ -30,7 +30,7 @@ pub use abilities::{AbilityError, EventOutcome};
 pub use hooks::EffectHook;
 pub use observers::{Observe, Threshold};
 pub use prefetch::{
-    prefetch_component, prefetch_effects, reach_nothing, read_ability_system, Prefetch,
+    prefetch_component, prefetch_effect_host, reach_nothing, read_ability_system, Prefetch,
     ReachReader, WakeReader,
 };
 pub use reserved::Reserved;

@@ -263,10 +263,16 @@ impl<C: SnapshotComponents> Snapshot<C> {
     /// wake, and is saved to be told after a restore.
     pub fn save(world: &World, gas: &Gas) -> Snapshot<C> {
         let defs = gas.catalog().effects();
-        let mut entities: Vec<EntityState<C>> = world
+        // Sorted as handles, before their states are read: a state is a
+        // kilobyte or so, and a sort moves what it sorts.
+        let mut ids: Vec<Entity> = world
             .iter()
             .map(|e| e.entity())
             .filter(|&entity| world.satisfies::<&AbilitySystem>(entity))
+            .collect();
+        ids.sort_unstable_by_key(|entity| entity.id());
+        let entities: Vec<EntityState<C>> = ids
+            .into_iter()
             .map(|entity| EntityState {
                 entity,
                 system: world.get::<&AbilitySystem>(entity).ok().map(|s| {
@@ -281,7 +287,6 @@ impl<C: SnapshotComponents> Snapshot<C> {
                 game: C::save(world, entity),
             })
             .collect();
-        entities.sort_unstable_by_key(|e| e.entity.id());
         Snapshot {
             format: FORMAT,
             catalog: gas.catalog().fingerprint(),
@@ -358,12 +363,27 @@ impl<C: SnapshotComponents> Snapshot<C> {
             if !world.contains(state.entity) {
                 world.spawn_at(state.entity, ());
             }
-            let mut system = state.system.clone();
-            if let Some(system) = &mut system {
-                system.rebuild_derived(gas.catalog().effects(), dirty.contains(&state.entity));
-                gas.note_restored(system);
+            let queued = dirty.contains(&state.entity);
+            match (
+                &state.system,
+                world.query_one_mut::<&mut AbilitySystem>(state.entity),
+            ) {
+                // Copied into the one the entity holds: a system is most
+                // of a kilobyte, and each move of a new one costs a copy.
+                (Some(saved), Ok(system)) => {
+                    system.clone_from(saved);
+                    system.rebuild_derived(gas.catalog().effects(), queued);
+                    gas.note_restored(system);
+                }
+                (saved, _) => {
+                    let mut system = saved.clone();
+                    if let Some(system) = &mut system {
+                        system.rebuild_derived(gas.catalog().effects(), queued);
+                        gas.note_restored(system);
+                    }
+                    put(world, state.entity, system);
+                }
             }
-            put(world, state.entity, system);
             put(world, state.entity, state.name.clone());
             put(world, state.entity, state.net_owner);
             put::<Reserved>(world, state.entity, None);
