@@ -202,11 +202,12 @@ impl Gas {
     /// holding their addresses, was asked for `AHEAD / 2` timers ago).
     /// Slots an ability system keeps inline (its first effects, its
     /// running instance) are asked for twice, with the system and again
-    /// here: not asking again made an attack 4–13 % slower at a million
-    /// fighters after warm-up (thirty-second round, alternated runs). Why
-    /// is not established; the system, its `Combatant` and its body are
-    /// sixteen lines asked for at once, and some of those requests may
-    /// be dropped.
+    /// here: a build that did not ask again took 1.049 of the previous
+    /// build's time at a million fighters after warm-up where this one
+    /// took 0.931 (thirty-second round, one sitting of alternated runs).
+    /// Why is not established; the system, its `Combatant` and its body
+    /// are sixteen lines asked for at once, and some of those requests
+    /// may be dropped.
     /// And for what the handler about to run will most likely write when
     /// it schedules: the pool block the timer queue hands out next (each
     /// schedule asks for its next payload slot itself).
@@ -218,12 +219,13 @@ impl Gas {
     /// for a wake-up the first effect slots (a cooldown's time remaining
     /// scans them) and the instance's slot, for an execution its effect's
     /// slot; and what the game's [`ReachReader`] asks for through the
-    /// entity's components (a swing's target). An expiry reads only the system's hot head (the effect
-    /// slots kept inline, owned tags, reconcile
-    /// notes) and its one effect slot, and nothing more is asked for: most
-    /// expiries are cooldowns, the fighter's own swing comes long after
-    /// more lines would have left the cache, and asking for them cost a
-    /// tenth of an attack's time at 100 000 fighters and at a million.
+    /// entity's components (a swing's target). An expiry reads only the
+    /// system's hot head (the effect slots kept inline, owned tags,
+    /// reconcile notes) and its one effect slot, and nothing more is
+    /// asked for: most expiries are cooldowns, the fighter's own swing
+    /// comes long after more lines would have left the cache, and asking
+    /// for them cost a tenth of an attack's time at 100 000 fighters and
+    /// at a million.
     pub(super) fn prefetch_upcoming(&self, world: &mut World) {
         self.timers.prefetch_next_schedule();
         self.timers.prefetch_upcoming(2 * AHEAD);
