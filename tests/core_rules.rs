@@ -327,6 +327,57 @@ fn a_duration_effect_holds_its_modifier_until_it_ends() {
     assert_eq!(g.read(hero, "Stamina"), (10.0, 10.0));
 }
 
+/// A host keeps its first effects inline and moves them to a block of its
+/// own when it holds more. Rolled back in place (the same world and
+/// context) from holding six effects to the one it held when saved, it
+/// saves exactly as it did, its invariants hold, and it hands out the
+/// same next key as a copy restored into a fresh world: where its slots
+/// lie is not state.
+#[test]
+fn a_host_rolled_back_from_many_effects_to_one_is_the_host_it_saved() {
+    let mut g = Game::new();
+    let hero = g.hero;
+    g.apply(hero, g.spec("GE_Might"));
+    let saved = Snapshot::<()>::save(&g.world, &g.gas);
+    let text = saved.to_ron().unwrap();
+    for effect in [
+        "GE_Income",
+        "GE_Tithe",
+        "GE_Regen",
+        "GE_Fatigue",
+        "GE_Salary",
+    ] {
+        g.apply(hero, g.spec(effect));
+    }
+    g.at(0.5);
+    let live = Snapshot::<()>::save(&g.world, &g.gas).to_ron().unwrap();
+    assert_ne!(live, text, "six effects and half a second later");
+    saved.restore(&mut g.world, &mut g.gas).unwrap();
+    assert_eq!(
+        gaskit::invariants::check(&g.world, &g.gas),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        Snapshot::<()>::save(&g.world, &g.gas).to_ron().unwrap(),
+        text
+    );
+    let mut fresh = Game::new();
+    Snapshot::<()>::from_ron(&text)
+        .unwrap()
+        .restore(&mut fresh.world, &mut fresh.gas)
+        .unwrap();
+    let next = |g: &mut Game| match g.apply(hero, g.spec("GE_Income")) {
+        ApplyOutcome::Added(key) => key,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(next(&mut g), next(&mut fresh));
+    assert_eq!(g.read(hero, "Gold"), fresh.read(hero, "Gold"));
+    g.at(2.0);
+    fresh.at(2.0);
+    assert_eq!(g.read(hero, "Gold"), fresh.read(hero, "Gold"));
+    assert_eq!(g.read(hero, "Stamina"), fresh.read(hero, "Stamina"));
+}
+
 /// An effect that ends on a timer (it holds a modifier) keeps that timer
 /// in its host: a re-application that pushes its end later keeps the
 /// timer, which re-arms when it fires early; saved to text with the timer
