@@ -323,9 +323,13 @@ impl Gas {
         self.ever_granted.get(ability.index()) == Some(&true)
     }
 
-    /// Notes what a restored system's events may answer: its instances'
-    /// event waits and its granted abilities (see [`Self::may_hear`]).
-    pub(crate) fn note_restored(&mut self, system: &AbilitySystem) {
+    /// Takes in a system a snapshot restored: rebuilds what its save did
+    /// not keep (`queued`: whether this context's reconcile queue holds
+    /// it; see [`AbilitySystem::rebuild_derived`]), then notes what its
+    /// events may answer, its instances' event waits and its granted
+    /// abilities (see [`Self::may_hear`]).
+    pub(crate) fn adopt_restored(&mut self, system: &mut AbilitySystem, queued: bool) {
+        system.rebuild_derived(self.catalog.effects(), queued);
         for instance in system.abilities.instances.values() {
             if let Wait::Event(tag) = instance.wait {
                 self.waited_events.insert(tag);

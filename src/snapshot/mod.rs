@@ -372,14 +372,12 @@ impl<C: SnapshotComponents> Snapshot<C> {
                 // of a kilobyte, and each move of a new one costs a copy.
                 (Some(saved), Ok(system)) => {
                     system.clone_from(saved);
-                    system.rebuild_derived(gas.catalog().effects(), queued);
-                    gas.note_restored(system);
+                    gas.adopt_restored(system, queued);
                 }
                 (saved, _) => {
                     let mut system = saved.clone();
                     if let Some(system) = &mut system {
-                        system.rebuild_derived(gas.catalog().effects(), queued);
-                        gas.note_restored(system);
+                        gas.adopt_restored(system, queued);
                     }
                     put(world, state.entity, system);
                 }
