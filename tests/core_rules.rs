@@ -327,6 +327,33 @@ fn a_duration_effect_holds_its_modifier_until_it_ends() {
     assert_eq!(g.read(hero, "Stamina"), (10.0, 10.0));
 }
 
+/// A save lists entities by id, not in the order the world happens to
+/// store them: two worlds holding the same state save the same text even
+/// when one keeps its entities in another order (here the hero moved to
+/// an archetype of its own by a component the save does not keep).
+#[test]
+fn a_save_lists_entities_by_id_whatever_order_the_world_keeps() {
+    struct Banner;
+    let plain = Game::new();
+    let mut moved = Game::new();
+    moved.world.insert_one(moved.hero, Banner).unwrap();
+    let order: Vec<Entity> = moved.world.iter().map(|e| e.entity()).collect();
+    assert_eq!(
+        order,
+        [moved.imp, moved.hero],
+        "the world now keeps the imp first"
+    );
+    assert!(moved.hero.id() < moved.imp.id());
+    assert_eq!(
+        Snapshot::<()>::save(&moved.world, &moved.gas)
+            .to_ron()
+            .unwrap(),
+        Snapshot::<()>::save(&plain.world, &plain.gas)
+            .to_ron()
+            .unwrap()
+    );
+}
+
 /// A host keeps its first effects inline and moves them to a block of its
 /// own when it holds more. Rolled back in place (the same world and
 /// context) from holding six effects to the one it held when saved, it
