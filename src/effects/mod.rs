@@ -17,19 +17,26 @@
 //! to the context's hooks. Healing is negative damage through the same path.
 
 mod active;
+mod apply;
 mod calculation;
 mod cx;
 mod data;
 mod def;
 mod error;
+mod evaluate;
 mod execution;
 mod expiry;
 mod host;
 mod lazy;
 mod notices;
+mod ongoing;
 mod reads;
+mod refusal;
+mod removal;
 mod saved_host;
 mod spec;
+mod stacking;
+mod timed;
 mod watched;
 
 pub use active::EffectKey;

@@ -1,0 +1,163 @@
+//! What keeps an [`EffectHost`]'s active effects going once added:
+//! inhibition by ongoing requirements, the life rule, and live captures
+//! of a source's attributes.
+
+use hecs::Entity;
+use smallvec::SmallVec;
+
+use super::active::EffectKey;
+use super::cx::{EffectCx, FollowUp, TagLog};
+use super::data::{CaptureFrom, PeriodicWhileDead};
+use super::def::{EffectDefs, Magnitude};
+use super::host::EffectHost;
+use crate::attributes::AttributeId;
+use crate::trace::{RemovalReason, TraceKind};
+
+impl EffectHost {
+    /// Starts or stops an effect's modifiers and granted tags.
+    pub(crate) fn set_inhibited<P>(
+        &mut self,
+        cx: &mut EffectCx<P>,
+        key: EffectKey,
+        inhibited: bool,
+    ) {
+        let effect = &mut self.effects[key];
+        if effect.inhibited == inhibited {
+            return;
+        }
+        effect.inhibited = inhibited;
+        let def_id = effect.def;
+        let def = cx.defs.def(def_id);
+        if inhibited {
+            if def.holds_modifiers() {
+                let changes = self.attributes.remove_modifiers(cx.schema, key.source_id());
+                self.note_changes(&changes, cx.schema, cx.now, cx.trace, cx.entity);
+            }
+            // The tags were granted when the effect became uninhibited.
+            let _ = self.release_tags(&def.granted_tags, &mut TagLog::of(cx));
+        } else {
+            self.add_modifiers(cx, key);
+            self.grant_tags(&def.granted_tags, &mut TagLog::of(cx));
+        }
+        if !def.granted_abilities.is_empty() {
+            let level = self.effects[key].level;
+            cx.follow_ups.push_back((
+                cx.entity,
+                FollowUp::Grants {
+                    effect: def_id,
+                    level,
+                    grant: !inhibited,
+                },
+            ));
+        }
+    }
+
+    /// Brings every effect's inhibition in line with its ongoing
+    /// requirements, repeating until nothing changes (inhibiting one effect
+    /// can release tags another depends on).
+    pub(crate) fn reconcile_inhibition<P>(&mut self, cx: &mut EffectCx<P>) {
+        for _ in 0..=self.effects.len() {
+            let mut flip: Option<(EffectKey, bool)> = None;
+            for &key in self.watched.as_slice() {
+                let effect = &self.effects[key];
+                let def = cx.defs.def(effect.def);
+                if def.ongoing_requirements.is_empty() {
+                    continue;
+                }
+                let should_inhibit = !def.ongoing_requirements.matches(self.tags.tags());
+                if should_inhibit != effect.inhibited {
+                    flip = Some((key, should_inhibit));
+                    break;
+                }
+            }
+            let Some((key, inhibit)) = flip else {
+                return;
+            };
+            let def = self.effects[key].def;
+            self.set_inhibited(cx, key, inhibit);
+            cx.trace.record(
+                cx.now,
+                TraceKind::EffectInhibited {
+                    target: cx.entity,
+                    effect: def,
+                    inhibited: inhibit,
+                },
+            );
+        }
+    }
+
+    /// Applies the `life` rule's `Remove` policy: a dead owner loses its
+    /// periodic effects (those without `affects_dead`).
+    pub(crate) fn reconcile_life<P>(&mut self, cx: &mut EffectCx<P>) {
+        let life = cx.defs.life();
+        if life.periodic != PeriodicWhileDead::Remove || !self.is_dead(cx.defs) {
+            return;
+        }
+        self.remove_where(cx, RemovalReason::OwnerDied, |def, _| {
+            def.period.is_some() && !def.affects_dead
+        });
+    }
+
+    /// Re-reads live attribute captures and updates the modifiers of the
+    /// effects whose magnitude moved. `source_value` reads another entity.
+    pub(crate) fn refresh_live<P>(
+        &mut self,
+        cx: &mut EffectCx<P>,
+        source_value: impl Fn(Entity, AttributeId) -> Option<f64>,
+    ) {
+        let keys: SmallVec<[EffectKey; 4]> = self
+            .watched
+            .as_slice()
+            .iter()
+            .copied()
+            .filter(|&k| cx.defs.def(self.effects[k].def).has_live_capture)
+            .collect();
+        for key in keys {
+            let effect = &self.effects[key];
+            let def = cx.defs.def(effect.def);
+            let mut magnitudes: SmallVec<[f64; 2]> = SmallVec::from_slice(effect.magnitudes());
+            for (slot, modifier) in magnitudes.iter_mut().zip(&def.modifiers) {
+                let Magnitude::Attribute(capture) = modifier.magnitude else {
+                    continue;
+                };
+                if !capture.live {
+                    continue;
+                }
+                let value = match capture.from {
+                    CaptureFrom::Target => Some(self.attributes.current(capture.attribute)),
+                    CaptureFrom::Source => effect
+                        .source
+                        .and_then(|s| source_value(s, capture.attribute)),
+                };
+                // A vanished source keeps the last value it gave.
+                if let Some(value) = value.map(|v| capture.apply(v)).filter(|v| v.is_finite()) {
+                    *slot = value;
+                }
+            }
+            if magnitudes.as_slice() != effect.magnitudes() {
+                self.effects[key]
+                    .magnitudes_mut()
+                    .copy_from_slice(&magnitudes);
+                self.restack(cx, key);
+            }
+        }
+    }
+
+    /// The entities whose attributes this host's live effects read.
+    pub(crate) fn live_sources(&self, defs: &EffectDefs) -> SmallVec<[Entity; 2]> {
+        let mut sources = SmallVec::new();
+        for effect in self.watched_effects() {
+            let def = defs.def(effect.def);
+            let reads_source = def
+                .modifiers
+                .iter()
+                .any(|m| matches!(m.magnitude, Magnitude::Attribute(c) if c.live && c.from == CaptureFrom::Source));
+            if let (true, Some(source)) = (reads_source, effect.source) {
+                if !sources.contains(&source) {
+                    sources.push(source);
+                }
+            }
+        }
+        sources
+    }
+}

@@ -1,0 +1,278 @@
+//! A new active instance on an [`EffectHost`], or a re-application onto
+//! one already there: stacking, the refresh of a full stack, and the
+//! modifiers a stack holds.
+
+use smallvec::SmallVec;
+
+use super::active::{ActiveEffect, Captures, EffectKey};
+use super::cx::{Defs, EffectCx};
+use super::data::{CueEvent, DurationOnReapply, PeriodOnReapply, StackBy};
+use super::def::EffectDef;
+use super::host::{EffectHost, EffectTimer};
+use super::spec::EffectSpec;
+use super::timed::{arm_expiry, arm_period};
+use crate::attributes::AttributeChanges;
+use crate::time::{SimDuration, SimTime};
+use crate::trace::{TraceCategory, TraceKind};
+
+impl EffectHost {
+    /// The active instance `spec` would stack onto at `now` (one that
+    /// ended lazily is not there to stack onto).
+    pub(super) fn existing_stack(
+        &self,
+        def: &EffectDef,
+        spec: &EffectSpec,
+        now: SimTime,
+    ) -> Option<EffectKey> {
+        let stacking = def.stacking?;
+        self.effects
+            .iter()
+            .find(|(_, e)| {
+                e.def == spec.effect
+                    && (stacking.by == StackBy::Target || e.source == spec.source)
+                    && !e.has_ended(now)
+            })
+            .map(|(k, _)| k)
+    }
+
+    pub(super) fn add_active<P: From<EffectTimer>>(
+        &mut self,
+        cx: &mut EffectCx<P>,
+        def: &EffectDef,
+        spec: EffectSpec,
+        duration: Option<SimDuration>,
+        magnitudes: SmallVec<[f64; 2]>,
+        captures: Captures,
+    ) -> EffectKey {
+        let source = spec.source;
+        let effect_id = spec.effect;
+        let key = self.effects.insert(ActiveEffect::new(
+            spec,
+            cx.now,
+            duration,
+            &magnitudes,
+            captures,
+        ));
+        let lazy = def.ends_lazily();
+        if lazy {
+            self.note_lazy_end(cx, key, None);
+            if !cx.watched {
+                self.start_unseen(def, key);
+                return key;
+            }
+        } else {
+            arm_expiry(&mut self.effects[key], &mut self.expiry, cx, key);
+        }
+        if def.is_watched() {
+            self.watched.insert(key);
+        }
+        let entity = cx.entity;
+        let effect = &mut self.effects[key];
+        if let Some(period) = def.period {
+            effect.set_next_period(cx.now + period.interval);
+            arm_period(effect, cx, key);
+        }
+        cx.trace.record_with(cx.now, TraceCategory::EFFECTS, || {
+            TraceKind::EffectApplied {
+                target: entity,
+                source,
+                effect: effect_id,
+                stacks: 1,
+                duration,
+            }
+        });
+        if def.ongoing_requirements.matches(self.tags.tags()) {
+            self.set_inhibited(cx, key, false);
+        }
+        let effect = &self.effects[key];
+        self.fire_cues(cx, def, CueEvent::Add, effect, effect.cue_magnitude());
+        if def.period.is_some_and(|p| p.execute_on_application) {
+            self.execute_period(cx, key);
+        }
+        key
+    }
+
+    /// The rest of [`add_active`](Self::add_active) for an effect that
+    /// [ends lazily](EffectDef::ends_lazily) on a host nothing watches:
+    /// its tags, as the long path leaves them, without the notes, records
+    /// and checks nothing here would read (no trace, observer or wait
+    /// looks, no rule reacts to its tags; the definition has no period,
+    /// cue, modifier, granted ability or watched query).
+    fn start_unseen(&mut self, def: &EffectDef, key: EffectKey) {
+        // No ongoing requirements: uninhibited from the start.
+        self.effects[key].inhibited = false;
+        self.grant_unseen(def);
+    }
+
+    /// Adds a reference to each tag `def` grants, with no notes or
+    /// records: how an effect nobody watches begin takes its tags.
+    #[inline]
+    pub(super) fn grant_unseen(&mut self, def: &EffectDef) {
+        for tag in def.granted_tags.iter() {
+            self.tags.add(tag);
+        }
+    }
+
+    /// [`apply`](Self::apply) of an effect that
+    /// [refreshes at its limit](EffectDef::refreshes_at_limit), when the
+    /// host holds a full stack of it that `spec` re-applies and nothing
+    /// refuses it: the same checks and the same re-application, without
+    /// the rest of the full path's steps, none of which could act on such
+    /// a spec. `None`, having changed nothing, whenever that is not so (no
+    /// such stack, a stack below its limit, a refusal, a spec that fails to
+    /// evaluate): the full path then gives the outcome or the error.
+    pub(crate) fn refresh_at_limit<P: From<EffectTimer>>(
+        &mut self,
+        cx: &mut EffectCx<P>,
+        spec: &EffectSpec,
+    ) -> Option<(EffectKey, u32)> {
+        let (key, duration) = self.full_stack_to_refresh(Defs::of(cx), cx.now, spec)?;
+        Some((key, self.reapply(cx, key, spec, duration)))
+    }
+
+    /// [`refresh_at_limit`](Self::refresh_at_limit) of an effect that
+    /// [ends lazily](EffectDef::ends_lazily), on a host nothing watches (a
+    /// combat mark refreshed by a hit): all a re-application does there is
+    /// restart the window (a full stack keeps its count, no timer follows
+    /// the end, no record is wanted), so that is all this does.
+    pub(crate) fn refresh_lazily(
+        &mut self,
+        names: Defs<'_>,
+        now: SimTime,
+        spec: &EffectSpec,
+    ) -> Option<(EffectKey, u32)> {
+        debug_assert!(names.effects.def(spec.effect).ends_lazily());
+        let (key, duration) = self.full_stack_to_refresh(names, now, spec)?;
+        self.unindex_lazy_end(key);
+        let effect = &mut self.effects[key];
+        effect.restart(now, duration);
+        let stacks = effect.stacks;
+        self.index_lazy_end(key);
+        Some((key, stacks))
+    }
+
+    /// The full stack `spec` would refresh at `now`, with the window it
+    /// would restart: `None` when there is none, it is below its limit, a
+    /// check refuses or the spec fails to evaluate.
+    fn full_stack_to_refresh(
+        &self,
+        names: Defs<'_>,
+        now: SimTime,
+        spec: &EffectSpec,
+    ) -> Option<(EffectKey, Option<SimDuration>)> {
+        let def = names.effects.def(spec.effect);
+        debug_assert!(def.refreshes_at_limit());
+        let key = self.existing_stack(def, spec, now)?;
+        if self.effects[key].stacks < def.stacking?.limit
+            || self
+                .refusal_at(now, names.effects, def, &spec.tags)
+                .is_some()
+        {
+            return None;
+        }
+        // The magnitudes are evaluated for their errors, as the full path
+        // does (one that ends lazily has none); a full stack keeps the ones
+        // it holds.
+        let duration = if def.modifiers.is_empty() {
+            self.evaluate_duration(names, def, spec, &Captures::new())
+        } else {
+            self.evaluate_spec(names, def, spec, &Captures::new())
+                .map(|(_, duration)| duration)
+        };
+        Some((key, duration.ok()?))
+    }
+
+    /// Re-application of an existing stack; returns the new stack count.
+    pub(super) fn reapply<P: From<EffectTimer>>(
+        &mut self,
+        cx: &mut EffectCx<P>,
+        key: EffectKey,
+        spec: &EffectSpec,
+        duration: Option<SimDuration>,
+    ) -> u32 {
+        let def = cx.defs.def(spec.effect);
+        let stacking = def.stacking.expect("only stacking effects are re-applied");
+        let entity = cx.entity;
+        let effect = &mut self.effects[key];
+        let before = effect.stacks;
+        effect.stacks = (effect.stacks + 1).min(stacking.limit);
+        let stacks = effect.stacks;
+        if stacking.duration == DurationOnReapply::Refresh {
+            if effect.ends_lazily() {
+                let before = effect.expires_at();
+                self.unindex_lazy_end(key);
+                self.effects[key].restart(cx.now, duration);
+                self.note_lazy_end(cx, key, Some(before));
+            } else {
+                effect.restart(cx.now, duration);
+                arm_expiry(effect, &mut self.expiry, cx, key);
+            }
+        }
+        let effect = &mut self.effects[key];
+        if let (Some(period), PeriodOnReapply::Reset) = (def.period, stacking.period) {
+            if let Some(timer) = effect.take_period_timer() {
+                cx.timers.cancel(timer);
+            }
+            effect.set_next_period(cx.now + period.interval);
+        }
+        // A longer window may make room for a tick that had none.
+        arm_period(effect, cx, key);
+        let duration = effect.duration();
+        if stacks != before {
+            self.restack(cx, key);
+        }
+        cx.trace.record_with(cx.now, TraceCategory::EFFECTS, || {
+            TraceKind::EffectApplied {
+                target: entity,
+                source: spec.source,
+                effect: spec.effect,
+                stacks,
+                duration,
+            }
+        });
+        stacks
+    }
+
+    /// Re-adds an active effect's modifiers after its stack count changed.
+    pub(super) fn restack<P>(&mut self, cx: &mut EffectCx<P>, key: EffectKey) {
+        let effect = &self.effects[key];
+        if effect.inhibited || !cx.defs.def(effect.def).holds_modifiers() {
+            return;
+        }
+        let changes = self.attributes.remove_modifiers(cx.schema, key.source_id());
+        self.note_changes(&changes, cx.schema, cx.now, cx.trace, cx.entity);
+        self.add_held_modifiers(cx, key);
+    }
+
+    /// Adds an active effect's modifiers to the aggregator, if it
+    /// [holds any](EffectDef::holds_modifiers). That answer is inlined
+    /// into every caller (most effects that come and go hold none), the
+    /// adding is not.
+    #[inline]
+    pub(super) fn add_modifiers<P>(&mut self, cx: &mut EffectCx<P>, key: EffectKey) {
+        if cx.defs.def(self.effects[key].def).holds_modifiers() {
+            self.add_held_modifiers(cx, key);
+        }
+    }
+
+    /// [`add_modifiers`](Self::add_modifiers) for an effect that holds some.
+    #[inline(never)]
+    fn add_held_modifiers<P>(&mut self, cx: &mut EffectCx<P>, key: EffectKey) {
+        let effect = &self.effects[key];
+        let def = cx.defs.def(effect.def);
+        let stacks = f64::from(effect.stacks);
+        let mut all = AttributeChanges::new();
+        for (modifier, &magnitude) in def.modifiers.iter().zip(effect.magnitudes()) {
+            if let Ok(changes) = self.attributes.add_modifier(
+                cx.schema,
+                modifier.attribute,
+                modifier.op,
+                magnitude * stacks,
+                key.source_id(),
+            ) {
+                all.extend(changes);
+            }
+        }
+        self.note_changes(&all, cx.schema, cx.now, cx.trace, cx.entity);
+    }
+}
