@@ -6,11 +6,14 @@
 //! clock is the only way time passes.
 
 mod abilities;
+mod activation;
 mod effects;
+mod ending;
 mod follow_ups;
 mod hooks;
 mod lazy_ends;
 mod lent;
+mod loose_tags;
 mod observers;
 mod prefetch;
 mod reconcile;

@@ -1,0 +1,572 @@
+//! Activating an ability: every check an activation runs, the start of
+//! an instance, what an `ApplyEffects` ability applies, and the commit
+//! (cost and cooldown).
+
+use hecs::{Entity, World};
+use smallvec::SmallVec;
+
+use super::abilities::client_may;
+use super::Gas;
+use crate::abilities::{
+    AbilityDef, AbilityId, AbilitySystem, Activation, ActivationFailure, Behaviour, EndReason,
+    GameplayEvent, Instance, InstanceKey, Recipient, TargetedBy, Wait,
+};
+use crate::attributes::ModOp;
+use crate::effects::{Calculated, EffectSpec, Executing, Magnitude};
+use crate::tags::{Tag, TagSet};
+use crate::time::SimDuration;
+use crate::trace::TraceKind;
+
+impl Gas {
+    /// Tries to activate `ability` on `owner` for `event`, through every
+    /// check an event-triggered activation runs (see the module docs of
+    /// the ability layer for their order).
+    pub fn activate_ability(
+        &mut self,
+        world: &mut World,
+        owner: Entity,
+        ability: AbilityId,
+        event: GameplayEvent,
+    ) -> Result<InstanceKey, ActivationFailure> {
+        let result = self.try_activate(world, owner, ability, event);
+        if let Err(reason) = result {
+            self.trace.record(
+                self.now,
+                TraceKind::AbilityFailed {
+                    owner,
+                    ability,
+                    reason,
+                },
+            );
+        }
+        self.reconcile(world);
+        result
+    }
+
+    /// Would `ability` activate on `owner` now, for `event` (the event you
+    /// would send; `None`: a server event with only the ability's trigger)?
+    /// Runs every check an activation runs, in the same order, and changes
+    /// nothing: no trace record, no cost, no cooldown. For AI and UI to ask
+    /// before acting.
+    ///
+    /// ```
+    /// # use gaskit::prelude::*;
+    /// let mut builder = CatalogBuilder::new();
+    /// builder.tags().add_source("game.tags", "Ability.Rest\nStatus.Stunned\n");
+    /// builder.add_source("game.ron", r#"(abilities: [(
+    ///     name: "GA_Rest", trigger: "Ability.Rest",
+    ///     activation_blocked: (any: ["Status.Stunned"]),
+    ///     behaviour: ApplyEffects([]),
+    /// )])"#);
+    /// let mut gas = Gas::new(builder.build().unwrap());
+    /// let mut world = hecs::World::new();
+    /// let hero = world.spawn((gas.new_ability_system(),));
+    /// let rest = gas.catalog().abilities().get("GA_Rest").unwrap();
+    /// gas.grant_ability(&mut world, hero, rest, 1).unwrap();
+    /// assert_eq!(gas.can_activate(&world, hero, rest, None), Ok(()));
+    ///
+    /// let stunned = gas.catalog().tags().get("Status.Stunned").unwrap();
+    /// gas.add_loose_tag(&mut world, hero, stunned, false);
+    /// let refused = gas.can_activate(&world, hero, rest, None).unwrap_err();
+    /// assert_eq!(refused, ActivationFailure::BlockedByTags { tag: Some(stunned) });
+    /// assert_eq!(refused.detail(gas.catalog()).as_deref(), Some("Status.Stunned"));
+    /// ```
+    pub fn can_activate(
+        &self,
+        world: &World,
+        owner: Entity,
+        ability: AbilityId,
+        event: Option<&GameplayEvent>,
+    ) -> Result<(), ActivationFailure> {
+        let def = self
+            .catalog
+            .abilities()
+            .try_def(ability)
+            .ok_or(ActivationFailure::NoBehaviour)?;
+        let default = GameplayEvent::new(def.trigger);
+        self.check_activation(world, owner, ability, def, event.unwrap_or(&default))
+            .map(|_| ())
+    }
+
+    fn try_activate(
+        &mut self,
+        world: &mut World,
+        owner: Entity,
+        ability: AbilityId,
+        event: GameplayEvent,
+    ) -> Result<InstanceKey, ActivationFailure> {
+        let catalog = self.catalog.clone();
+        let def = catalog
+            .abilities()
+            .try_def(ability)
+            .ok_or(ActivationFailure::NoBehaviour)?;
+        let (level, running) = self.check_activation(world, owner, ability, def, &event)?;
+        if let Some(running) = running {
+            self.end_ability(world, owner, running, EndReason::Retriggered);
+        }
+        Ok(self.start(world, owner, ability, def, level, event))
+    }
+
+    /// Runs every read-only check; returns the granted level and the
+    /// instance a retrigger must end.
+    fn check_activation(
+        &self,
+        world: &World,
+        owner: Entity,
+        ability: AbilityId,
+        def: &AbilityDef,
+        event: &GameplayEvent,
+    ) -> Result<(u32, Option<InstanceKey>), ActivationFailure> {
+        let system = world
+            .get::<&AbilitySystem>(owner)
+            .map_err(|_| ActivationFailure::TargetRequirements)?;
+        let granted = system
+            .abilities
+            .granted(ability)
+            .ok_or(ActivationFailure::NoBehaviour)?;
+        // 1. Authority.
+        client_may(world, owner, def, event)?;
+        // 2. Already active.
+        let running = system.abilities.instance_of(ability);
+        if running.is_some() && !def.retrigger {
+            return Err(ActivationFailure::AlreadyActive);
+        }
+        // 3. Blocked. (The owned tags are copied only for a requirement
+        // that states something, while an effect that ended lazily holds
+        // some of them.)
+        let defs = self.catalog.effects();
+        let owned = system.host.tags_at(defs, self.now);
+        if let Some(blocked) = def
+            .activation_blocked
+            .as_ref()
+            .filter(|q| !q.is_empty() && owned.meet(q))
+        {
+            return Err(ActivationFailure::BlockedByTags {
+                tag: first_held(blocked, owned.set()),
+            });
+        }
+        if system.abilities.blocked.blocks_any(&def.ability_tags) {
+            let abilities = self.catalog.abilities();
+            let by = system.abilities.instances.values().find_map(|i| {
+                let blocks = &abilities.def(i.ability).block_abilities_with_tags;
+                blocks.has_any(&def.ability_tags).then_some(i.ability)
+            });
+            return Err(ActivationFailure::BlockedByAbility(by));
+        }
+        // 4. Required.
+        if !owned.meet(&def.activation_required) {
+            return Err(ActivationFailure::MissingTags {
+                tag: first_missing(&def.activation_required, owned.set()),
+            });
+        }
+        // 5. Source and target (read in place: no copy of their tags
+        // while nothing of theirs has ended unseen).
+        let matches_on = |entity: Option<Entity>, query: &crate::tags::TagQuery| {
+            entity.is_some_and(|e| {
+                world
+                    .get::<&AbilitySystem>(e)
+                    .is_ok_and(|s| s.host.tags_at(defs, self.now).meet(query))
+            })
+        };
+        if !def.source_required.is_empty() && !matches_on(event.instigator, &def.source_required) {
+            return Err(ActivationFailure::SourceRequirements);
+        }
+        if let Some(required) = &def.target_required {
+            if !matches_on(event.target, required) {
+                return Err(ActivationFailure::TargetRequirements);
+            }
+        }
+        // 6. Cooldown.
+        if let Some(cooldown) = def.cooldown {
+            let gates = &self.catalog.effects().def(cooldown.effect).granted_tags;
+            if let Some(tag) = gates.iter().find(|&t| owned.has(t)) {
+                let remaining = system
+                    .host
+                    .time_remaining(self.catalog.effects(), self.now, tag)
+                    .map_or(SimDuration::ZERO, |(remaining, _)| remaining);
+                return Err(ActivationFailure::Cooldown { tag, remaining });
+            }
+        }
+        // 7. Cost.
+        if let Some(cost) = def.cost {
+            if let Some(attribute) = self.unaffordable(&system, cost, granted.level) {
+                return Err(ActivationFailure::Cost { attribute });
+            }
+        }
+        // 8. The behaviour's own validation.
+        match &def.behaviour {
+            Behaviour::ApplyEffects(_) => {
+                drop(system);
+                self.check_apply_effects(world, owner, def, granted.level, event)?;
+            }
+            Behaviour::Registered(id) => {
+                let behaviour = self.behaviours[id.index()]
+                    .as_ref()
+                    .ok_or(ActivationFailure::NoBehaviour)?
+                    .get();
+                drop(system);
+                let activation = Activation {
+                    owner,
+                    ability,
+                    def,
+                    level: granted.level,
+                    event,
+                };
+                behaviour
+                    .can_activate(world, self, &activation)
+                    .map_err(ActivationFailure::Refused)?;
+            }
+        }
+        Ok((granted.level, running))
+    }
+
+    /// The built-in `ApplyEffects` behaviour's validation: every recipient
+    /// exists, and every spec it would apply (cost and cooldown included)
+    /// evaluates, so nothing that only run time can know fails after commit.
+    fn check_apply_effects(
+        &self,
+        world: &World,
+        owner: Entity,
+        def: &AbilityDef,
+        level: u32,
+        event: &GameplayEvent,
+    ) -> Result<(), ActivationFailure> {
+        let commit = commit_specs(def, owner, level, None);
+        let applied = apply_effects_specs(def, owner, level, event)?;
+        let specs = commit
+            .iter()
+            .map(|s| (owner, s))
+            .chain(applied.iter().map(|(r, s)| (*r, s)));
+        self.check_specs(world, specs)
+    }
+
+    /// Evaluates each `(recipient, spec)` as its application would, changing
+    /// nothing: the first that cannot apply refuses the activation.
+    fn check_specs<'s>(
+        &self,
+        world: &World,
+        specs: impl Iterator<Item = (Entity, &'s EffectSpec)>,
+    ) -> Result<(), ActivationFailure> {
+        let defs = self.defs();
+        let effects = self.catalog.effects();
+        // Calculations roll on a copy of the stream: the check draws the
+        // numbers the application will, and moves nothing.
+        let mut rng = self.rng.clone();
+        for (recipient, spec) in specs {
+            let system = world
+                .get::<&AbilitySystem>(recipient)
+                .map_err(|_| ActivationFailure::TargetRequirements)?;
+            let cannot = || ActivationFailure::CannotApply(spec.effect);
+            let effect = effects.try_def(spec.effect).ok_or_else(cannot)?;
+            let captures =
+                super::effects::source_captures(world, defs, effect, spec).map_err(|_| cannot())?;
+            system
+                .host
+                .evaluate_spec(defs, effect, spec, &captures)
+                .map_err(|_| cannot())?;
+            let executes_now =
+                effect.is_instant() || effect.period.is_some_and(|p| p.execute_on_application);
+            if executes_now && !effect.executions.is_empty() {
+                let mut calculated = Calculated::default();
+                system
+                    .host
+                    .run_calculations(
+                        defs,
+                        &mut rng,
+                        recipient,
+                        Executing {
+                            def: effect,
+                            spec,
+                            stacks: 1,
+                            captures: &captures,
+                            target_now: true,
+                        },
+                        &mut calculated,
+                    )
+                    .map_err(|_| cannot())?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The attribute a cost cannot be paid from, if any: a flat cost that
+    /// would drive it below its lower bound (or below zero without one).
+    fn unaffordable(
+        &self,
+        system: &AbilitySystem,
+        cost: crate::effects::EffectId,
+        level: u32,
+    ) -> Option<crate::attributes::AttributeId> {
+        let schema = self.catalog.attributes();
+        self.catalog
+            .effects()
+            .def(cost)
+            .modifiers
+            .iter()
+            .find_map(|m| {
+                let amount = match &m.magnitude {
+                    Magnitude::Constant(v) => *v,
+                    Magnitude::Scaled(table) => table[(level.max(1) as usize).min(table.len()) - 1],
+                    _ => return None,
+                };
+                if m.op != ModOp::Flat || amount >= 0.0 {
+                    return None;
+                }
+                let floor = match schema.def(m.attribute).min {
+                    Some(crate::attributes::Bound::Value(v)) => v,
+                    _ => 0.0,
+                };
+                (system.current(m.attribute) + amount < floor).then_some(m.attribute)
+            })
+    }
+
+    fn start(
+        &mut self,
+        world: &mut World,
+        owner: Entity,
+        ability: AbilityId,
+        def: &AbilityDef,
+        level: u32,
+        event: GameplayEvent,
+    ) -> InstanceKey {
+        let (instance, to_cancel) = {
+            let system = world
+                .query_one_mut::<&mut AbilitySystem>(owner)
+                .expect("checked by check_activation");
+            self.catch_up(owner, system);
+            let instance = system.abilities.instances.insert(Instance {
+                ability,
+                level,
+                event: event.into(),
+                wait: Wait::Nothing,
+                wait_timer: None,
+                state: None,
+            });
+            let mut log = self.tag_log(owner);
+            system.host.grant_tags(&def.activation_owned_tags, &mut log);
+            system
+                .abilities
+                .blocked
+                .add_all(&def.block_abilities_with_tags);
+            let to_cancel: SmallVec<[InstanceKey; 2]> = if def.cancel_abilities_with_tags.is_empty()
+            {
+                SmallVec::new()
+            } else {
+                let abilities = self.catalog.abilities();
+                system
+                    .abilities
+                    .instances
+                    .iter()
+                    .filter(|&(k, i)| {
+                        k != instance
+                            && abilities
+                                .def(i.ability)
+                                .ability_tags
+                                .has_any(&def.cancel_abilities_with_tags)
+                    })
+                    .map(|(k, _)| k)
+                    .collect()
+            };
+            self.note_touched(owner, system);
+            (instance, to_cancel)
+        };
+        if let Some(target) = event.target.filter(|&t| t != owner) {
+            note_targeting(world, target, (owner, instance));
+        }
+        self.trace.record(
+            self.now,
+            TraceKind::AbilityActivated {
+                owner,
+                ability,
+                target: event.target,
+            },
+        );
+        for other in to_cancel {
+            self.end_ability(world, owner, other, EndReason::CancelledByAbility(ability));
+        }
+        match &def.behaviour {
+            Behaviour::ApplyEffects(_) => {
+                self.run_apply_effects(world, owner, ability, instance, level, event)
+            }
+            Behaviour::Registered(_) => {
+                self.run_behaviour(world, owner, instance, (ability, event, level), |b, cx| {
+                    b.activate(cx)
+                });
+            }
+        }
+        instance
+    }
+
+    /// The built-in `ApplyEffects` behaviour: commit, apply, end. Every spec
+    /// was evaluated by the activation checks, so nothing fails after the
+    /// commit.
+    fn run_apply_effects(
+        &mut self,
+        world: &mut World,
+        owner: Entity,
+        ability: AbilityId,
+        instance: InstanceKey,
+        level: u32,
+        event: GameplayEvent,
+    ) {
+        if let Err(reason) = self.commit_ability(world, owner, ability, level, None) {
+            let tag = reason.tag(self.catalog.tags());
+            self.end_ability(world, owner, instance, EndReason::Behaviour(tag));
+            return;
+        }
+        let catalog = self.catalog.clone();
+        let def = catalog.abilities().def(ability);
+        // The checks ran these very specs; a recipient gone since is skipped.
+        for (recipient, spec) in apply_effects_specs(def, owner, level, &event).unwrap_or_default()
+        {
+            self.apply_effect_recorded(world, recipient, spec);
+        }
+        self.end_ability(world, owner, instance, EndReason::Completed);
+    }
+
+    /// Applies an effect and records a failure in the trace instead of
+    /// returning it (for behaviours that cannot do anything about it).
+    pub(crate) fn apply_effect_recorded(
+        &mut self,
+        world: &mut World,
+        target: Entity,
+        spec: EffectSpec,
+    ) {
+        self.apply_effect_unreturned(world, target, spec);
+        self.reconcile(world);
+    }
+
+    /// Pays `ability`'s cost and applies its cooldown; `seconds` overrides
+    /// the authored cooldown duration.
+    pub(crate) fn commit_ability(
+        &mut self,
+        world: &mut World,
+        owner: Entity,
+        ability: AbilityId,
+        level: u32,
+        seconds: Option<f64>,
+    ) -> Result<(), ActivationFailure> {
+        let catalog = self.catalog.clone();
+        let def = catalog.abilities().def(ability);
+        if let Some(cost) = def.cost {
+            let short = match world.get::<&AbilitySystem>(owner) {
+                Ok(system) => self.unaffordable(&system, cost, level),
+                Err(_) => return Err(ActivationFailure::TargetRequirements),
+            };
+            if let Some(attribute) = short {
+                return Err(ActivationFailure::Cost { attribute });
+            }
+        }
+        let specs = commit_specs(def, owner, level, seconds);
+        // All or nothing: a cooldown that cannot apply spends no cost.
+        self.check_specs(world, specs.iter().map(|s| (owner, s)))?;
+        for spec in specs {
+            let effect = spec.effect;
+            // Checked just above: an application cannot fail here.
+            self.apply_effect(world, owner, spec)
+                .map_err(|_| ActivationFailure::CannotApply(effect))?;
+        }
+        Ok(())
+    }
+}
+
+/// The specs a commit applies to the owner: the cost, then the cooldown
+/// (its SetByCaller duration from `seconds`, else the authored seconds).
+fn commit_specs(
+    def: &AbilityDef,
+    owner: Entity,
+    level: u32,
+    seconds: Option<f64>,
+) -> SmallVec<[EffectSpec; 2]> {
+    let mut specs = SmallVec::new();
+    if let Some(cost) = def.cost {
+        specs.push(EffectSpec::new(cost).with_level(level).with_source(owner));
+    }
+    if let Some(cooldown) = def.cooldown {
+        let mut spec = EffectSpec::new(cooldown.effect)
+            .with_level(level)
+            .with_source(owner);
+        if let (Some(key), Some(seconds)) = (cooldown.duration_key, seconds.or(cooldown.seconds)) {
+            spec.set(key, seconds);
+        }
+        specs.push(spec);
+    }
+    specs
+}
+
+/// What an `ApplyEffects` ability applies, to whom: one spec per entry, with
+/// its authored SetByCaller values and the event's magnitude. A recipient
+/// the event does not name refuses the activation.
+fn apply_effects_specs(
+    def: &AbilityDef,
+    owner: Entity,
+    level: u32,
+    event: &GameplayEvent,
+) -> Result<SmallVec<[(Entity, EffectSpec); 2]>, ActivationFailure> {
+    let Behaviour::ApplyEffects(list) = &def.behaviour else {
+        return Ok(SmallVec::new());
+    };
+    list.iter()
+        .map(|application| {
+            let recipient = match application.to {
+                Recipient::Owner => Some(owner),
+                Recipient::Target => event.target,
+                Recipient::Instigator => event.instigator,
+            }
+            .ok_or(ActivationFailure::TargetRequirements)?;
+            let mut spec = EffectSpec::new(application.effect)
+                .with_level(level)
+                .with_source(owner);
+            for &(key, value) in &application.set_by_caller {
+                spec.set(key, value);
+            }
+            if let (Some(key), Some(value)) = (application.event_magnitude, event.magnitude) {
+                spec.set(key, value);
+            }
+            Ok((recipient, spec))
+        })
+        .collect()
+}
+
+/// The first tag `query` names that `owned` holds (parent-aware): what
+/// made a blocking query match.
+fn first_held(query: &crate::tags::TagQuery, owned: &TagSet) -> Option<Tag> {
+    let mut named = TagSet::new();
+    query.collect_tags(&mut named);
+    let found = named.iter().find(|&t| owned.has(t));
+    found.map(|t| owned.iter().find(|o| o.matches(t)).unwrap_or(t))
+}
+
+/// The first tag `query` names that `owned` lacks: what a requirement missed.
+fn first_missing(query: &crate::tags::TagQuery, owned: &TagSet) -> Option<Tag> {
+    let mut named = TagSet::new();
+    query.collect_tags(&mut named);
+    let missing = named.iter().find(|&t| !owned.has(t));
+    missing
+}
+
+/// Records on `target` that an instance targets it. Entries whose owner
+/// was despawned behind the context's back (a raw `world.despawn`) are
+/// swept out each time the list doubles, so it never holds more than
+/// twice the live entries.
+fn note_targeting(world: &mut World, target: Entity, entry: (Entity, InstanceKey)) {
+    let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(target) else {
+        return;
+    };
+    let list = &mut system.abilities.targeted_by;
+    if !(list.len() >= 8 && list.len().is_power_of_two()) {
+        list.push(entry);
+        return;
+    }
+    let listed = list.clone();
+    let live = |&(owner, instance): &(Entity, InstanceKey)| {
+        world
+            .get::<&AbilitySystem>(owner)
+            .is_ok_and(|s| s.abilities.instances.contains_key(instance))
+    };
+    let mut swept: TargetedBy = listed.into_iter().filter(live).collect();
+    swept.push(entry);
+    if let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(target) {
+        system.abilities.targeted_by = swept;
+    }
+}
