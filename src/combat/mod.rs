@@ -90,6 +90,7 @@ mod auto_attack;
 mod cast;
 mod chase;
 mod combatant;
+mod compile;
 mod consume;
 mod data;
 mod death;
