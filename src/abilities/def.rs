@@ -124,8 +124,8 @@ pub struct AbilityDefs {
     behaviours: NameTable,
     /// The abilities an event of each tag triggers (those whose trigger is
     /// that tag or an ancestor of it), all tags' lists end to end in tag
-    /// order: tag `t`'s are `triggered[trigger_starts[t]..trigger_starts[t
-    /// + 1]]`, in id order.
+    /// order: tag `t`'s are
+    /// `triggered[trigger_starts[t]..trigger_starts[t + 1]]`, in id order.
     triggered: Vec<AbilityId>,
     trigger_starts: Vec<u32>,
 }

@@ -1,5 +1,5 @@
 //! Resolving one attack: stamp the shared attack cooldown, roll accuracy
-//! and damage through [`math`](super::math), apply the damage effect.
+//! and damage through [`math`], apply the damage effect.
 //! Every attack path (swing, weave, autocast, manual cast) comes through
 //! here.
 

@@ -62,14 +62,14 @@ pub enum ApplyOutcome {
 
 /// What an application did, as the host tells the context: an
 /// [`ApplyOutcome`] whose execution, for an instant effect, is left in
-/// [`EffectCx::instant`] instead of coming back through every caller. An
+/// [`EffectCx::instant`](super::cx::EffectCx::instant) instead of coming back through every caller. An
 /// execution is some 170 bytes, and each hand-over by value was a copy:
 /// five on the way from the host to the observers, a twentieth of an
 /// attack's time.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Applied {
     /// An instant effect executed (its execution is in
-    /// [`EffectCx::instant`]).
+    /// [`EffectCx::instant`](super::cx::EffectCx::instant)).
     Executed,
     /// A new active effect.
     Added(EffectKey),
@@ -101,7 +101,7 @@ pub struct EffectHost {
     /// host before it has none to clear. Derived, so not saved.
     pub(crate) lazy_due: SimTime,
     pub(crate) tags: TagCounts,
-    /// The active effects whose definitions [are watched](EffectDef::is_watched),
+    /// The active effects whose definitions [are watched](super::def::EffectDef::is_watched),
     /// in slot order (the order a scan of `effects` would meet them): the
     /// immunity check, inhibition and live captures look only here, so a
     /// host's many plain effects (a cooldown applied every frame) cost them
@@ -173,7 +173,7 @@ impl EffectHost {
     }
 
     /// The active effect `key` at `now`: `None` once it has ended, even
-    /// one that [ended lazily](EffectDef::ends_lazily) and still holds its
+    /// one that [ended lazily](super::def::EffectDef::ends_lazily) and still holds its
     /// slot.
     fn live(&self, key: EffectKey, now: SimTime) -> Option<&ActiveEffect> {
         self.effects.get(key).filter(|e| !e.has_ended(now))

@@ -19,6 +19,7 @@
 mod active;
 mod apply;
 mod calculation;
+mod compile;
 mod cx;
 mod data;
 mod def;
