@@ -9,12 +9,17 @@
 # the cost of the attacks between, with start-up, warm-up and teardown
 # cancelled out.
 #
-# Usage: benches/instructions.sh [--cache] [--functions N] [COMBATANTS [WARMUP [S1 [S2]]]]
+# Usage: benches/instructions.sh [--cache] [--functions N] [--callers PATTERN]
+#                                [COMBATANTS [WARMUP [S1 [S2]]]]
 #   defaults: 1000 fighters, 20 s of warm-up, 20 and 80 measured seconds.
 #   --functions N also prints the N functions that cost the most per
 #   attack (their own instructions, with what was inlined into them;
 #   with --cache, also the N that miss the last level most), differenced
 #   the same way: the profile of an attack by function, from one command.
+#   --callers PATTERN also prints how many times an attack calls each
+#   function whose name matches PATTERN (an awk regular expression, e.g.
+#   'query_one_mut|Fetch>::prepare'), from each caller, differenced the
+#   same way: how many component lookups an attack makes, and where.
 #   Extra arena flags go in ARENA_FLAGS (e.g. ARENA_FLAGS="--prefetch never").
 #   ARENA names an arena binary to measure instead of building this
 #   checkout's (another commit's build, to compare two in one sitting:
@@ -27,6 +32,7 @@ source "$(dirname "$0")/arena_common.sh"
 
 cache=()
 functions=0
+callers=
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --cache)
@@ -35,6 +41,11 @@ while [[ $# -gt 0 ]]; do
             ;;
         --functions)
             functions=$(count_option --functions "${2:-}" functions)
+            shift 2
+            ;;
+        --callers)
+            [[ -n "${2:-}" ]] || { echo "error: --callers needs a pattern of function names" >&2; exit 2; }
+            callers=$2
             shift 2
             ;;
         *) break ;;
@@ -115,4 +126,50 @@ if (( functions > 0 )); then
         top_functions DLmr "last-level lines read per attack, by function"
         top_functions DLmw "last-level lines written per attack, by function"
     fi
+fi
+
+# The calls in a profile into the functions whose names match `pattern`,
+# as "calls<TAB>caller<TAB>callee". Callgrind spells a function's name
+# out once, as "(id) name", and names it by "(id)" alone after that. The
+# pattern goes through the environment, where awk leaves its backslashes
+# alone.
+calls_into() { # pattern profile
+    PATTERN="$1" awk '
+        function named(text,   id) {
+            if (!match(text, /^\([0-9]+\)/)) return text
+            id = substr(text, 2, RLENGTH - 2)
+            if (length(text) > RLENGTH) names[id] = substr(text, RLENGTH + 2)
+            return (id in names) ? names[id] : text
+        }
+        /^fn=/ { caller = named(substr($0, 4)); next }
+        /^cfn=/ { callee = named(substr($0, 5)); next }
+        /^calls=/ && callee ~ ENVIRON["PATTERN"] {
+            split(substr($0, 7), count, " ")
+            calls[caller "\t" callee] += count[1]
+        }
+        END { for (pair in calls) printf "%.0f\t%s\n", calls[pair], pair }
+    ' "$2"
+}
+
+# Calls per attack between the S1 and S2 runs into the functions matching
+# `pattern`: from each caller, the most first, then into each function
+# in all. What rounds to nothing is left out.
+caller_counts() { # pattern
+    local per_attack="$work/calls"
+    awk -F'\t' -v n="$attacks" '
+        FNR == NR { before[$2 "\t" $3] = $1; next }
+        { calls = ($1 - before[$2 "\t" $3]) / n }
+        calls >= 0.005 { printf "%.2f\t%s\t%s\n", calls, $2, $3 }
+    ' <(calls_into "$1" "$work/cg.$s1") <(calls_into "$1" "$work/cg.$s2") \
+        | sort -t$'\t' -k1,1 -g -r >"$per_attack"
+    echo "  calls per attack into functions matching '$1', by caller"
+    awk -F'\t' '{ printf "    %8s  %s  ->  %s\n", $1, substr($2, 1, 90), substr($3, 1, 90) }' "$per_attack"
+    echo "  calls per attack into each, in all"
+    awk -F'\t' '{ total[$3] += $1 } END { for (f in total) printf "%.2f\t%s\n", total[f], f }' "$per_attack" \
+        | sort -t$'\t' -k1,1 -g -r \
+        | awk -F'\t' '{ printf "    %8s  %s\n", $1, substr($2, 1, 110) }'
+}
+
+if [[ -n "$callers" ]]; then
+    caller_counts "$callers"
 fi

@@ -147,3 +147,95 @@ fn alternate_refuses_bad_variants_and_runs_without_a_time() {
     assert!(String::from_utf8_lossy(&out.stderr)
         .contains("variant 'silent' printed no time per attack"));
 }
+
+/// A stand-in `valgrind` for `instructions.sh`: it runs nothing, but
+/// writes the callgrind profile of a run of `--seconds S` (100 attacks a
+/// second, 1 000 instructions each) and prints the arena's attack count.
+/// In the profile, function names are compressed as callgrind does
+/// (spelled out once, then named by number), and the calls are: 500 from
+/// `setup` into `query_one_mut` whatever the length (start-up, which the
+/// differencing cancels), 2 an attack from `apply_effect_inner`, one every
+/// other attack from `poll`, and 3 an attack into a function the pattern
+/// below does not match.
+const FAKE_VALGRIND: &str = r#"#!/bin/sh
+out=; secs=; prev=
+for arg in "$@"; do
+    case "$arg" in --callgrind-out-file=*) out="${arg#*=}" ;; esac
+    [ "$prev" = "--seconds" ] && secs=$arg
+    prev=$arg
+done
+attacks=$((secs * 100))
+cat > "$out" <<PROFILE
+events: Ir
+fn=(1) setup
+cfn=(2) hecs::world::World::query_one_mut
+calls=500 0
+0 10
+fn=(3) gaskit::gas::Gas::apply_effect_inner
+cfn=(2)
+calls=$((attacks * 2)) 0
+0 10
+cfn=(4) gaskit::combat::movement::position_exclusive
+calls=$((attacks * 3)) 0
+0 5
+fn=(5) gaskit::combat::auto_attack::AutoAttack::poll
+cfn=(2)
+calls=$((attacks / 2)) 0
+0 10
+summary: $((attacks * 1000))
+PROFILE
+echo "  resolved attacks        $attacks (100 per wall second)"
+"#;
+
+/// `instructions.sh --callers`: calls an attack makes into the matching
+/// functions, by caller, then in all, differenced between the two runs
+/// (what start-up calls cancels) and read through callgrind's name
+/// compression; a missing pattern is refused.
+#[test]
+fn instructions_counts_the_calls_an_attack_makes_by_caller() {
+    let stand_in = StandIn::new("instructions-callers");
+    let bin = stand_in.dir.join("bin");
+    fs::create_dir_all(&bin).unwrap();
+    let valgrind = bin.join("valgrind");
+    fs::write(&valgrind, FAKE_VALGRIND).unwrap();
+    fs::set_permissions(&valgrind, fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/instructions.sh");
+    let run = |args: &[&str]| {
+        Command::new("bash")
+            .arg(&script)
+            .args(args)
+            .env("ARENA", stand_in.arena())
+            .env("PATH", &path)
+            .output()
+            .expect("bash runs")
+    };
+
+    let out = run(&["--callers", "query_one_mut", "1000", "0", "1", "3"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<&str> = stdout.lines().map(str::trim).collect();
+    let expected = [
+        "arena, 1000 fighters, 0 s of warm-up: 200 attacks between 1 s and 3 s",
+        "instructions per attack  1000",
+        "calls per attack into functions matching 'query_one_mut', by caller",
+        "2.00  gaskit::gas::Gas::apply_effect_inner  ->  hecs::world::World::query_one_mut",
+        "0.50  gaskit::combat::auto_attack::AutoAttack::poll  ->  hecs::world::World::query_one_mut",
+        "calls per attack into each, in all",
+        "2.50  hecs::world::World::query_one_mut",
+    ];
+    assert_eq!(lines, expected, "{stdout}");
+
+    let out = run(&["--callers"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("--callers needs a pattern of function names"));
+}
