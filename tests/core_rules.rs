@@ -1852,3 +1852,40 @@ fn a_behaviour_called_from_inside_itself_runs_each_call_as_registered_when_it_be
         ]
     );
 }
+
+/// A cost is refused when it would take its attribute below a floor that
+/// another attribute sets, as it is below a constant floor: a study may
+/// not spend the focus a reserve holds back, and is paid while it can be.
+#[test]
+fn a_cost_is_refused_below_a_floor_another_attribute_sets() {
+    let catalog = catalog_with(
+        r#"(
+        attributes: [(name: "Reserve", base: 8), (name: "Focus", base: 25, min: "Reserve")],
+        effects: [(name: "GE_Study_Cost",
+                   modifiers: [(attribute: "Focus", op: Flat, magnitude: Constant(-10))])],
+        abilities: [(name: "GA_Study", trigger: "Action.Trigger.Hurl", cost: "GE_Study_Cost",
+                     behaviour: ApplyEffects([]))],
+    )"#,
+    )
+    .unwrap();
+    let mut g = Game::over(catalog);
+    let hero = g.hero;
+    let study = g.gas.catalog().abilities().get("GA_Study").unwrap();
+    g.gas.grant_ability(&mut g.world, hero, study, 1).unwrap();
+    let event = GameplayEvent::new(g.tag("Action.Trigger.Hurl"));
+    assert!(g.gas.handle_event(&mut g.world, hero, event).activated());
+    assert_eq!(g.read(hero, "Focus").1, 15.0, "25 less the cost");
+    // 15 − 10 would be 5, under the reserve's 8.
+    let refused = g.gas.handle_event(&mut g.world, hero, event);
+    assert_eq!(
+        refused.first_failure(),
+        Some(ActivationFailure::Cost {
+            attribute: g.attribute("Focus")
+        })
+    );
+    assert_eq!(
+        g.read(hero, "Focus").1,
+        15.0,
+        "a refused activation pays nothing"
+    );
+}

@@ -87,6 +87,27 @@ fn a_disabled_trace_records_nothing_and_a_filter_records_only_its_categories() {
         .all(|e| e.kind.category() == gaskit::combat::MOVEMENT));
 }
 
+/// An unknown combatant kind is suggested from the catalog's own kinds, so
+/// a game that adds a `Wolf` hears of it (not only of the shipped kinds).
+#[test]
+fn an_unknown_kind_is_suggested_from_the_catalogs_kinds() {
+    let mut builder = gaskit::combat::default_catalog_builder();
+    builder.add_source(
+        "wolves.ron",
+        r#"(kinds: [(name: "Wolf", max_attackers: 2)])"#,
+    );
+    let catalog = builder.build().unwrap();
+    let text = r#"(duration: 5, combatants: [(name: "a", kind: "Wolff")])"#;
+    let rendered = Scenario::parse(text, "pack.ron", &catalog)
+        .expect_err("an unknown kind")
+        .to_string();
+    assert!(
+        rendered.contains("unknown combatant kind `Wolff`"),
+        "{rendered}"
+    );
+    assert!(rendered.contains("did you mean `Wolf`?"), "{rendered}");
+}
+
 #[test]
 fn bad_scenarios_are_located_errors() {
     let catalog = gaskit::combat::default_catalog();

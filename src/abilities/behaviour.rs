@@ -228,88 +228,53 @@ impl AbilityCx<'_> {
             .end_ability(self.world, self.owner, self.instance, reason);
     }
 
+    /// Replaces the instance's wait with `wait` (a delay's length in
+    /// `delay`): what every `wait_*` asks of the context.
+    fn wait_for(&mut self, wait: Wait, delay: Option<SimDuration>) {
+        self.gas
+            .set_wait(self.world, self.owner, self.instance, wait, delay);
+    }
+
     /// Wakes the instance after `delay` (replacing any other wait). Like
     /// every wait, it does nothing once the instance has ended, so a
     /// behaviour may ask after an action that might have ended it.
     pub fn wait_delay(&mut self, delay: SimDuration) {
-        self.gas.set_wait(
-            self.world,
-            self.owner,
-            self.instance,
-            Wait::Delay,
-            Some(delay),
-        );
+        self.wait_for(Wait::Delay, Some(delay));
     }
 
     /// Wakes the instance when the owner receives an event matching `tag`.
     pub fn wait_event(&mut self, tag: Tag) {
-        self.gas.set_wait(
-            self.world,
-            self.owner,
-            self.instance,
-            Wait::Event(tag),
-            None,
-        );
+        self.wait_for(Wait::Event(tag), None);
     }
 
     /// Wakes the instance when the owner gains `tag`.
     pub fn wait_tag_added(&mut self, tag: Tag) {
-        self.gas.set_wait(
-            self.world,
-            self.owner,
-            self.instance,
-            Wait::TagAdded(tag),
-            None,
-        );
+        self.wait_for(Wait::TagAdded(tag), None);
     }
 
     /// Wakes the instance once the owner's current `attribute` is below
     /// `threshold` (right after this call if it already is): a retreat at
     /// low health.
     pub fn wait_attribute_below(&mut self, attribute: AttributeId, threshold: f64) {
-        self.gas.set_wait(
-            self.world,
-            self.owner,
-            self.instance,
-            Wait::AttributeBelow(attribute, threshold),
-            None,
-        );
+        self.wait_for(Wait::AttributeBelow(attribute, threshold), None);
     }
 
     /// Wakes the instance once the owner's current `attribute` is above
     /// `threshold` (right after this call if it already is): a channel
     /// that waits for mana.
     pub fn wait_attribute_above(&mut self, attribute: AttributeId, threshold: f64) {
-        self.gas.set_wait(
-            self.world,
-            self.owner,
-            self.instance,
-            Wait::AttributeAbove(attribute, threshold),
-            None,
-        );
+        self.wait_for(Wait::AttributeAbove(attribute, threshold), None);
     }
 
     /// Wakes the instance when the owner's active effect `key` ends, for
     /// whatever reason (right after this call if it already has): a
     /// shield that recasts when it breaks.
     pub fn wait_effect_removed(&mut self, key: EffectKey) {
-        self.gas.set_wait(
-            self.world,
-            self.owner,
-            self.instance,
-            Wait::EffectRemoved(key),
-            None,
-        );
+        self.wait_for(Wait::EffectRemoved(key), None);
     }
 
     /// Wakes the instance when the owner loses `tag`.
     pub fn wait_tag_removed(&mut self, tag: Tag) {
-        self.gas.set_wait(
-            self.world,
-            self.owner,
-            self.instance,
-            Wait::TagRemoved(tag),
-            None,
-        );
+        self.wait_for(Wait::TagRemoved(tag), None);
     }
 }

@@ -230,9 +230,9 @@ impl Attributes {
         &mut self.values[count + index]
     }
 
-    /// Every current value, indexed by attribute.
-    pub(crate) fn ids_values(&self, schema: &AttributeSchema) -> Vec<f64> {
-        schema.ids().map(|id| self.current(id)).collect()
+    /// A copy of every current value, indexed by attribute.
+    pub(crate) fn current_values(&self) -> Vec<f64> {
+        self.currents().to_vec()
     }
 
     /// Number of active modifiers over all attributes.

@@ -338,7 +338,6 @@ fn record_failure(gas: &mut Gas, attacker: Entity, target: Entity, reason: Tag) 
 
 /// Sets the active target and attack channel together, recording a change.
 pub(crate) fn set_target(
-    runtime: &CombatRuntime,
     world: &mut World,
     gas: &mut Gas,
     owner: Entity,
@@ -348,7 +347,6 @@ pub(crate) fn set_target(
     let Ok(c) = world.query_one_mut::<&mut Combatant>(owner) else {
         return;
     };
-    let _ = runtime;
     if c.targeting.aim(target, stats) {
         record_target_changed(gas, owner, target, stats);
     }
@@ -394,5 +392,5 @@ pub(crate) fn teardown(runtime: &CombatRuntime, world: &mut World, gas: &mut Gas
     if let Ok(c) = world.query_one_mut::<&mut Combatant>(owner) {
         c.targeting.sight_lost_since = None;
     }
-    set_target(runtime, world, gas, owner, None, None);
+    set_target(world, gas, owner, None, None);
 }

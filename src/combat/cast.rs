@@ -38,18 +38,12 @@ pub(crate) fn validate_spell(
     let spell_id = raw
         .and_then(|r| defs.spell_from_raw(r))
         .ok_or(tags[native::FAIL_INVALID_PAYLOAD])?;
-    let spell = defs
-        .spell(spell_id)
-        .ok_or(tags[native::FAIL_INVALID_PAYLOAD])?;
     let combatant = world
         .get::<&Combatant>(caster)
         .map_err(|_| tags[native::FAIL_INVALID_PAYLOAD])?;
-    if !super::spellbook::has_learned(defs, &combatant.spellbook, spell) {
-        return Err(tags[native::FAIL_NOT_LEARNED]);
-    }
-    if combatant.skills.level(super::defs::Skill::Magic) < spell.required_level {
-        return Err(tags[native::FAIL_LEVEL_TOO_LOW]);
-    }
+    // The same gate as the autocast's: the spell exists, is learned and is
+    // within the caster's Magic level.
+    super::spellbook::check_autocast(runtime, &combatant, Some(spell_id))?;
     Ok(spell_id)
 }
 

@@ -53,9 +53,11 @@ impl Attackers {
     }
 
     /// Would `attacker` be accepted under `max`? Idempotent: one already in
-    /// the set is accepted whatever the count.
-    pub fn would_accept(&self, attacker: Entity, max: u32) -> bool {
-        self.current.contains(&attacker) || (self.current.len() as u32) < max
+    /// the set is accepted whatever the count. Attackers that no longer
+    /// exist do not count against `max`.
+    pub fn would_accept(&self, world: &World, attacker: Entity, max: u32) -> bool {
+        let present = self.current.iter().filter(|&&e| world.contains(e)).count();
+        self.current.contains(&attacker) || (present as u32) < max
     }
 }
 

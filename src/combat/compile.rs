@@ -273,7 +273,9 @@ fn attack_interval(
     interval
 }
 
-fn positive(
+/// `value` when it is a finite number ≥ 0; otherwise an error at `what`,
+/// and 0.
+fn non_negative(
     file: &SourceFile,
     anchor: &str,
     what: &str,
@@ -319,42 +321,43 @@ fn compile_settings(
     };
     let anchor = "combat";
     for &(file, data) in sources {
-        let range = |value: Option<f64>, what: &str, slot: &mut f64, errors: &mut LoadErrors| {
-            if let Some(v) = value {
-                *slot = positive(file, anchor, what, v, errors);
-            }
-        };
-        range(
+        let set_non_negative =
+            |value: Option<f64>, what: &str, slot: &mut f64, errors: &mut LoadErrors| {
+                if let Some(v) = value {
+                    *slot = non_negative(file, anchor, what, v, errors);
+                }
+            };
+        set_non_negative(
             data.melee_range_cm,
             "melee_range_cm",
             &mut s.melee_range_cm,
             errors,
         );
-        range(
+        set_non_negative(
             data.ranged_range_cm,
             "ranged_range_cm",
             &mut s.ranged_range_cm,
             errors,
         );
-        range(
+        set_non_negative(
             data.magic_range_cm,
             "magic_range_cm",
             &mut s.magic_range_cm,
             errors,
         );
-        range(
+        set_non_negative(
             data.max_health_per_hitpoints_level,
             "max_health_per_hitpoints_level",
             &mut s.max_health_per_hitpoints_level,
             errors,
         );
-        range(
+        set_non_negative(
             data.magic_xp_per_damage,
             "magic_xp_per_damage",
             &mut s.magic_xp_per_damage,
             errors,
         );
-        range(
+        set_non_negative(
             data.hitpoints_xp_per_damage,
             "hitpoints_xp_per_damage",
             &mut s.hitpoints_xp_per_damage,
@@ -400,7 +403,7 @@ fn compile_settings(
         if let Some(curve) = &data.max_health_curve {
             s.max_health_curve = curve
                 .iter()
-                .map(|&v| positive(file, anchor, "max_health_curve", v, errors))
+                .map(|&v| non_negative(file, anchor, "max_health_curve", v, errors))
                 .collect();
         }
         if let Some(n) = data.death_item_retention {
@@ -446,7 +449,7 @@ fn compile_kind(file: &SourceFile, data: &CombatKindData, errors: &mut LoadError
     let mut kind = CombatKind::default_named(name);
     if let Some(v) = data.move_refresh_threshold_cm {
         kind.move_refresh_threshold_cm =
-            positive(file, name, "move_refresh_threshold_cm", v, errors);
+            non_negative(file, name, "move_refresh_threshold_cm", v, errors);
     }
     if let Some(hz) = data.max_move_refresh_hz {
         if hz.is_finite() && hz > 0.0 {
@@ -636,7 +639,7 @@ fn compile_item(
         ));
     }
     if let Some(heals) = data.heals {
-        positive(file, name, "heals", heals, errors);
+        non_negative(file, name, "heals", heals, errors);
     }
     ItemDef {
         name: name.to_owned(),
@@ -675,7 +678,7 @@ fn compile_weapon(
     let weapon_type = damage_type(file, item, type_name, tags, errors)?;
     let swing_interval =
         attack_interval((file, item), "swing_interval", swing, min_interval, errors);
-    let attack_range_cm = positive(file, item, "attack_range", data.attack_range, errors);
+    let attack_range_cm = non_negative(file, item, "attack_range", data.attack_range, errors);
     if attack_range_cm == 0.0 {
         errors.push(file.warning_at(item, format!(
             "weapon `{item}` has attack_range 0: it uses the settings fallback for {type_name}; set it to make that intentional"
@@ -784,7 +787,7 @@ fn compile_spell(
         max_damage: data.max_damage,
         required_level: data.required_level,
         cast_interval,
-        cast_range_cm: positive(file, name, "cast_range_cm", data.cast_range_cm, errors),
+        cast_range_cm: non_negative(file, name, "cast_range_cm", data.cast_range_cm, errors),
         hit_cue,
     }
 }

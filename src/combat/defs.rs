@@ -328,6 +328,11 @@ impl CombatDefs {
         &self.kinds[id.index()]
     }
 
+    /// Every kind id (`Default` first).
+    pub fn kind_ids(&self) -> impl ExactSizeIterator<Item = KindId> {
+        (0..self.kinds.len()).map(KindId::new)
+    }
+
     /// The kind used when a combatant names none (`Default`, always present).
     pub fn default_kind(&self) -> KindId {
         KindId::new(0)

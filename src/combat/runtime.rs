@@ -330,13 +330,7 @@ impl CombatRuntime {
             return false;
         };
         let max = self.defs.kind(combatant.kind).max_attackers;
-        let alive = combatant
-            .attackers
-            .current
-            .iter()
-            .filter(|&&e| world.contains(e))
-            .count() as u32;
-        combatant.attackers.current.contains(&attacker) || alive < max
+        combatant.attackers.would_accept(world, attacker, max)
     }
 }
 

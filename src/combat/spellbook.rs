@@ -20,8 +20,9 @@ pub fn has_learned(defs: &CombatDefs, state: &SpellbookState, spell: &SpellDef) 
     spell.book == state.current && defs.is_known_book(state.current)
 }
 
-/// The autocast gate: a spell may be set only when learned and within the
-/// caster's Magic level. `None` clears it.
+/// The autocast gate, which a cast's spell passes too: a spell may be set
+/// only when it exists, is learned and is within the caster's Magic level.
+/// `None` clears it.
 pub fn check_autocast(
     runtime: &CombatRuntime,
     combatant: &Combatant,

@@ -407,10 +407,7 @@ fn compile(
         Magnitude::Custom(id) => from_source(&calculations.magnitude_def(*id).captures),
         _ => false,
     };
-    let duration_magnitude = match &duration {
-        DurationPolicy::Duration(m) => Some(m),
-        _ => None,
-    };
+    let duration_magnitude = duration.magnitude();
     let reads_source = modifiers
         .iter()
         .map(|m| &m.magnitude)

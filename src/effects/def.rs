@@ -47,6 +47,14 @@ pub enum Magnitude {
     Custom(CalculationId),
 }
 
+impl Magnitude {
+    /// A `Scaled` table's value at `level`: level 1 (and 0) is the first
+    /// entry, and levels past the table read its last.
+    pub(crate) fn scaled_at(table: &[f64], level: u32) -> f64 {
+        table[(level.max(1) as usize).min(table.len()) - 1]
+    }
+}
+
 /// An attribute-based magnitude.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct AttributeCapture {
@@ -81,6 +89,17 @@ pub enum DurationPolicy {
     Duration(Magnitude),
     /// Lasts until removed.
     Infinite,
+}
+
+impl DurationPolicy {
+    /// The magnitude a `Duration` lasts, in seconds; `None` for an instant
+    /// or infinite effect.
+    pub fn magnitude(&self) -> Option<&Magnitude> {
+        match self {
+            DurationPolicy::Duration(magnitude) => Some(magnitude),
+            DurationPolicy::Instant | DurationPolicy::Infinite => None,
+        }
+    }
 }
 
 /// Periodic execution.

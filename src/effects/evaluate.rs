@@ -97,10 +97,7 @@ impl EffectHost {
     ) -> Result<f64, EffectError> {
         let value = match magnitude {
             Magnitude::Constant(value) => *value,
-            Magnitude::Scaled(table) => {
-                let level = spec.level.max(1) as usize;
-                table[level.min(table.len()) - 1]
-            }
+            Magnitude::Scaled(table) => Magnitude::scaled_at(table, spec.level),
             Magnitude::SetByCaller(key) => {
                 spec.set_by_caller(*key).map_err(|error| match error {
                     SetByCallerError::Missing(key) => EffectError::MissingSetByCaller {

@@ -190,14 +190,30 @@ impl Gas {
             }
             system.abilities.instance_of(ability)
         };
-        if let Some(instance) = running {
-            self.end_ability(world, entity, instance, EndReason::Revoked);
-        }
-        if let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(entity) {
-            system.abilities.granted.retain(|g| g.ability != ability);
-        }
+        self.drop_grant(world, entity, ability, running);
         self.reconcile(world);
         Ok(())
+    }
+
+    /// Ends `owner`'s `running` instance of `ability`, if any, as revoked,
+    /// then drops the grant, unless by then something holds it again (the
+    /// teardown applied an effect that grants it, say).
+    pub(super) fn drop_grant(
+        &mut self,
+        world: &mut World,
+        owner: Entity,
+        ability: AbilityId,
+        running: Option<InstanceKey>,
+    ) {
+        if let Some(instance) = running {
+            self.end_ability(world, owner, instance, EndReason::Revoked);
+        }
+        if let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(owner) {
+            system
+                .abilities
+                .granted
+                .retain(|g| g.ability != ability || g.is_held());
+        }
     }
 
     // ------------------------------------------------------------ events

@@ -19,8 +19,22 @@ use crate::trace::TraceKind;
 
 impl Gas {
     /// Tries to activate `ability` on `owner` for `event`, through every
-    /// check an event-triggered activation runs (see the module docs of
-    /// the ability layer for their order).
+    /// check an event-triggered activation runs, in this order, stopping at
+    /// the first failure:
+    ///
+    /// 1. authority: a client may only trigger `LocalPredicted` abilities on
+    ///    entities it owns ([`NetOwner`](crate::NetOwner)); `ServerOnly` needs the server;
+    /// 2. already active (unless the ability retriggers);
+    /// 3. blocked: the owner matches `activation_blocked`, or an active ability
+    ///    blocks one of this ability's tags;
+    /// 4. required: the owner matches `activation_required`;
+    /// 5. source and target requirements;
+    /// 6. cooldown: the owner holds a tag its cooldown effect grants;
+    /// 7. cost: the owner can afford the cost effect;
+    /// 8. the behaviour's own validation.
+    ///
+    /// A refused activation changes nothing: it burns no cooldown and pays
+    /// no cost.
     pub fn activate_ability(
         &mut self,
         world: &mut World,
@@ -290,7 +304,8 @@ impl Gas {
     }
 
     /// The attribute a cost cannot be paid from, if any: a flat cost that
-    /// would drive it below its lower bound (or below zero without one).
+    /// would drive it below its lower bound (a constant, or another
+    /// attribute's current value), or below zero without one.
     fn unaffordable(
         &self,
         system: &AbilitySystem,
@@ -306,7 +321,7 @@ impl Gas {
             .find_map(|m| {
                 let amount = match &m.magnitude {
                     Magnitude::Constant(v) => *v,
-                    Magnitude::Scaled(table) => table[(level.max(1) as usize).min(table.len()) - 1],
+                    Magnitude::Scaled(table) => Magnitude::scaled_at(table, level),
                     _ => return None,
                 };
                 if m.op != ModOp::Flat || amount >= 0.0 {
@@ -314,7 +329,8 @@ impl Gas {
                 }
                 let floor = match schema.def(m.attribute).min {
                     Some(crate::attributes::Bound::Value(v)) => v,
-                    _ => 0.0,
+                    Some(crate::attributes::Bound::Attribute(other)) => system.current(other),
+                    None => 0.0,
                 };
                 (system.current(m.attribute) + amount < floor).then_some(m.attribute)
             })

@@ -8,8 +8,8 @@ use super::Gas;
 use crate::abilities::AbilitySystem;
 use crate::attributes::{AttributeError, AttributeId};
 use crate::effects::{
-    Applied, ApplyOutcome, CaptureDef, CaptureFrom, Captures, Defs, DurationPolicy, EffectCx,
-    EffectDef, EffectError, EffectId, EffectKey, EffectSpec, EffectTimer, Execution, Magnitude,
+    Applied, ApplyOutcome, CaptureDef, CaptureFrom, Captures, Defs, EffectCx, EffectDef,
+    EffectError, EffectId, EffectKey, EffectSpec, EffectTimer, Execution, Magnitude,
 };
 use crate::tags::{Tag, TagCounts, TagQuery};
 use crate::time::SimDuration;
@@ -588,10 +588,7 @@ fn read_source_captures(
         Magnitude::Custom(id) => defs.calcs.magnitude_def(*id).captures.as_slice(),
         _ => &[],
     };
-    let duration = match &def.duration {
-        DurationPolicy::Duration(m) => Some(m),
-        _ => None,
-    };
+    let duration = def.duration.magnitude();
     let magnitudes = || def.modifiers.iter().map(|m| &m.magnitude).chain(duration);
     let needs = magnitudes()
         .filter_map(from_source)

@@ -5,7 +5,7 @@
 use hecs::{Entity, World};
 
 use super::Gas;
-use crate::abilities::{AbilitySystem, EndReason, Granted};
+use crate::abilities::{AbilitySystem, Granted};
 use crate::effects::{EffectError, EffectId, EffectSpec, FollowUp};
 use crate::trace::TraceKind;
 
@@ -95,15 +95,7 @@ impl Gas {
                     }
                 }
             };
-            if let Some(instance) = running {
-                self.end_ability(world, owner, instance, EndReason::Revoked);
-            }
-            if let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(owner) {
-                system
-                    .abilities
-                    .granted
-                    .retain(|g| g.ability != ability || g.is_held());
-            }
+            self.drop_grant(world, owner, ability, running);
         }
     }
 }

@@ -8,8 +8,9 @@ use super::Gas;
 use crate::abilities::AbilitySystem;
 
 impl Gas {
-    /// Queues `entity` for reconciling if its tags changed, and notes
-    /// attribute movement for live captures.
+    /// Queues `entity` for reconciling when a change of its tags or state
+    /// is one something reacts to or waits on, and notes attribute
+    /// movement for live captures.
     // Inlined, like `reconcile_only`: most changes (a cooldown begun on
     // the short path, a combat mark refreshed) leave nothing to note.
     #[inline]
@@ -145,7 +146,7 @@ impl Gas {
                     .into_iter()
                     .filter_map(|s| {
                         let other = world.get::<&AbilitySystem>(s).ok()?;
-                        Some((s, other.attributes().ids_values(self.catalog.attributes())))
+                        Some((s, other.attributes().current_values()))
                     })
                     .collect()
             };

@@ -247,32 +247,41 @@ impl Resolver<'_> {
         }
     }
 
-    fn item(&mut self, name: &str) -> Option<ItemId> {
-        let combat = self.combat;
-        let found = combat.item_named(name);
+    /// `found`, or `None` with an error naming `what` and suggesting the
+    /// nearest of `all` (listed only when the name is unknown).
+    fn known<T>(
+        &mut self,
+        what: &str,
+        name: &str,
+        found: Option<T>,
+        all: impl FnOnce() -> Vec<String>,
+    ) -> Option<T> {
         if found.is_none() {
-            let all = combat
-                .item_ids()
-                .filter_map(|i| combat.item(i))
-                .map(|i| i.name.clone())
-                .collect();
-            self.unknown("item", name, all);
+            self.unknown(what, name, all());
         }
         found
     }
 
+    fn item(&mut self, name: &str) -> Option<ItemId> {
+        let combat = self.combat;
+        self.known("item", name, combat.item_named(name), || {
+            combat
+                .item_ids()
+                .filter_map(|i| combat.item(i))
+                .map(|i| i.name.clone())
+                .collect()
+        })
+    }
+
     fn spell(&mut self, name: &str) -> Option<SpellId> {
         let combat = self.combat;
-        let found = combat.spell_named(name);
-        if found.is_none() {
-            let all = combat
+        self.known("spell", name, combat.spell_named(name), || {
+            combat
                 .spell_ids()
                 .filter_map(|s| combat.spell(s))
                 .map(|s| s.name.clone())
-                .collect();
-            self.unknown("spell", name, all);
-        }
-        found
+                .collect()
+        })
     }
 
     fn category(&mut self, name: &str) -> Option<TraceCategory> {
@@ -307,14 +316,14 @@ impl Resolver<'_> {
         let combat = self.combat;
         let kind = match &data.kind {
             None => combat.default_kind(),
-            Some(name) => combat.kind_named(name).unwrap_or_else(|| {
-                self.unknown(
-                    "combatant kind",
-                    name,
-                    vec!["Default".into(), "Player".into(), "Boss".into()],
-                );
-                combat.default_kind()
-            }),
+            Some(name) => self
+                .known("combatant kind", name, combat.kind_named(name), || {
+                    combat
+                        .kind_ids()
+                        .map(|k| combat.kind(k).name.clone())
+                        .collect()
+                })
+                .unwrap_or_else(|| combat.default_kind()),
         };
         let mut levels = SmallVec::new();
         for (skill, level) in &data.levels {
