@@ -2,7 +2,7 @@
 //!
 //! Spawns combatants on a 2D plane in small groups whose members engage each
 //! other (each attacks the next one round its group, walking up first: members
-//! start 350–650 cm apart). Fighters are weak (every skill but Hitpoints is
+//! start 350–650 cm from their group's centre). Fighters are weak (every skill but Hitpoints is
 //! at level one) and carry an endurance effect that multiplies `MaxHealth`
 //! by a million, so fights never end and a run of any length measures the
 //! steady state of the engagement loop rather than deaths. The classes

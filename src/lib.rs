@@ -40,8 +40,8 @@
 //!   one home and a test that fails if it breaks (the combat module docs
 //!   record where the contract left a choice and which one gaskit made).
 //! - **Deterministic.** Integer simulated time, one ChaCha RNG stream owned by
-//!   the context, ordering by `(time, sequence)` and never by hash-map or
-//!   ECS query order. A trace is a pure function of seed and timed inputs.
+//!   the context, ordering by `(time, lane, sequence)` and never by hash-map
+//!   or ECS query order. A trace is a pure function of seed and timed inputs.
 //! - **Fast enough for a million combatants.** Names are resolved to dense
 //!   ids once, at load. Tags are 4-byte ids whose numbering encodes the
 //!   hierarchy, so parent-aware matching is a bit-range test. Hot paths do
@@ -54,7 +54,11 @@
 //!
 //! ## Layers
 //!
-//! Each layer is one module; a layer uses only the layers listed above it.
+//! Each layer is one module, and uses only the layers listed above it, with
+//! two exceptions. The trace's records name what later layers define (the
+//! ids of attributes, effects and abilities, the catalog to print their
+//! names), since every layer records into it. And an effect definition names
+//! the abilities it grants, resolved once the abilities are compiled.
 //! Everything down to `snapshot` is the core.
 //!
 //! | layer | owns |
@@ -153,7 +157,7 @@
 //!
 //! Simulated time is integer microseconds; seconds from data are rounded
 //! once at load. Every timer lives in one [`TimerQueue`] ordered by
-//! `(time, sequence)`, and [`Gas::advance_to`] pops them one at a time, each
+//! `(time, lane, sequence)` (at one instant, what ends goes first), and [`Gas::advance_to`] pops them one at a time, each
 //! at its own instant, so advancing in one step or in many gives identical
 //! results. Cancellation is a generation-checked slot-map removal; nothing
 //! is searched for. In a large world, before each timer it runs the loop
@@ -201,10 +205,10 @@
 //! on an entity no trace, observer or wait watches, begins by a short path
 //! that leaves the same state. The host never reaches past
 //! its own entity: what needs the world or another entity is left as
-//! follow-up work for the context. The layering rule bends in one place: the
-//! runtime systems of every layer run through the one context type, which is
-//! defined last and knows every layer; definitions and rules never call a
-//! layer below them.
+//! follow-up work for the context. The layering rule bends for the runtime
+//! too: the runtime systems of every layer run through the one context type,
+//! which is defined last and knows every layer; beyond the two exceptions
+//! above, definitions and rules never call a layer below them.
 //!
 //! ### Abilities
 //!

@@ -53,7 +53,9 @@ pub enum ActivationFailure {
         /// The attribute the cost would drive below its floor.
         attribute: AttributeId,
     },
-    /// The ability's registered behaviour is not registered with the context.
+    /// Nothing on the owner can run the ability: it is not in the catalog,
+    /// not granted to the owner, or its registered behaviour is not
+    /// registered with the context.
     NoBehaviour,
     /// An effect the ability would apply cannot be evaluated with what the
     /// event carries (a missing or non-finite magnitude, a missing source):

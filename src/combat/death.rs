@@ -66,8 +66,9 @@ fn choose_kept(defs: &CombatDefs, combatant: &Combatant, keep: u32) -> Vec<(Plac
     kept
 }
 
-/// Runs the whole death flow on `entity` at once. Also used by saving while
-/// in combat (a disconnect counts as death).
+/// Runs the whole death flow on `entity` at once: what the death ability
+/// (`Combat.Event.Death`) does, and so what a save in combat sets off (a
+/// disconnect counts as death; see [`save_profile`](super::save_profile)).
 pub fn run_death_flow(runtime: &CombatRuntime, world: &mut World, gas: &mut Gas, entity: Entity) {
     // Status.Dead first (a death at zero health has it already: Health's
     // `on_zero`), so everything that listens for it reacts now.

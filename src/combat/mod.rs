@@ -180,7 +180,7 @@ pub const TAG_FILES: &[(&str, &str)] = &[
 ];
 
 /// The shipped CRADL content (attributes, effects, combat settings, kinds,
-/// items, spells, abilities and two data-only samples), embedded.
+/// items, spells, abilities and the data-only samples), embedded.
 #[rustfmt::skip]
 pub const CONTENT_FILES: &[(&str, &str)] = &[
     ("abilities/attributes.ron", include_str!("../../abilities/attributes.ron")),
@@ -240,7 +240,8 @@ pub fn install(gas: &mut Gas) -> Result<Arc<CombatRuntime>, MissingDefinition> {
 
 /// Installs the combat layer with a runtime built by the game (its own
 /// pawn, mover and line of sight): its behaviours, its effect hook, its
-/// invariants, and [`read_fighter`] as the context's wake reader.
+/// invariants, [`read_fighter`] as the context's wake reader and
+/// [`reach_target`] as its reach reader.
 pub fn install_runtime(gas: &mut Gas, runtime: Arc<CombatRuntime>) {
     let uses = |gas: &Gas, name: &str| gas.catalog().abilities().behaviour(name).is_some();
     if uses(gas, "AutoAttack") {

@@ -58,8 +58,10 @@ impl LoadReport {
 }
 
 /// Captures `entity`'s profile. Saving while `Status.InCombat` is active
-/// counts as dying: the death flow runs first, so the saved state already
-/// reflects kept items, cold storage and respawn health.
+/// counts as dying: the save first sends `entity` `Combat.Event.Death`,
+/// whose ability runs the death flow when the entity holds one (the
+/// shipped content grants it), so the saved state already reflects kept
+/// items, cold storage and respawn health.
 pub fn save_profile(
     runtime: &CombatRuntime,
     world: &mut World,

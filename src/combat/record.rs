@@ -5,11 +5,12 @@
 //! |---|---|---|
 //! | `engaged` | Combat | `target` is the engaged entity |
 //! | `target_changed` | Combat | `channel` (the leaf damage type tag, or null when cleared) |
-//! | `attack` | Combat | `outcome` (`hit`, `miss`), `amount`, `damage_type`, `weaved` (bool), `spell` (or null) |
-//! | `attack_failed` | Combat | `reason` (tag), `message` (no ammunition, no runes) |
+//! | `attack` | Combat | `outcome` (`hit`, `miss`, `blocked`), `amount`, `blocked` (why, for a blocked hit), `damage_type`, `weaved` (bool), `spell` (or null) |
+//! | `attack_failed` | Combat | `reason` (tag), `message` (no ammunition, no runes, or a queued weave's failed gate) |
 //! | `cooldown_stamped` | Combat | `cooldown` (tag), `duration` (s) |
 //! | `interval_clamped` | Combat | `computed`, `used` (s): a swing sped up below `min_attack_interval` |
 //! | `weave_queued` | Combat | `spell`, `replaced` (or null) |
+//! | `weave_held` | Combat | `spell`: a queued weave kept for a later tick, its target beyond the spell's range |
 //! | `weave_dropped` | Combat | `spell` |
 //! | `ammo_spent` | Combat | `left` |
 //! | `runes_spent` | Combat | `spell` |
@@ -108,7 +109,8 @@ pub enum CombatRecord {
         /// The spell, for casts.
         spell: Option<SpellId>,
     },
-    /// An attack could not happen (no ammunition, no runes).
+    /// An attack or a queued weave could not happen (no ammunition, no
+    /// runes, or a gate the weave failed: `Activation.Fail.*`).
     AttackFailed {
         /// Who tried.
         attacker: Entity,

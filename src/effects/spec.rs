@@ -164,7 +164,7 @@ impl EffectSpec {
     }
 
     /// Sets a SetByCaller value, replacing an earlier one under the same key.
-    // Inlined, as the other builders below: a builder moves the whole spec
+    // Inlined, as the other builders above: a builder moves the whole spec
     // in and out, which a caller that builds in place does not pay.
     #[inline]
     pub fn with_set_by_caller(mut self, key: Tag, value: f64) -> Self {

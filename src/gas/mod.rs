@@ -125,8 +125,9 @@ pub struct Gas {
     /// Registered behaviours, indexed by the catalog's behaviour names
     /// (lent to each call without a new handle).
     behaviours: Vec<Option<Lent<dyn AbilityBehaviour>>>,
-    /// Entities whose tags changed since they were last reconciled, in the
-    /// order they first changed.
+    /// Entities queued for the next reconcile (a change to their tags that
+    /// something reacts to, or a change of state an instance waits on), in
+    /// the order they were queued.
     dirty: VecDeque<Entity>,
     /// Work effect operations left (conditional and ending effects to
     /// apply, abilities to grant or revoke), done in order by the
@@ -434,7 +435,8 @@ impl Gas {
     }
 
     /// Advances the clock to `to`, firing every timer due on the way at its
-    /// own instant, in `(time, sequence)` order. Going backwards does nothing.
+    /// own instant, in `(time, lane, sequence)` order, after the lazy ends
+    /// due at that instant are told. Going backwards does nothing.
     ///
     /// The work is bounded ([`WorkLimits`]): a call that has handled
     /// `per_call` timers stops at the instant it reached and says so

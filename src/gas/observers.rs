@@ -255,10 +255,13 @@ pub(super) struct Registered {
 
 impl Gas {
     /// Calls `observer` for everything `what` selects, in the trace's
-    /// order, at the end of the context call that caused it (see the
-    /// [module docs](crate::Observation)). Observers run in registration
-    /// order for each observation; one registered while observations are
-    /// being delivered sees the ones that follow.
+    /// order, at the end of the context call that caused it (after its
+    /// reconcile). Delivery is first in, first out and never nested: what
+    /// an observer's own action causes is queued behind what was already
+    /// waiting, so every observer sees observations in the trace's order.
+    /// Observers run in registration order for each observation; one
+    /// registered while observations are being delivered sees the ones
+    /// that follow.
     pub fn observe(
         &mut self,
         what: Observe,

@@ -24,10 +24,11 @@ new_key_type! {
 /// Events waiting for their timers, with their receivers.
 pub(crate) type QueuedEvents = Slots<EventKey, (Entity, GameplayEvent)>;
 
-/// Room for queued events the store keeps once it has emptied (40 KiB);
+/// Room for queued events the store keeps once it has emptied (80 KiB, a
+/// slot being 80 bytes);
 /// beyond it, what a burst grew is given back when the burst is handled.
 /// A million fighters entering combat at one instant queue a million
-/// `Combat.Event.EnterCombat` events: kept, their room would cost 42
+/// `Combat.Event.EnterCombat` events: kept, their room would cost about 84
 /// bytes per fighter for the rest of the fight.
 pub(crate) const QUEUED_EVENTS_KEPT: usize = 1024;
 

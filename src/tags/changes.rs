@@ -10,8 +10,8 @@ use super::{Tag, TagRegistry, TagSet};
 /// A handful of tags, in id order, each once: what changed presence one
 /// way on an entity during one context call (usually one tag, a cooldown
 /// coming or going), as the reconcile takes it from the entity's
-/// [`TagNotes`]. A short list rather than a [`TagSet`] (a quarter of the
-/// size). Saved as a `TagSet`, so a saved state reads the same either way.
+/// [`TagNotes`]. A short list rather than a [`TagSet`] (24 bytes, not
+/// 40). Saved as a `TagSet`, so a saved state reads the same either way.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(from = "TagSet", into = "TagSet")]
 pub(crate) struct TagChanges {

@@ -21,7 +21,7 @@ use super::{Tag, TagSet};
 /// type arrived instead of a bare parent event.
 ///
 /// The counts are kept in the order of the present set's members, so a tag
-/// is listed once (a fighter's few tags cost 104 bytes, not 144).
+/// is listed once (a fighter's few tags cost 72 bytes, not 112).
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct TagCounts {
     present: TagSet,

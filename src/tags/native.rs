@@ -258,7 +258,8 @@ mod core_set {
         FAIL_COOLDOWN => "Activation.Fail.Cooldown",
         /// `Activation.Fail.Cost`.
         FAIL_COST => "Activation.Fail.Cost",
-        /// `Activation.Fail.NoBehaviour`: the ability's behaviour is not registered.
+        /// `Activation.Fail.NoBehaviour`: the ability is unknown, not granted,
+        /// or its behaviour is not registered.
         FAIL_NO_BEHAVIOUR => "Activation.Fail.NoBehaviour",
         /// `Activation.Fail.InvalidPayload`: the event's payload does not fit.
         FAIL_INVALID_PAYLOAD => "Activation.Fail.InvalidPayload",

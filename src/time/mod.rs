@@ -2,7 +2,8 @@
 //!
 //! Nothing in gaskit happens "at the frame". Every timer and queued event
 //! has its own instant, and advancing the clock fires them in
-//! `(time, sequence)` order, each at its own time. Advancing 10 s in one
+//! `(time, lane, sequence)` order, each at its own time (at one instant,
+//! what ends goes before everything else). Advancing 10 s in one
 //! step or in 600 steps of 1/60 s gives the identical result.
 
 mod instant;
