@@ -488,13 +488,18 @@ fn compile_kind(file: &SourceFile, data: &CombatKindData, errors: &mut LoadError
     kind
 }
 
-fn damage_type(
+/// What `from_tag` makes of the tag `name` (written after `anchor`)
+/// resolves to. An unknown tag is an error at `name`, and so is a tag
+/// `from_tag` makes nothing of, with the message `not_one` gives.
+fn tag_value<T>(
     file: &SourceFile,
     anchor: &str,
     name: &str,
     tags: &Tags<'_>,
+    from_tag: impl FnOnce(&CombatTags, Tag) -> Option<T>,
+    not_one: impl FnOnce() -> String,
     errors: &mut LoadErrors,
-) -> Option<DamageType> {
+) -> Option<T> {
     let tag = match tags.resolve_in(name, &file.name, &file.text) {
         Ok(tag) => tag,
         Err(e) => {
@@ -502,11 +507,34 @@ fn damage_type(
             return None;
         }
     };
-    let found = DamageType::from_tag(tags.natives, tag);
+    let found = from_tag(tags.natives, tag);
     if found.is_none() {
-        errors.push(file.error_after(anchor, name, format!("`{name}` is not a damage type (Combat.DamageType.Stab, Slash, Crush, Ranged or Magic)")));
+        errors.push(file.error_after(anchor, name, not_one()));
     }
     found
+}
+
+fn damage_type(
+    file: &SourceFile,
+    anchor: &str,
+    name: &str,
+    tags: &Tags<'_>,
+    errors: &mut LoadErrors,
+) -> Option<DamageType> {
+    let not_one = || {
+        format!(
+            "`{name}` is not a damage type (Combat.DamageType.Stab, Slash, Crush, Ranged or Magic)"
+        )
+    };
+    tag_value(
+        file,
+        anchor,
+        name,
+        tags,
+        DamageType::from_tag,
+        not_one,
+        errors,
+    )
 }
 
 fn style(
@@ -516,18 +544,8 @@ fn style(
     tags: &Tags<'_>,
     errors: &mut LoadErrors,
 ) -> Option<Style> {
-    let tag = match tags.resolve_in(name, &file.name, &file.text) {
-        Ok(tag) => tag,
-        Err(e) => {
-            errors.push(e.at_text_after(&file.text, anchor, name));
-            return None;
-        }
-    };
-    let found = Style::from_tag(tags.natives, tag);
-    if found.is_none() {
-        errors.push(file.error_after(anchor, name, format!("`{name}` is not a combat style")));
-    }
-    found
+    let not_one = || format!("`{name}` is not a combat style");
+    tag_value(file, anchor, name, tags, Style::from_tag, not_one, errors)
 }
 
 fn book_tag(
@@ -601,24 +619,9 @@ fn compile_item(
         .requirements
         .iter()
         .filter_map(|(skill, level)| {
-            let tag = match tags.resolve_in(skill, &file.name, &file.text) {
-                Ok(t) => t,
-                Err(e) => {
-                    errors.push(e.at_text_after(&file.text, name, skill));
-                    return None;
-                }
-            };
-            match Skill::from_tag(tags.natives, tag) {
-                Some(s) => Some((s, *level)),
-                None => {
-                    errors.push(file.error_after(
-                        name,
-                        skill,
-                        format!("item `{name}`: `{skill}` is not a combat skill"),
-                    ));
-                    None
-                }
-            }
+            let not_one = || format!("item `{name}`: `{skill}` is not a combat skill");
+            tag_value(file, name, skill, tags, Skill::from_tag, not_one, errors)
+                .map(|s| (s, *level))
         })
         .collect();
     let weapon = data.weapon.as_ref().and_then(|w| {

@@ -86,26 +86,24 @@ pub fn run_death_flow(runtime: &CombatRuntime, world: &mut World, gas: &mut Gas,
             return;
         };
         let kept = choose_kept(runtime.defs(), combatant, settings.death_item_retention);
+        // How many of `item` at `place` the death keeps.
+        let kept_at = |place: Place, item: ItemId| -> u32 {
+            kept.iter()
+                .filter(|(p, i, _)| *p == place && *i == item)
+                .map(|k| k.2)
+                .sum()
+        };
         let mut stored: Vec<(ItemId, u32)> = Vec::new();
         let worn: Vec<(Tag, ItemId, u32)> = combatant.equipment.iter().collect();
         for (slot, item, quantity) in worn {
-            let keep: u32 = kept
-                .iter()
-                .filter(|(p, i, _)| *p == Place::Worn(slot) && *i == item)
-                .map(|k| k.2)
-                .sum();
+            let keep = kept_at(Place::Worn(slot), item);
             if quantity > keep {
                 combatant.equipment.put(slot, item, keep);
                 stored.push((item, quantity - keep));
             }
         }
         for (item, quantity) in combatant.inventory.drain() {
-            let keep: u32 = kept
-                .iter()
-                .filter(|(p, i, _)| *p == Place::Carried && *i == item)
-                .map(|k| k.2)
-                .sum();
-            let keep = keep.min(quantity);
+            let keep = kept_at(Place::Carried, item).min(quantity);
             combatant.inventory.add(item, keep);
             if quantity > keep {
                 stored.push((item, quantity - keep));

@@ -571,11 +571,8 @@ fn item_list(names: &Names<'_>, items: &[(ItemId, u32)]) -> String {
 
 /// Why the damage of a hit was refused, for both renderers.
 fn block_reason(cx: &RenderCx<'_>, reason: crate::trace::BlockReason) -> String {
-    use crate::trace::BlockReason;
     match reason {
-        BlockReason::Requirements => "requirements".to_owned(),
-        BlockReason::Dead => "dead".to_owned(),
-        BlockReason::Chance => "chance".to_owned(),
-        BlockReason::Immune { by } => format!("immune: {}", cx.effect(by)),
+        crate::trace::BlockReason::Immune { by } => format!("{}: {}", reason.name(), cx.effect(by)),
+        _ => reason.name().to_owned(),
     }
 }

@@ -170,6 +170,19 @@ pub enum BlockReason {
     Chance,
 }
 
+impl BlockReason {
+    /// The reason's name in traces: `requirements`, `immune`, `dead` or
+    /// `chance` (an immunity's effect is written beside it).
+    pub fn name(self) -> &'static str {
+        match self {
+            BlockReason::Requirements => "requirements",
+            BlockReason::Immune { .. } => "immune",
+            BlockReason::Dead => "dead",
+            BlockReason::Chance => "chance",
+        }
+    }
+}
+
 /// Why an effect ended.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum RemovalReason {

@@ -161,14 +161,9 @@ pub fn render_json(
         TraceKind::EffectExecuted { effect, .. } => o.str("effect", cx.effect(*effect)),
         TraceKind::EffectBlocked { effect, reason, .. } => {
             o.str("effect", cx.effect(*effect));
-            match reason {
-                BlockReason::Requirements => o.str("reason", "requirements"),
-                BlockReason::Immune { by } => {
-                    o.str("reason", "immune");
-                    o.str("by", cx.effect(*by));
-                }
-                BlockReason::Dead => o.str("reason", "dead"),
-                BlockReason::Chance => o.str("reason", "chance"),
+            o.str("reason", reason.name());
+            if let BlockReason::Immune { by } = reason {
+                o.str("by", cx.effect(*by));
             }
         }
         TraceKind::EffectRemoved { effect, reason, .. } => {

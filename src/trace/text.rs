@@ -104,14 +104,13 @@ fn describe(cx: &RenderCx<'_>, kind: &TraceKind) -> String {
             what
         }
         TraceKind::EffectExecuted { effect, .. } => format!("execute {}", cx.effect(*effect)),
-        TraceKind::EffectBlocked { effect, reason, .. } => match reason {
-            BlockReason::Requirements => format!("blocked {} requirements", cx.effect(*effect)),
-            BlockReason::Immune { by } => {
-                format!("blocked {} immune ({})", cx.effect(*effect), cx.effect(*by))
+        TraceKind::EffectBlocked { effect, reason, .. } => {
+            let mut what = format!("blocked {} {}", cx.effect(*effect), reason.name());
+            if let BlockReason::Immune { by } = reason {
+                let _ = write!(what, " ({})", cx.effect(*by));
             }
-            BlockReason::Dead => format!("blocked {} dead", cx.effect(*effect)),
-            BlockReason::Chance => format!("blocked {} chance", cx.effect(*effect)),
-        },
+            what
+        }
         TraceKind::EffectRemoved { effect, reason, .. } => match reason {
             RemovalReason::Expired => format!("effect- {} expired", cx.effect(*effect)),
             RemovalReason::Removed => format!("effect- {} removed", cx.effect(*effect)),
