@@ -106,3 +106,25 @@ pub struct Combatant {
     /// Items moved here on death.
     pub cold_storage: Inventory,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The ceiling counts only attackers that still exist (one despawned
+    /// behind the context's back frees its place at once), and one
+    /// already in the set is accepted whatever the count.
+    #[test]
+    fn the_ceiling_counts_only_attackers_that_still_exist() {
+        let mut world = World::new();
+        let [first, second, newcomer] = [(); 3].map(|()| world.spawn(((),)));
+        let attackers = Attackers {
+            current: SmallVec::from_slice(&[first, second]),
+        };
+        assert!(!attackers.would_accept(&world, newcomer, 2), "full");
+        assert!(attackers.would_accept(&world, first, 2), "already in");
+        world.despawn(second).unwrap();
+        assert!(attackers.would_accept(&world, newcomer, 2), "a place freed");
+        assert!(!attackers.would_accept(&world, newcomer, 1));
+    }
+}
