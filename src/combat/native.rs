@@ -1,6 +1,10 @@
 //! The tags the combat layer relies on, resolved once when its content is
 //! compiled (see [`crate::native_tags!`]): `defs.tags[native::STATUS_DEAD]`
-//! is an array read.
+//! is an array read. Some are never read by code (the parents
+//! `Combat.DamageType` and `Action.Modal`, the death cue, a few action and
+//! state tags): the shipped content and a game's data name them, and
+//! listing them here makes a catalog without them a load error rather
+//! than content that silently never matches.
 
 crate::native_tags! {
     /// The combat layer's native tag set.
