@@ -5,7 +5,7 @@
 
 use smallvec::SmallVec;
 
-use super::calculation::{CalculationId, Calculations, CaptureDef};
+use super::calculation::{CalculationId, Calculations};
 use super::data::{
     CaptureFrom, CueData, CueEvent, DurationData, EffectData, LifeData, MagnitudeData,
 };
@@ -400,23 +400,7 @@ fn compile(
     let has_live_capture = modifiers
         .iter()
         .any(|m: &ModifierDef| matches!(m.magnitude, Magnitude::Attribute(c) if c.live));
-    let from_source =
-        |captures: &[CaptureDef]| captures.iter().any(|c| c.from == CaptureFrom::Source);
-    let magnitude_reads_source = |m: &Magnitude| match m {
-        Magnitude::Attribute(c) => c.from == CaptureFrom::Source,
-        Magnitude::Custom(id) => from_source(&calculations.magnitude_def(*id).captures),
-        _ => false,
-    };
-    let duration_magnitude = duration.magnitude();
-    let reads_source = modifiers
-        .iter()
-        .map(|m| &m.magnitude)
-        .chain(duration_magnitude)
-        .any(magnitude_reads_source)
-        || executions
-            .iter()
-            .any(|&id| from_source(&calculations.execution_def(id).captures));
-    EffectDef {
+    let mut def = EffectDef {
         name: data.name.clone(),
         period,
         modifiers,
@@ -430,7 +414,8 @@ fn compile(
         cues,
         has_live_capture,
         live_source_calculation,
-        reads_source,
+        // Read from the definition itself, just below.
+        reads_source: false,
         executions,
         duration,
         affects_dead: data.affects_dead,
@@ -443,7 +428,10 @@ fn compile(
         granted_abilities: SmallVec::new(),
         // Settled with the whole catalog: see `settle_shapes`.
         shape: Shape::default(),
-    }
+    };
+    let reads_source = def.source_attributes(calculations).next().is_some();
+    def.reads_source = reads_source;
+    def
 }
 
 /// The one `life` section of all the files.

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 
-use super::calculation::CalculationId;
+use super::calculation::{CalculationId, Calculations, CaptureDef};
 use super::data::{
     CaptureFrom, CueEvent, DurationOnReapply, PeriodOnReapply, PeriodicWhileDead, StackBy,
     StackExpiry,
@@ -341,6 +341,42 @@ impl EffectDef {
     /// True for `Instant` effects.
     pub fn is_instant(&self) -> bool {
         matches!(self.duration, DurationPolicy::Instant)
+    }
+
+    /// The source attributes an application captures, in the order it
+    /// reads them: those its modifiers and duration capture themselves,
+    /// then those their calculations capture, then its executions'. One
+    /// attribute may come more than once; none at all when the effect does
+    /// not [read its source](Self::reads_source).
+    pub(crate) fn source_attributes<'a>(
+        &'a self,
+        calculations: &'a Calculations,
+    ) -> impl Iterator<Item = AttributeId> + 'a {
+        let source = |capture: &CaptureDef| {
+            (capture.from == CaptureFrom::Source).then_some(capture.attribute)
+        };
+        let magnitudes = || {
+            self.modifiers
+                .iter()
+                .map(|m| &m.magnitude)
+                .chain(self.duration.magnitude())
+        };
+        let direct = magnitudes().filter_map(|m| match m {
+            Magnitude::Attribute(c) if c.from == CaptureFrom::Source => Some(c.attribute),
+            _ => None,
+        });
+        let calculated = magnitudes()
+            .flat_map(move |m| match m {
+                Magnitude::Custom(id) => calculations.magnitude_def(*id).captures.as_slice(),
+                _ => &[],
+            })
+            .filter_map(source);
+        let executed = self
+            .executions
+            .iter()
+            .flat_map(move |&id| calculations.execution_def(id).captures.iter())
+            .filter_map(source);
+        direct.chain(calculated).chain(executed)
     }
 
     /// Every SetByCaller key the effect reads (modifiers and duration): a

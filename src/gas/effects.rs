@@ -8,8 +8,8 @@ use super::Gas;
 use crate::abilities::AbilitySystem;
 use crate::attributes::{AttributeError, AttributeId};
 use crate::effects::{
-    Applied, ApplyOutcome, CaptureDef, CaptureFrom, Captures, Defs, EffectCx, EffectDef,
-    EffectError, EffectId, EffectKey, EffectSpec, EffectTimer, Execution, Magnitude,
+    Applied, ApplyOutcome, CaptureFrom, Captures, Defs, EffectCx, EffectDef, EffectError, EffectId,
+    EffectKey, EffectSpec, EffectTimer, Execution,
 };
 use crate::tags::{Tag, TagCounts, TagQuery};
 use crate::time::SimDuration;
@@ -580,30 +580,7 @@ fn read_source_captures(
     spec: &EffectSpec,
 ) -> Result<Captures, EffectError> {
     let mut captures = Captures::new();
-    let from_source = |m: &Magnitude| match m {
-        Magnitude::Attribute(c) if c.from == CaptureFrom::Source => Some(c.attribute),
-        _ => None,
-    };
-    let calculated = |m: &Magnitude| match m {
-        Magnitude::Custom(id) => defs.calcs.magnitude_def(*id).captures.as_slice(),
-        _ => &[],
-    };
-    let duration = def.duration.magnitude();
-    let magnitudes = || def.modifiers.iter().map(|m| &m.magnitude).chain(duration);
-    let needs = magnitudes()
-        .filter_map(from_source)
-        .chain(
-            magnitudes()
-                .flat_map(calculated)
-                .filter_map(source_attribute),
-        )
-        .chain(
-            def.executions
-                .iter()
-                .flat_map(|&id| defs.calcs.execution_def(id).captures.iter())
-                .filter_map(source_attribute),
-        );
-    for attribute in needs {
+    for attribute in def.source_attributes(defs.calcs) {
         if captures.iter().any(|&(_, a, _)| a == attribute) {
             continue;
         }
@@ -615,11 +592,6 @@ fn read_source_captures(
         captures.push((CaptureFrom::Source, attribute, value));
     }
     Ok(captures)
-}
-
-/// The source attribute a calculation's capture reads, if it reads one.
-fn source_attribute(capture: &CaptureDef) -> Option<AttributeId> {
-    (capture.from == CaptureFrom::Source).then_some(capture.attribute)
 }
 
 /// `entity`'s current value of `attribute`, if it has an ability system.
