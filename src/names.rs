@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use crate::diagnostics::{nearest, Diagnostic};
+use crate::diagnostics::{nearest, Diagnostic, LoadErrors, SourceFile};
 
 /// The most definitions of one kind a catalog holds: their ids are 16 bits.
 pub const MAX_DEFINITIONS: usize = u16::MAX as usize + 1;
@@ -50,6 +50,36 @@ impl NameTable {
         self.names.push(Box::from(name));
         self.by_name.insert(Box::from(name), index);
         Ok(index)
+    }
+
+    /// Declares a definition's `name`, written in `file`: its new index,
+    /// or `None` with an error at the name when it is not a valid name or
+    /// is already taken (`defined_in` gives the file of the index that
+    /// took it). The same two checks for every kind of definition.
+    pub(crate) fn declare<'f>(
+        &mut self,
+        name: &str,
+        file: &SourceFile,
+        defined_in: impl FnOnce(usize) -> &'f str,
+        errors: &mut LoadErrors,
+    ) -> Option<usize> {
+        if let Err(problem) = crate::tags::validate_segment(name) {
+            let message = format!("invalid {} name `{name}`: {problem}", self.kind);
+            errors.push(file.error_at(name, message));
+            return None;
+        }
+        match self.insert(name) {
+            Ok(index) => Some(index),
+            Err(first) => {
+                let message = format!(
+                    "{} `{name}` is already defined in {}",
+                    self.kind,
+                    defined_in(first)
+                );
+                errors.push(file.error_at(name, message));
+                None
+            }
+        }
     }
 
     /// Number of names.

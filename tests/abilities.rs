@@ -1097,7 +1097,11 @@ fn unknown_behaviours_and_bad_ability_data_are_reported() {
         ),
         (
             r#"(name: "GA_Haste", trigger: "Action.Trigger.Ability.Buff", behaviour: ApplyEffects([]))"#,
-            "already defined",
+            "ability `GA_Haste` is already defined in abilities/samples.ron",
+        ),
+        (
+            r#"(name: "GA Haste", trigger: "Action.Trigger.Ability.Buff", behaviour: ApplyEffects([]))"#,
+            "invalid ability name `GA Haste`",
         ),
     ];
     for (ability, expected) in cases {

@@ -831,6 +831,7 @@ fn invalid_effect_data_is_reported_with_location() {
             r#"(name: "GE_Damage")"#,
             "effect `GE_Damage` is already defined in abilities/effects.ron",
         ),
+        (r#"(name: "GE Damage")"#, "invalid effect name `GE Damage`"),
         (
             r#"(name: "X", modifiers: [(attribute: "Health", op: Flat, magnitude: Scaled([]))])"#,
             "needs at least one value",

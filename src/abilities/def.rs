@@ -146,21 +146,12 @@ impl AbilityDefs {
         };
         let mut files: Vec<&SourceFile> = Vec::new();
         for &(file, ability) in data {
-            if let Err(problem) = crate::tags::validate_segment(&ability.name) {
-                errors.push(file.error_at(
-                    &ability.name,
-                    format!("invalid ability name `{}`: {problem}", ability.name),
-                ));
-                continue;
-            }
-            if let Err(first) = out.names.insert(&ability.name) {
-                errors.push(file.error_at(
-                    &ability.name,
-                    format!(
-                        "ability `{}` is already defined in {}",
-                        ability.name, files[first].name
-                    ),
-                ));
+            let defined_in = |first: usize| files[first].name.as_str();
+            if out
+                .names
+                .declare(&ability.name, file, defined_in, errors)
+                .is_none()
+            {
                 continue;
             }
             files.push(file);

@@ -120,25 +120,12 @@ impl AttributeSchema {
         let mut names = NameTable::new("attribute");
         let mut kept: Vec<(&SourceFile, &AttributeData)> = Vec::new();
         for &(file, data) in attributes {
-            if let Err(problem) = crate::tags::validate_segment(&data.name) {
-                errors.push(file.error_at(
-                    &data.name,
-                    format!("invalid attribute name `{}`: {problem}", data.name),
-                ));
-                continue;
-            }
-            match names.insert(&data.name) {
-                Ok(_) => kept.push((file, data)),
-                Err(first) => {
-                    let (first_file, _) = kept[first];
-                    errors.push(file.error_at(
-                        &data.name,
-                        format!(
-                            "attribute `{}` is already defined in {}",
-                            data.name, first_file.name
-                        ),
-                    ));
-                }
+            let defined_in = |first: usize| kept[first].0.name.as_str();
+            if names
+                .declare(&data.name, file, defined_in, errors)
+                .is_some()
+            {
+                kept.push((file, data));
             }
         }
         if kept.len() > MAX_ATTRIBUTES {

@@ -36,21 +36,11 @@ impl EffectDefs {
         let mut defs = Vec::with_capacity(data.len());
         let mut files: Vec<&SourceFile> = Vec::new();
         for &(file, effect) in data {
-            if let Err(problem) = crate::tags::validate_segment(&effect.name) {
-                errors.push(file.error_at(
-                    &effect.name,
-                    format!("invalid effect name `{}`: {problem}", effect.name),
-                ));
-                continue;
-            }
-            if let Err(first) = names.insert(&effect.name) {
-                errors.push(file.error_at(
-                    &effect.name,
-                    format!(
-                        "effect `{}` is already defined in {}",
-                        effect.name, files[first].name
-                    ),
-                ));
+            let defined_in = |first: usize| files[first].name.as_str();
+            if names
+                .declare(&effect.name, file, defined_in, errors)
+                .is_none()
+            {
                 continue;
             }
             files.push(file);
