@@ -580,3 +580,59 @@ fn follow_ups_keep_their_order_at_any_frame_step() {
         assert_eq!(run(step), reference, "step {step} ms");
     }
 }
+
+/// On its way out, puts back the effect that grants its own ability.
+struct Replant {
+    sprout: EffectId,
+}
+
+impl AbilityBehaviour for Replant {
+    fn activate(&self, _cx: &mut AbilityCx<'_>) {}
+
+    fn end(&self, cx: &mut AbilityCx<'_>, _reason: EndReason) {
+        let owner = cx.owner;
+        cx.apply_effect(owner, EffectSpec::new(self.sprout))
+            .unwrap();
+    }
+}
+
+/// A revoke whose instance's teardown applies an effect granting the same
+/// ability leaves the ability granted, held by that effect, as the
+/// effect's own revoke would: the grant is dropped only if nothing holds
+/// it once the teardown has run.
+#[test]
+fn a_revoke_keeps_a_grant_the_revoked_instances_teardown_made_again() {
+    let mut builder = builder();
+    builder
+        .tags()
+        .add_source("replant.tags", "Ability.Trigger.Replant\n");
+    builder.add_source(
+        "replant.ron",
+        r#"(
+        effects: [(name: "GE_Sprout", duration: Infinite, granted_abilities: ["GA_Replant"])],
+        abilities: [(name: "GA_Replant", trigger: "Ability.Trigger.Replant",
+                     behaviour: Registered("Replant"))],
+    )"#,
+    );
+    let catalog = builder.build().unwrap();
+    let mut gas = Gas::new(catalog);
+    let sprout = gas.catalog().effects().get("GE_Sprout").unwrap();
+    let replant = gas.catalog().abilities().get("GA_Replant").unwrap();
+    let trigger = gas.catalog().tags().get("Ability.Trigger.Replant").unwrap();
+    gas.register_behaviour("Replant", Replant { sprout })
+        .unwrap();
+    let mut world = World::new();
+    let plant = world.spawn((gas.new_ability_system(),));
+    gas.grant_ability(&mut world, plant, replant, 1).unwrap();
+    assert!(gas
+        .handle_event(&mut world, plant, GameplayEvent::new(trigger))
+        .activated());
+
+    gas.revoke_ability(&mut world, plant, replant).unwrap();
+    let system = world.get::<&AbilitySystem>(plant).unwrap();
+    assert!(system.has_ability(replant), "the sprout holds it again");
+    assert_eq!(system.stack_count(sprout, gas.now()), 1);
+    drop(system);
+    let broken = invariants::check(&world, &gas);
+    assert!(broken.is_empty(), "{broken:#?}");
+}
