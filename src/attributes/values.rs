@@ -230,6 +230,13 @@ impl Attributes {
         &mut self.values[count + index]
     }
 
+    /// `id`'s bounds as they stand (a missing one infinite): the constants,
+    /// or the current values of the attributes that bound it. The bounds
+    /// every recompute clamps to.
+    pub(crate) fn bounds(&self, schema: &AttributeSchema, id: AttributeId) -> (f64, f64) {
+        formula::bounds(schema.def(id), self.currents())
+    }
+
     /// A copy of every current value, indexed by attribute.
     pub(crate) fn current_values(&self) -> Vec<f64> {
         self.currents().to_vec()

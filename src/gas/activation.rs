@@ -327,9 +327,10 @@ impl Gas {
                 if m.op != ModOp::Flat || amount >= 0.0 {
                     return None;
                 }
+                // Read as every recompute reads it; without a lower bound, a
+                // cost may still not take the value below zero.
                 let floor = match schema.def(m.attribute).min {
-                    Some(crate::attributes::Bound::Value(v)) => v,
-                    Some(crate::attributes::Bound::Attribute(other)) => system.current(other),
+                    Some(_) => system.attributes().bounds(schema, m.attribute).0,
                     None => 0.0,
                 };
                 (system.current(m.attribute) + amount < floor).then_some(m.attribute)
