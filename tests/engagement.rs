@@ -566,6 +566,47 @@ fn a_queued_weave_passes_every_manual_cast_gate_again_when_it_resolves() {
     );
 }
 
+/// A weave that cannot go lets the swing go in its place, and the swing's
+/// own range gate holds then: a target within the bolt's reach but beyond
+/// the sword's is chased, not struck from 1 000 cm away.
+#[test]
+fn a_swing_going_instead_of_a_refused_weave_is_range_checked_and_chases() {
+    let mut a = Arena::new();
+    let alice = a.spawn("alice", 0.0, 100.0, Some("Test Sword"));
+    let bob = a.spawn("bob", 100.0, 0.0, None);
+    a.engage(alice, bob);
+    a.at(1.0);
+    a.cast(alice, bob, "Test Bolt");
+    // The weave will be refused (the spell is no longer in her book), and
+    // bob stands within Test Bolt's 1 500 cm but beyond the sword's 250.
+    let ancient = a.tag("Spellbook.Ancient");
+    a.world
+        .get::<&mut Combatant>(alice)
+        .unwrap()
+        .spellbook
+        .current = ancient;
+    teleport(&mut a, bob, 1000.0);
+    a.at(2.5);
+    assert_eq!(
+        a.what_when(),
+        [(0.0, "swing".to_owned())],
+        "no hit at range"
+    );
+    let refused = a.records(|_, record| match record {
+        CombatRecord::AttackFailed { reason, .. } => {
+            Some(a.catalog().tags().name(*reason).to_owned())
+        }
+        _ => None,
+    });
+    assert_eq!(refused, ["Activation.Fail.NotLearned"]);
+    let chase: Vec<f64> = a.chase_steps().iter().map(|(t, _)| *t).collect();
+    assert!(
+        chase.first().is_some_and(|&t| (t - 2.4).abs() < 1e-9),
+        "the chase begins at the tick: {chase:?}"
+    );
+    assert!(a.engaged(alice));
+}
+
 /// Moves `entity` to `(x, 0)` at once.
 fn teleport(a: &mut Arena, entity: Entity, x: f64) {
     let mut body = a.world.get::<&mut Kinematic>(entity).unwrap();

@@ -16,6 +16,9 @@
 //! the tick's own attack goes instead; the loop never chases for a cast
 //! (the contract has no walk-then-cast) and never casts beyond range, and
 //! since it only ever chases toward the weapon's range it cannot ping-pong.
+//! A weave that cannot go (no runes, say) lets the attack go in its place,
+//! range-checked then: a target within the spell's range but beyond the
+//! weapon's is chased, not hit from afar.
 //!
 //! Every end path (target dead or gone, sight lost, a cancel tag, owner
 //! death, disengage, a move order, explicit cancel) runs one teardown: end
@@ -45,6 +48,16 @@ use crate::time::{SimDuration, SimTime};
 
 /// The auto-attack behaviour (`behaviour: Registered("AutoAttack")`).
 pub struct AutoAttack(pub Arc<CombatRuntime>);
+
+/// What came of a tick's attack.
+enum Next {
+    /// An attack resolved and stamped the attack cooldown for this long.
+    Stamped(SimDuration),
+    /// The weave did not go and the target is beyond the attack's range.
+    OutOfRange,
+    /// The attack could not happen and the engagement ended.
+    Ended,
+}
 
 impl AbilityBehaviour for AutoAttack {
     fn can_activate(
@@ -185,29 +198,37 @@ impl AutoAttack {
             return;
         }
         let may_weave = weave.is_some() || chase_ended;
-        if let Some(interval) = self.resolve_next(cx, target, (&stats, offence), may_weave) {
+        let weapon_gated = !weave_ready;
+        match self.resolve_next(cx, target, (&stats, offence), may_weave, weapon_gated) {
             // The attack may have ended the engagement (a death, a
             // reaction); waiting is then a no-op.
-            cx.wait_delay(interval);
+            Next::Stamped(interval) => cx.wait_delay(interval),
+            Next::OutOfRange => {
+                chase_step(runtime, cx.world, cx.gas, cx.owner, target);
+                cx.wait_delay(kind.chase_poll_interval);
+            }
+            Next::Ended => {}
         }
     }
 
     /// Resolves the weave if one is queued, else the snapshot's attack
     /// (with the snapshot's half of its rolls, `offence`, when the poll
-    /// took it); returns the interval it stamped, or `None` when the
-    /// attack could not happen and the engagement ended. A weave whose
-    /// target is beyond its spell's range stays queued and this tick's
-    /// attack goes instead; a weave failing any other gate (runes,
-    /// spellbook, level) is dropped and the attack goes ahead. `may_weave`
-    /// is false when the caller knows the queue is empty (no look at it
-    /// then).
+    /// took it). A weave whose target is beyond its spell's range stays
+    /// queued and this tick's attack goes instead; a weave failing any
+    /// other gate (runes, spellbook, level) is dropped and the attack goes
+    /// ahead. `may_weave` is false when the caller knows the queue is
+    /// empty (no look at it then). `weapon_gated` is false when the poll
+    /// let the weave's range stand for the attack's: an attack that goes
+    /// instead of the weave is then range-checked here, as the swing gate
+    /// requires, and a target beyond it means a chase, not a hit.
     fn resolve_next(
         &self,
         cx: &mut AbilityCx<'_>,
         target: Entity,
         (stats, offence): (&SwingStats, Option<Offence>),
         may_weave: bool,
-    ) -> Option<SimDuration> {
+        weapon_gated: bool,
+    ) -> Next {
         let runtime = &self.0;
         let defs = runtime.defs();
         let weave = if may_weave {
@@ -245,7 +266,11 @@ impl AutoAttack {
                 )
             });
             match resolved {
-                Ok(_) => return defs.spell(spell).map(|s| s.cast_interval),
+                Ok(_) => {
+                    return defs
+                        .spell(spell)
+                        .map_or(Next::Ended, |s| Next::Stamped(s.cast_interval))
+                }
                 Err(reason) if reason == runtime.tags()[native::FAIL_OUT_OF_RANGE] => {
                     if let Ok(c) = cx.world.query_one_mut::<&mut Combatant>(cx.owner) {
                         c.targeting.pending_weave = Some(spell);
@@ -257,6 +282,12 @@ impl AutoAttack {
                     });
                 }
                 Err(reason) => record_failure(cx.gas, cx.owner, target, reason),
+            }
+            let now = cx.gas.now();
+            if !weapon_gated
+                && !runtime.in_range_exclusive(cx.world, cx.owner, target, stats.range_cm, now)
+            {
+                return Next::OutOfRange;
             }
         }
         // The snapshot's interval is what either kind of attack stamps.
@@ -280,11 +311,11 @@ impl AutoAttack {
             stats.style,
             offence,
         ) {
-            Ok(_) => Some(stats.interval),
+            Ok(_) => Next::Stamped(stats.interval),
             Err(reason) => {
                 record_failure(cx.gas, cx.owner, target, reason);
                 cx.end_with(EndReason::Behaviour(reason));
-                None
+                Next::Ended
             }
         }
     }
