@@ -849,6 +849,25 @@ fn an_engagement_starts_within_reach_and_in_sight_after_a_walk_up() {
     assert!(matches!(phases.last(), Some((t, ChasePhase::End)) if *t == 4.0));
 }
 
+/// Arrival ends the chase and halts the body before the engage: the
+/// walker stays where it came within reach rather than coasting on to the
+/// point the chase last sent it to (the target itself).
+#[test]
+fn a_walk_up_halts_the_body_where_it_arrives() {
+    let mut a = Arena::new();
+    let alice = a.spawn("alice", 0.0, 200.0, Some("Test Sword"));
+    let bob = a.spawn("bob", 1000.0, 0.0, None);
+    a.engage(alice, bob);
+    // Within the sword's 250 cm at 3.75, seen at the 3.8 poll (760 cm).
+    a.at(3.8);
+    assert!(a.engaged(alice));
+    let arrived = a.position(alice);
+    assert_eq!(arrived, Vec2::new(760.0, 0.0));
+    a.at(6.0);
+    assert_eq!(a.position(alice), arrived, "halted, not walked onto bob");
+    assert_eq!(a.attack_times("alice"), [3.8]);
+}
+
 #[test]
 fn a_move_order_cancels_the_walk_up_and_the_engagement() {
     let mut a = Arena::new();

@@ -5,7 +5,9 @@
 //! perform there (`Action.Trigger.Combat.Engage` for an attack click). The
 //! [`QueuedInteract`] ability walks up through the one chase primitive,
 //! polling every `ChasePollInterval`, until the interaction is possible,
-//! then sends the payload to its owner as a gameplay event and ends.
+//! then halts the body (end the chase, stop the movement), sends the
+//! payload to its owner as a gameplay event and ends. Cancelled instead,
+//! it only ends the chase and leaves the body coasting.
 //! Combat enters an engagement only this way or from within reach: the
 //! engage gate ([`CombatRuntime::can_engage`]) refuses a target out of
 //! range or out of sight.
@@ -128,8 +130,13 @@ impl QueuedInteract {
             }
             return;
         }
-        // Ended first, so the interaction starts with the walk-up gone
-        // (its chase ended, Action.QueuedInteract no longer owned).
+        // Arrived: the chase ends and the body halts here (a chase leaves
+        // the body coasting to the last point it was sent to, which would
+        // carry the walker on past the reach it came for). Then the
+        // walk-up ends, so the interaction starts with it gone
+        // (Action.QueuedInteract no longer owned).
+        end_chase(runtime, cx.world, cx.gas, cx.owner, Some(target));
+        runtime.pawn.stop_movement(cx.world, cx.owner, now);
         cx.end();
         let mut event = GameplayEvent::new(interaction)
             .target(target)
