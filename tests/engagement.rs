@@ -1219,9 +1219,14 @@ fn a_fourth_attacker_is_rejected_and_every_end_path_frees_a_slot() {
         a.runtime.would_accept_attacker(&a.world, boss, raiders[0]),
         "already in: idempotent"
     );
+    // The click peeks and is refused before any walk.
     a.engage(raiders[3], boss);
-    assert_eq!(a.failures(), ["GA_AutoAttack That target is overwhelmed."]);
+    assert_eq!(
+        a.failures(),
+        ["GA_QueuedInteract That target is overwhelmed."]
+    );
     assert!(!a.engaged(raiders[3]));
+    assert!(!a.has(raiders[3], "Action.QueuedInteract"), "no walk-up");
 
     // Each end path frees a slot for the fourth.
     let disengage = GameplayEvent::new(a.tag("Action.Trigger.Combat.Disengage"));
@@ -1251,6 +1256,27 @@ fn a_fourth_attacker_is_rejected_and_every_end_path_frees_a_slot() {
             .as_slice(),
         [raiders[3]]
     );
+}
+
+/// The click's peek is best effort: a place taken while the walker walks
+/// is refused on arrival, by the engage's own check.
+#[test]
+fn a_place_taken_during_the_walk_up_is_refused_on_arrival() {
+    let mut a = Arena::new();
+    let boss = a.spawn("boss", 0.0, 0.0, None);
+    let near: Vec<Entity> = (0..3)
+        .map(|i| a.spawn(&format!("r{i}"), 50.0 + i as f64, 0.0, None))
+        .collect();
+    let walker = a.spawn("walker", 1000.0, 200.0, None);
+    a.engage(near[0], boss);
+    a.engage(near[1], boss);
+    a.engage(walker, boss);
+    assert!(a.failures().is_empty(), "a place was free at the click");
+    assert!(a.has(walker, "Action.QueuedInteract"));
+    a.engage(near[2], boss);
+    a.at(6.0);
+    assert_eq!(a.failures(), ["GA_AutoAttack That target is overwhelmed."]);
+    assert!(!a.engaged(walker) && !a.has(walker, "Action.QueuedInteract"));
 }
 
 // ------------------------------------------------------------- range

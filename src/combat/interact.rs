@@ -39,8 +39,10 @@ use crate::tags::{Tag, TagSet};
 ///
 /// - for an engage, the attacker could engage now: the target within its
 ///   engagement range (the same resolver the swing gate uses) and in sight
-///   ([`CombatRuntime::in_engagement_reach`]). The engage itself then
-///   checks the rest (the target alive, the attacker ceiling);
+///   ([`CombatRuntime::in_engagement_reach`]). The click already
+///   refuses a dead target and one whose attacker ceiling is reached
+///   (the ceiling's peek, so a full target is refused before the walk);
+///   the engage checks both again on arrival;
 /// - for any other interaction, the target is within melee range and in
 ///   sight (standing next to it).
 pub struct QueuedInteract(pub Arc<CombatRuntime>);
@@ -61,8 +63,17 @@ impl AbilityBehaviour for QueuedInteract {
         let now = gas.now();
         match activation.event.target {
             Some(target) if target != owner && runtime.position(world, target, now).is_some() => {
-                if self.engages(activation.event.payload) && !runtime.is_alive(world, target, now) {
-                    return Err(tags[native::FAIL_TARGET_DEAD]);
+                if self.engages(activation.event.payload) {
+                    if !runtime.is_alive(world, target, now) {
+                        return Err(tags[native::FAIL_TARGET_DEAD]);
+                    }
+                    // The attacker ceiling's click-time peek: a full target
+                    // is refused before the walk, not after it. Best
+                    // effort: the engage checks again on arrival, when a
+                    // place may have been taken meanwhile.
+                    if !runtime.would_accept_attacker(world, target, owner) {
+                        return Err(tags[native::FAIL_OVERWHELMED]);
+                    }
                 }
                 Ok(())
             }
