@@ -35,6 +35,26 @@ fn a_mid_fight_combatant_reads_as_the_reviewed_text() {
     insta::assert_snapshot!(seen.to_string());
 }
 
+/// The magic damage bonus is shown as the percent the items give (and the
+/// max hit reads): a wand's `magic_damage: 2` is +2 %.
+#[test]
+fn the_magic_damage_bonus_reads_as_the_items_percent() {
+    let mut run = scenario_at("melee_cast_melee_weave.ron", 0.0);
+    let mage = fighter(&run, "mage");
+    let defs = run.runtime.defs();
+    let wand = defs.item_named("Oak Wand").unwrap();
+    let weapon = defs.tags[gaskit::combat::native::ITEM_SLOT_WEAPON];
+    run.world
+        .get::<&mut gaskit::combat::Combatant>(mage)
+        .unwrap()
+        .equipment
+        .put(weapon, wand, 1);
+    let inspector = Inspector::new().with(CombatInspect(run.runtime.clone()));
+    let seen = inspector.inspect(&run.world, &run.gas, mage).unwrap();
+    let text = seen.to_string();
+    assert!(text.contains("magic damage +2%"), "{text}");
+}
+
 /// A garden: nothing of combat. Growth has a points cap, a fertiliser
 /// pushes past it, rain falls on a period, a greenhouse only works while
 /// the garden is sheltered, and watering costs water it may not have.

@@ -154,7 +154,7 @@ impl InspectSection for CombatInspect {
                     "melee {:+}, ranged {:+}, magic damage {:+}%",
                     equipment.strength(defs),
                     equipment.ranged_strength(defs),
-                    equipment.magic_damage(defs) * 100.0
+                    equipment.magic_damage(defs)
                 ),
             );
         Some(section)
