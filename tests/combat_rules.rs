@@ -1163,6 +1163,21 @@ fn invalid_combat_content_is_reported() {
             false,
         ),
         (
+            r#"(items: [(name: "X", slot: "Item.Slot.Weapon", attack_bonus: {"Combat.DamageType.Ranged": 1, "Combat.DamageType.Crush": 1}, weapon: (damage_type: "Combat.DamageType.Ranged", swing_interval: 2, attack_range: 2500, style_damage_types: [("Combat.Style.Defensive", "Combat.DamageType.Crush")]))])"#,
+            "weapon `X`: style `Combat.Style.Defensive` maps to Combat.DamageType.Crush; only a melee weapon maps styles, and only to Stab, Slash or Crush",
+            true,
+        ),
+        (
+            r#"(items: [(name: "X", slot: "Item.Slot.Weapon", attack_bonus: {"Combat.DamageType.Stab": 1}, weapon: (damage_type: "Combat.DamageType.Stab", swing_interval: 2, attack_range: 250, style_damage_types: [("Combat.Style.Defensive", "Combat.DamageType.Magic")]))])"#,
+            "maps to Combat.DamageType.Magic; only a melee weapon maps styles",
+            true,
+        ),
+        (
+            r#"(spells: [(name: "S", book: "Spellbook.Standard", runes: [("Air Rune", 1), ("Air Rune", 1)], max_damage: 1, cast_interval: 1)])"#,
+            "spell `S`: rune `Air Rune` is listed twice; give its count once",
+            true,
+        ),
+        (
             r#"(spells: [(name: "S", book: "Spellbook.Lunar", max_damage: 1, cast_interval: 1)])"#,
             "unknown tag `Spellbook.Lunar`",
             true,

@@ -695,6 +695,18 @@ fn compile_weapon(
         ) else {
             continue;
         };
+        // Styles choose among the melee axes only: a ranged or magic
+        // weapon swings its one damage type whatever the style.
+        if weapon_type.skill() != Skill::Melee || t.skill() != Skill::Melee {
+            errors.push(file.error_after(
+                item,
+                style_name,
+                format!(
+                    "weapon `{item}`: style `{style_name}` maps to {type_name}; only a melee weapon maps styles, and only to Stab, Slash or Crush"
+                ),
+            ));
+            continue;
+        }
         if style_damage_types
             .iter()
             .any(|(existing, _)| *existing == s)
@@ -737,19 +749,22 @@ fn compile_spell(
 ) -> SpellDef {
     let name = data.name.as_str();
     let book = book_tag(file, &data.book, tags, errors).unwrap_or(tags[native::COMBAT_STYLE]);
-    let runes = data
-        .runes
-        .iter()
-        .filter_map(
-            |(rune, count)| match items.resolve_in(rune, &file.name, &file.text) {
-                Ok(i) => Some((ItemId::new(i), *count)),
-                Err(e) => {
-                    errors.push(e.at_text_after(&file.text, name, rune));
-                    None
-                }
-            },
-        )
-        .collect();
+    let mut runes: SmallVec<[(ItemId, u32); 3]> = SmallVec::new();
+    for (rune, count) in &data.runes {
+        match items.resolve_in(rune, &file.name, &file.text) {
+            // Each rune once: the cost check reads each entry against the
+            // inventory on its own, so a repeat would pass on one stack.
+            Ok(i) if runes.iter().any(|(r, _)| r.index() == i) => {
+                errors.push(file.error_after(
+                    name,
+                    rune,
+                    format!("spell `{name}`: rune `{rune}` is listed twice; give its count once"),
+                ));
+            }
+            Ok(i) => runes.push((ItemId::new(i), *count)),
+            Err(e) => errors.push(e.at_text_after(&file.text, name, rune)),
+        }
+    }
     let cast_interval = attack_interval(
         (file, name),
         "cast_interval",

@@ -158,6 +158,8 @@ pub struct WeaponData {
     #[serde(default)]
     pub attack_range: f64,
     /// Melee per-style damage type: `("Combat.Style.Controlled", "Combat.DamageType.Stab")`.
+    /// Melee weapons only, each to Stab, Slash or Crush, each style once;
+    /// a ranged or magic weapon swings its one type whatever the style.
     #[serde(default)]
     pub style_damage_types: Vec<(String, String)>,
     /// The style set when the weapon is equipped.
@@ -176,7 +178,7 @@ pub struct SpellData {
     pub name: String,
     /// The spellbook it belongs to (`Spellbook.*`).
     pub book: String,
-    /// Runes consumed per cast: `("Air Rune", 2)`.
+    /// Runes consumed per cast: `("Air Rune", 2)`, each rune once.
     #[serde(default)]
     pub runes: Vec<(String, u32)>,
     /// The least damage of a hit.
