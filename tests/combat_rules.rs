@@ -1023,6 +1023,8 @@ fn damaged_saves_load_with_fallbacks_and_a_report() {
         equipment: vec![
             ("Item.Slot.Weapon".into(), "Excalibur".into(), 1),
             ("Item.Slot.Head".into(), "Bronze Scimitar".into(), 1),
+            ("Item.Slot.Weapon".into(), "Bronze Scimitar".into(), 1),
+            ("Item.Slot.Weapon".into(), "Oak Wand".into(), 1),
         ],
         inventory: vec![("Lobster".into(), 2), ("Unobtainium".into(), 9)],
         cold_storage: vec![],
@@ -1034,15 +1036,23 @@ fn damaged_saves_load_with_fallbacks_and_a_report() {
     };
     let runtime = d.runtime.clone();
     let report = combat::load_profile(&runtime, &mut d.world, &mut d.gas, alice, &profile).unwrap();
-    assert_eq!(report.fallbacks.len(), 9, "{:#?}", report.fallbacks);
+    assert_eq!(report.fallbacks.len(), 10, "{:#?}", report.fallbacks);
+    assert!(report.fallbacks.contains(
+        &"`Item.Slot.Weapon` is saved twice; `Bronze Scimitar` moved to the inventory".to_owned()
+    ));
     let c = d.world.get::<&Combatant>(alice).unwrap();
+    let weapon = d.tag("Item.Slot.Weapon");
+    assert_eq!(
+        c.equipment.in_slot(weapon).map(|(i, _)| i),
+        Some(d.item("Oak Wand"))
+    );
     assert_eq!(c.skills.level(Skill::Melee), 2);
     assert_eq!(c.spellbook.current, d.tag("Spellbook.Standard"));
     assert_eq!(c.spellbook.autocast, None);
     assert_eq!(
         c.inventory.count(d.item("Bronze Scimitar")),
-        1,
-        "could not be worn on the head"
+        2,
+        "one could not be worn on the head, one was displaced by the wand"
     );
     drop(c);
     assert!(d.has(alice, "Combat.Style.Aggressive"));

@@ -135,6 +135,8 @@ pub fn save_profile(
 /// Applies `profile` to `entity` (which has a fresh [`Combatant`] and
 /// ability system), recomputing `MaxHealth` from the Hitpoints level and
 /// restoring health. Fallbacks: an unknown skill, slot or item is dropped;
+/// an item that cannot be worn where it was saved, or one saved in a slot
+/// a later entry fills again, goes to the inventory;
 /// an unknown or locked spellbook becomes the default book; the default book
 /// is always unlocked; an autocast spell from another book is cleared; a
 /// missing style is Aggressive, an unknown one too (reported); health is clamped into
@@ -175,7 +177,15 @@ pub fn load_profile(
             let slot = names.get(slot_name);
             match (slot, item(item_name, &mut report)) {
                 (Some(slot), Some(id)) if defs.item(id).and_then(|d| d.slot) == Some(slot) => {
-                    combatant.equipment.put(slot, id, *quantity);
+                    // The combatant is fresh, so whatever the slot gave back
+                    // came from an earlier entry of this save.
+                    if let Some((earlier, count)) = combatant.equipment.put(slot, id, *quantity) {
+                        let earlier_name = defs.item(earlier).map_or("?", |d| d.name.as_str());
+                        report.fallbacks.push(format!(
+                            "`{slot_name}` is saved twice; `{earlier_name}` moved to the inventory"
+                        ));
+                        combatant.inventory.add(earlier, count);
+                    }
                 }
                 (_, Some(id)) => {
                     report.fallbacks.push(format!(
