@@ -421,3 +421,70 @@ fn damaged_profiles_load_with_fallbacks_and_damaged_snapshots_are_refused() {
     println!("{total} damaged snapshots: {refused} refused");
     assert!(refused > total / 2);
 }
+
+/// A snapshot that kept its checksum but names a combat kind, item or
+/// spell the catalog does not have (a hand-edited file, or content that
+/// changed under the same fingerprint) is refused before anything is
+/// restored, not restored into a panic at the next poll.
+#[test]
+fn a_snapshot_naming_combat_content_the_catalog_lacks_is_refused() {
+    #[derive(serde::Deserialize)]
+    struct Sealed {
+        #[allow(dead_code)]
+        checksum: u64,
+        snapshot: Snapshot<CombatComponents>,
+    }
+    let catalog = Arc::new(gaskit::combat::default_catalog());
+    let run = arena(&catalog);
+    let text = Snapshot::<CombatComponents>::save(&run.world, &run.gas)
+        .to_ron()
+        .unwrap();
+    let defs = catalog.section::<CombatDefs>().unwrap();
+    let kind = format!("kind:({})", defs.default_kind().index());
+    assert!(text.contains(&kind), "{text}");
+    let first = text.find(&kind).unwrap();
+    let damaged = format!("{}kind:(99){}", &text[..first], &text[first + kind.len()..]);
+    let sealed: Sealed = ron::from_str(&damaged).unwrap();
+    let mut fresh = arena(&catalog);
+    let before = snapshot::checksum::<CombatComponents>(&fresh.world, &fresh.gas);
+    let error = sealed
+        .snapshot
+        .restore(&mut fresh.world, &mut fresh.gas)
+        .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .ends_with("combat kind #99 is not in this catalog"),
+        "{error}"
+    );
+    assert!(
+        error
+            .to_string()
+            .starts_with("snapshot does not fit this context: entity"),
+        "{error}"
+    );
+    assert_eq!(
+        snapshot::checksum::<CombatComponents>(&fresh.world, &fresh.gas),
+        before,
+        "nothing restored"
+    );
+
+    // A body with a negative speed is refused the same way.
+    let speed = text.find("speed:").unwrap() + "speed:".len();
+    let damaged = format!("{}-1{}", &text[..speed], &text[speed..]);
+    let sealed: Sealed = ron::from_str(&damaged).unwrap();
+    let error = sealed
+        .snapshot
+        .restore(&mut fresh.world, &mut fresh.gas)
+        .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .ends_with("a body's position or speed is not a finite, non-negative number"),
+        "{error}"
+    );
+    assert_eq!(
+        snapshot::checksum::<CombatComponents>(&fresh.world, &fresh.gas),
+        before
+    );
+}

@@ -39,7 +39,7 @@ fn a_mid_fight_combatant_reads_as_the_reviewed_text() {
 /// max hit reads): a wand's `magic_damage: 2` is +2 %.
 #[test]
 fn the_magic_damage_bonus_reads_as_the_items_percent() {
-    let mut run = scenario_at("melee_cast_melee_weave.ron", 0.0);
+    let run = scenario_at("melee_cast_melee_weave.ron", 0.0);
     let mage = fighter(&run, "mage");
     let defs = run.runtime.defs();
     let wand = defs.item_named("Oak Wand").unwrap();

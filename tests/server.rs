@@ -564,6 +564,63 @@ fn a_snapshot_fits_only_a_context_that_knows_everything_it_names() {
     assert_eq!(world.len(), 0);
 }
 
+/// A game component's own check ([`snapshot::RollbackComponent::check`])
+/// runs before a restore changes anything: here, a guard's post must be a
+/// tag of the catalog, and a snapshot naming another is refused whole.
+#[test]
+fn a_game_components_own_check_refuses_a_snapshot_before_anything_changes() {
+    #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+    struct Post(Tag);
+    impl snapshot::RollbackComponent for Post {
+        fn check(&self, catalog: &Catalog) -> Result<(), String> {
+            if catalog.tags().knows(self.0) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "post #{} is not a tag of this catalog",
+                    self.0.index()
+                ))
+            }
+        }
+    }
+    #[derive(serde::Deserialize)]
+    struct Sealed {
+        #[allow(dead_code)]
+        checksum: u64,
+        snapshot: Snapshot<Post>,
+    }
+    let mut tower = Tower::new();
+    let guard = tower.guard("guard", None);
+    let post = tower.tag("Ability.Event.Pulse");
+    tower.world.insert_one(guard, Post(post)).unwrap();
+    let saved = Snapshot::<Post>::save(&tower.world, &tower.gas);
+    let text = saved.to_ron().unwrap();
+
+    // The undamaged snapshot restores, the post with it.
+    let mut world = World::new();
+    let mut gas = context(&tower.catalog);
+    saved.restore(&mut world, &mut gas).unwrap();
+    assert_eq!(world.get::<&Post>(guard).unwrap().0, post);
+
+    // A post out of the registry (a damaged file that kept its checksum).
+    let tag_text = ron::to_string(&Post(post)).unwrap();
+    let bad_text = tag_text.replace(&format!("id:{}", post.index()), "id:60000");
+    assert_ne!(bad_text, tag_text);
+    assert!(text.contains(&tag_text), "{tag_text} in {text}");
+    let sealed: Sealed = ron::from_str(&text.replace(&tag_text, &bad_text)).unwrap();
+    let mut world = World::new();
+    let mut gas = context(&tower.catalog);
+    let error = sealed.snapshot.restore(&mut world, &mut gas).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "snapshot does not fit this context: entity {guard:?}: post #60000 is not a tag of this catalog"
+        )
+    );
+    assert!(matches!(error, SnapshotError::Invalid(_)));
+    assert_eq!(world.len(), 0, "nothing restored");
+}
+
 // ------------------------------------------------------- 6. rollback ownership
 
 #[test]

@@ -196,8 +196,18 @@ pub const CONTENT_FILES: &[(&str, &str)] = &[
 /// (`Snapshot<CombatComponents>`), or inside a bigger tuple beside a game's own.
 pub type CombatComponents = (Combatant, Kinematic);
 
-impl RollbackComponent for Combatant {}
-impl RollbackComponent for Kinematic {}
+impl RollbackComponent for Kinematic {
+    /// Finite positions, start and speed, the speed not negative.
+    fn check(&self, _: &crate::catalog::Catalog) -> Result<(), String> {
+        let finite = [self.from.x, self.from.y, self.to.x, self.to.y, self.speed]
+            .iter()
+            .all(|v| v.is_finite());
+        if !finite || self.speed < 0.0 {
+            return Err("a body's position or speed is not a finite, non-negative number".into());
+        }
+        Ok(())
+    }
+}
 
 /// Opts a catalog builder into the combat layer: its tag files and its
 /// content section (the `combat`, `kinds`, `items`, `spells` and

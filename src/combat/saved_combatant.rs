@@ -7,9 +7,54 @@ use serde::{Deserialize, Serialize};
 
 use super::chase::ChaseState;
 use super::combatant::{Attackers, Combatant, SpellbookState, Targeting};
-use super::defs::KindId;
+use super::defs::{CombatDefs, KindId};
 use super::loadout::{Equipment, Inventory};
 use super::skills::Skills;
+use crate::catalog::Catalog;
+use crate::snapshot::RollbackComponent;
+
+impl RollbackComponent for Combatant {
+    /// Every kind, item, spell and tag it names is the catalog's: a kind
+    /// out of range would panic at the next poll, and the others would
+    /// read as nothing.
+    fn check(&self, catalog: &Catalog) -> Result<(), String> {
+        let defs = catalog
+            .section::<CombatDefs>()
+            .ok_or("a combatant, in a catalog without combat content")?;
+        if self.kind.index() >= defs.kind_ids().len() {
+            return Err(format!(
+                "combat kind #{} is not in this catalog",
+                self.kind.index()
+            ));
+        }
+        let tags = catalog.tags();
+        let book = &self.spellbook;
+        let tags_known = self.equipment.iter().all(|(slot, _, _)| tags.knows(slot))
+            && tags.knows(book.current)
+            && book.unlocked.iter().all(|&b| tags.knows(b));
+        if !tags_known {
+            return Err("a combatant names a tag not in this catalog".into());
+        }
+        let items_known = self
+            .equipment
+            .iter()
+            .map(|(_, item, _)| item)
+            .chain(self.inventory.iter().map(|(item, _)| item))
+            .chain(self.cold_storage.iter().map(|(item, _)| item))
+            .all(|item| defs.item(item).is_some());
+        if !items_known {
+            return Err("a combatant holds an item not in this catalog".into());
+        }
+        let spells_known = [book.autocast, self.targeting.pending_weave]
+            .into_iter()
+            .flatten()
+            .all(|spell| defs.spell(spell).is_some());
+        if !spells_known {
+            return Err("a combatant names a spell not in this catalog".into());
+        }
+        Ok(())
+    }
+}
 
 /// The saved fields, read owned.
 #[derive(Deserialize)]

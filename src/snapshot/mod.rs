@@ -77,6 +77,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::abilities::{AbilitySystem, NetOwner};
+use crate::catalog::Catalog;
 use crate::checksum::checksum_of;
 use crate::gas::{Gas, GasState, Reserved};
 use crate::trace::Name;
@@ -105,6 +106,17 @@ const MAX_ENTITY_ID: u32 = 1 << 26;
 pub trait RollbackComponent:
     hecs::Component + Clone + fmt::Debug + Serialize + DeserializeOwned
 {
+    /// Whether this saved value may be restored into a context built on
+    /// `catalog`: every id it holds that indexes the catalog's content
+    /// means something there. A restore asks it of every saved value
+    /// before it changes anything, and refuses the snapshot with the
+    /// reason ([`SnapshotError::Invalid`]) otherwise, rather than
+    /// restoring a value the next step would panic on. Everything is
+    /// accepted by default: implement it for a component holding such ids.
+    fn check(&self, catalog: &Catalog) -> Result<(), String> {
+        let _ = catalog;
+        Ok(())
+    }
 }
 
 /// The game components a [`Snapshot`] saves besides the core's: `()`, one
@@ -119,6 +131,14 @@ pub trait SnapshotComponents: 'static {
     /// Puts `saved` back on `entity`, removing the set's components it
     /// does not hold.
     fn restore(world: &mut World, entity: Entity, saved: &Self::Saved);
+
+    /// Whether `saved` may be restored into a context built on `catalog`
+    /// (see [`RollbackComponent::check`]); asked before a restore changes
+    /// anything. Everything is accepted by default.
+    fn check(saved: &Self::Saved, catalog: &Catalog) -> Result<(), String> {
+        let _ = (saved, catalog);
+        Ok(())
+    }
 }
 
 impl SnapshotComponents for () {
@@ -139,6 +159,10 @@ impl<T: RollbackComponent> SnapshotComponents for T {
     fn restore(world: &mut World, entity: Entity, saved: &Option<T>) {
         put(world, entity, saved.clone());
     }
+
+    fn check(saved: &Option<T>, catalog: &Catalog) -> Result<(), String> {
+        saved.as_ref().map_or(Ok(()), |value| value.check(catalog))
+    }
 }
 
 macro_rules! tuple_components {
@@ -152,6 +176,11 @@ macro_rules! tuple_components {
 
             fn restore(world: &mut World, entity: Entity, saved: &Self::Saved) {
                 $($name::restore(world, entity, &saved.$index);)+
+            }
+
+            fn check(saved: &Self::Saved, catalog: &Catalog) -> Result<(), String> {
+                $($name::check(&saved.$index, catalog)?;)+
+                Ok(())
             }
         }
     };

@@ -1,6 +1,8 @@
 //! Checking a snapshot against the context it is restored into, before
 //! anything changes: every id it holds must mean something in this
-//! catalog, and every running instance's behaviour must be registered.
+//! catalog, every running instance's behaviour must be registered, and
+//! the game's components must pass their own
+//! [`check`](super::RollbackComponent::check).
 //! A snapshot is trusted state, but a damaged file or a catalog that
 //! changed under the same fingerprint must be refused, never half-loaded
 //! into a panic on the next step.
@@ -22,6 +24,8 @@ impl<C: SnapshotComponents> Snapshot<C> {
                 check_system(catalog, gas, system)
                     .map_err(|why| invalid(format!("entity {:?}: {why}", state.entity)))?;
             }
+            C::check(&state.game, catalog)
+                .map_err(|why| invalid(format!("entity {:?}: {why}", state.entity)))?;
         }
         for timer in self.gas.timer_payloads() {
             if let SavedTimer::Event { event, .. } = timer {
