@@ -174,10 +174,7 @@ pub fn check(world: &World, gas: &Gas) -> Vec<String> {
                 .activation_blocked
                 .as_ref()
                 .is_some_and(|q| !q.is_empty() && q.matches(owned));
-            let cancels = def
-                .cancel_on_tags_added
-                .iter()
-                .any(|t| owned.has(t) && !def.activation_owned_tags.has(t));
+            let cancels = def.cancelling_tag(|| owned.iter()).is_some();
             if blocks && cancels {
                 broken.push(at(&format!(
                     "`{}` runs while its owner holds a tag that cancels it",

@@ -20,6 +20,7 @@ Test.Trigger.NeedsBuff
 Test.Trigger.Strike
 Test.Trigger.Ping
 Test.Trigger.Recall
+Test.Trigger.Bank
 Test.Ability.Channel
 Test.State.Channeling
 Test.State.Marked
@@ -54,6 +55,9 @@ const CONTENT: &str = r#"(
         (name: "GA_Ping", trigger: "Test.Trigger.Ping", behaviour: Registered("Ping")),
         (name: "GA_Recall", trigger: "Test.Trigger.Recall", client_magnitude: (0, 10),
          behaviour: Registered("Recall")),
+        (name: "GA_Bank", trigger: "Test.Trigger.Bank",
+         activation_owned_tags: ["Action.Modal.Banking"], cancel_on_tags_added: ["Action.Modal"],
+         behaviour: Registered("Hold")),
     ],
 )"#;
 
@@ -219,6 +223,7 @@ impl Sim {
             "GA_Strike",
             "GA_Ping",
             "GA_Recall",
+            "GA_Bank",
         ];
         for entity in [sim.hero, sim.foe] {
             for name in test_abilities {
@@ -507,6 +512,35 @@ fn cancel_on_tags_added_matches_parents() {
     assert_eq!(
         sim.log().last().unwrap(),
         &format!("0.000 teardown CancelledByTag({banking:?})")
+    );
+}
+
+/// An ability's own owned tag never cancels it, but that exclusion
+/// covers that tag alone: banking (owning `Action.Modal.Banking`, cancelled
+/// on `Action.Modal`) survives its own tag and ends when trading opens.
+#[test]
+fn cancel_on_a_parent_tag_spares_only_the_abilitys_own_tag() {
+    let mut sim = Sim::new();
+    let hero = sim.hero;
+    sim.fire(hero, sim.event("Test.Trigger.Bank")).unwrap();
+    assert!(
+        sim.active(hero, "GA_Bank"),
+        "its own tag does not cancel it"
+    );
+    let trading = sim.tag("Action.Modal.Trading");
+    sim.gas.add_loose_tag(&mut sim.world, hero, trading, false);
+    assert!(!sim.active(hero, "GA_Bank"), "another modal cancels it");
+    let bank = sim.ability("GA_Bank");
+    let ended = sim.gas.trace().events().iter().find_map(|e| match &e.kind {
+        TraceKind::AbilityEnded {
+            ability, reason, ..
+        } if *ability == bank => Some(*reason),
+        _ => None,
+    });
+    assert_eq!(ended, Some(EndReason::CancelledByTag(trading)));
+    assert_eq!(
+        gaskit::invariants::check(&sim.world, &sim.gas),
+        Vec::<String>::new()
     );
 }
 

@@ -11,7 +11,10 @@ Ability.Trigger.Harvest
 Ability.Trigger.Sing
 Ability.Trigger.Water
 Ability.Trigger.Sow
+Ability.Trigger.Till
+Ability.Trigger.Whistle
 Ability.Work
+Ability.Work.Field
 Ability.Song
 Cooldown.Plow
 Season.Autumn
@@ -51,6 +54,10 @@ const CONTENT: &str = r#"(
          behaviour: ApplyEffects([(effect: "GE_Water", to: Owner, event_magnitude: "SetByCaller.Water")])),
         (name: "GA_Sow", trigger: "Ability.Trigger.Sow",
          behaviour: ApplyEffects([(effect: "GE_Sow", to: Owner)])),
+        (name: "GA_Till", trigger: "Ability.Trigger.Till", ability_tags: ["Ability.Work.Field"],
+         behaviour: ApplyEffects([])),
+        (name: "GA_Whistle", trigger: "Ability.Trigger.Whistle",
+         block_abilities_with_tags: ["Ability.Work.Field"], behaviour: Registered("Sing")),
     ],
 )"#;
 
@@ -78,7 +85,15 @@ impl Farm {
         let mut world = World::new();
         let farmer = world.spawn((Name("farmer".into()), gas.new_ability_system()));
         let field = world.spawn((Name("field".into()), gas.new_ability_system()));
-        for ability in ["GA_Plow", "GA_Harvest", "GA_Sing", "GA_Water", "GA_Sow"] {
+        for ability in [
+            "GA_Plow",
+            "GA_Harvest",
+            "GA_Sing",
+            "GA_Water",
+            "GA_Sow",
+            "GA_Till",
+            "GA_Whistle",
+        ] {
             let id = gas.catalog().abilities().get(ability).unwrap();
             gas.grant_ability(&mut world, farmer, id, 1).unwrap();
         }
@@ -281,5 +296,39 @@ fn a_refusal_names_what_refused_in_both_traces_and_keeps_the_player_message() {
              \"ability\":\"GA_Harvest\",\"reason\":\"Activation.Fail.BlockedByTags\",\
              \"message\":\"You cannot do that right now.\",\"blocked_by_ability\":\"GA_Sing\"}",
         ]
+    );
+}
+
+/// A blocked tag blocks the abilities tagged with it or with a tag under
+/// it, as `cancel_abilities_with_tags` cancels: blocking `Ability.Work`
+/// blocks tilling (`Ability.Work.Field`), while blocking
+/// `Ability.Work.Field` leaves plowing (`Ability.Work`) free.
+#[test]
+fn a_blocked_parent_tag_blocks_the_abilities_tagged_under_it_and_not_above() {
+    let mut farm = Farm::new();
+    assert_eq!(farm.can("GA_Till"), Ok(()));
+    farm.press("Ability.Trigger.Sing");
+    let sing = farm.ability("GA_Sing");
+    assert_eq!(
+        farm.can("GA_Till"),
+        Err(ActivationFailure::BlockedByAbility(Some(sing)))
+    );
+    farm.press("Ability.Trigger.Till");
+    let till = farm.ability("GA_Till");
+    assert!(farm
+        .gas
+        .trace()
+        .events()
+        .iter()
+        .all(|e| !matches!(&e.kind, gaskit::TraceKind::AbilityActivated { ability, .. } if *ability == till)));
+
+    let mut farm = Farm::new();
+    farm.press("Ability.Trigger.Whistle");
+    assert_eq!(farm.can("GA_Plow"), Ok(()), "a child blocks no parent");
+    assert_eq!(
+        farm.can("GA_Till"),
+        Err(ActivationFailure::BlockedByAbility(Some(
+            farm.ability("GA_Whistle")
+        )))
     );
 }

@@ -116,6 +116,22 @@ pub struct AbilityDef {
     pub behaviour: Behaviour,
 }
 
+impl AbilityDef {
+    /// The first of `tags` (in `cancel_on_tags_added` order) that cancels
+    /// this ability: a cancel tag or a descendant of one, other than a tag
+    /// the ability itself owns while active, whose appearing never cancels
+    /// it. Cancelling on `Action.Modal` while owning `Action.Modal.Banking`
+    /// is cancelled by `Action.Modal.Trading`, not by its own tag.
+    pub(crate) fn cancelling_tag<I: Iterator<Item = Tag>>(
+        &self,
+        tags: impl Fn() -> I,
+    ) -> Option<Tag> {
+        self.cancel_on_tags_added.iter().find_map(|cancel| {
+            tags().find(|&t| t.matches(cancel) && !self.activation_owned_tags.has_exact(t))
+        })
+    }
+}
+
 /// Every ability definition, and the names of registered behaviours they use.
 #[derive(Clone, Debug, Default)]
 pub struct AbilityDefs {

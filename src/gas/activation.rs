@@ -163,7 +163,7 @@ impl Gas {
             let abilities = self.catalog.abilities();
             let by = system.abilities.instances.values().find_map(|i| {
                 let blocks = &abilities.def(i.ability).block_abilities_with_tags;
-                blocks.has_any(&def.ability_tags).then_some(i.ability)
+                def.ability_tags.has_any(blocks).then_some(i.ability)
             });
             return Err(ActivationFailure::BlockedByAbility(by));
         }

@@ -302,12 +302,7 @@ impl Gas {
             let mut wake: SmallVec<[(InstanceKey, WakeReason); 2]> = SmallVec::new();
             for (key, instance) in system.abilities.instances.iter() {
                 let def = abilities.def(instance.ability);
-                let trigger = def
-                    .cancel_on_tags_added
-                    .iter()
-                    .find(|&t| appeared.has(t) && !def.activation_owned_tags.has(t));
-                if let Some(tag) = trigger {
-                    let leaf = appeared.iter().find(|a| a.matches(tag)).unwrap_or(tag);
+                if let Some(leaf) = def.cancelling_tag(|| appeared.iter()) {
                     cancel.push((key, leaf));
                     continue;
                 }
