@@ -1889,3 +1889,99 @@ fn a_cost_is_refused_below_a_floor_another_attribute_sets() {
         "a refused activation pays nothing"
     );
 }
+
+/// A cost is paid whole, so it is checked whole: two modifiers on one
+/// attribute, each affordable alone, are refused together when their sum
+/// is not.
+#[test]
+fn a_cost_of_several_modifiers_is_checked_by_their_sum() {
+    let catalog = catalog_with(
+        r#"(
+        attributes: [(name: "Focus", base: 30, min: 0)],
+        effects: [(name: "GE_Surge_Cost", modifiers: [
+            (attribute: "Focus", op: Flat, magnitude: Constant(-20)),
+            (attribute: "Focus", op: Flat, magnitude: Scaled([-5, -10, -15])),
+        ])],
+        abilities: [(name: "GA_Surge", trigger: "Action.Trigger.Hurl", cost: "GE_Surge_Cost",
+                     behaviour: ApplyEffects([]))],
+    )"#,
+    )
+    .unwrap();
+    let mut g = Game::over(catalog);
+    let hero = g.hero;
+    let surge = g.gas.catalog().abilities().get("GA_Surge").unwrap();
+    g.gas.grant_ability(&mut g.world, hero, surge, 3).unwrap();
+    let event = GameplayEvent::new(g.tag("Action.Trigger.Hurl"));
+    // 20 and 15 are each under 30; 35 is not.
+    let refused = g.gas.handle_event(&mut g.world, hero, event);
+    assert_eq!(
+        refused.first_failure(),
+        Some(ActivationFailure::Cost {
+            attribute: g.attribute("Focus")
+        })
+    );
+    assert_eq!(g.read(hero, "Focus"), (30.0, 30.0), "nothing paid");
+    // At level 1 the sum is 25, which 30 covers.
+    g.gas.grant_ability(&mut g.world, hero, surge, 1).unwrap();
+    assert!(g.gas.handle_event(&mut g.world, hero, event).activated());
+    assert_eq!(g.read(hero, "Focus").1, 5.0);
+}
+
+/// A commit applies its cost and cooldown both or neither, and an
+/// application the owner's rules refuse is not applied: the dead owner's
+/// release, whose cost does not affect the dead, is refused whole (no gold
+/// spent, no cooldown, nothing run) until its cost is one that does.
+#[test]
+fn a_cost_or_cooldown_the_owner_would_refuse_refuses_the_activation() {
+    let content = |affects_dead: bool| {
+        format!(
+            r#"(
+            effects: [
+                (name: "GE_Release_Cost", affects_dead: {affects_dead},
+                 modifiers: [(attribute: "Gold", op: Flat, magnitude: Constant(-50))]),
+                (name: "GE_Release_Cooldown", duration: Duration(Constant(60)),
+                 granted_tags: ["Cooldown.Spell.Bolt"], affects_dead: true),
+            ],
+            abilities: [(name: "GA_Release", trigger: "Action.Trigger.Hurl",
+                         activation_required: (all: ["Status.Dead"]),
+                         cost: "GE_Release_Cost", cooldown: (effect: "GE_Release_Cooldown"),
+                         behaviour: ApplyEffects([(effect: "GE_Revive", to: Owner)]))],
+        )"#
+        )
+    };
+    for affects_dead in [false, true] {
+        let mut g = Game::over(catalog_with(&content(affects_dead)).unwrap());
+        let hero = g.hero;
+        let release = g.gas.catalog().abilities().get("GA_Release").unwrap();
+        g.gas.grant_ability(&mut g.world, hero, release, 1).unwrap();
+        let gold = g.attribute("Gold");
+        g.gas
+            .set_base_attribute(&mut g.world, hero, gold, 100.0)
+            .unwrap();
+        g.apply(hero, g.spec("GE_Dead"));
+        assert!(g.has(hero, "Status.Dead"));
+        let event = GameplayEvent::new(g.tag("Action.Trigger.Hurl"));
+        let cost = g.gas.catalog().effects().get("GE_Release_Cost").unwrap();
+        assert_eq!(
+            g.gas.can_activate(&g.world, hero, release, Some(&event)),
+            if affects_dead {
+                Ok(())
+            } else {
+                Err(ActivationFailure::CannotApply(cost))
+            }
+        );
+        let outcome = g.gas.handle_event(&mut g.world, hero, event);
+        if affects_dead {
+            assert!(outcome.activated());
+            assert_eq!(g.read(hero, "Gold").1, 50.0);
+            assert!(g.has(hero, "Cooldown.Spell.Bolt"));
+        } else {
+            assert_eq!(
+                outcome.first_failure(),
+                Some(ActivationFailure::CannotApply(cost))
+            );
+            assert_eq!(g.read(hero, "Gold").1, 100.0, "no gold spent");
+            assert!(!g.has(hero, "Cooldown.Spell.Bolt"), "no cooldown");
+        }
+    }
+}

@@ -58,8 +58,10 @@ pub enum ActivationFailure {
     /// registered with the context.
     NoBehaviour,
     /// An effect the ability would apply cannot be evaluated with what the
-    /// event carries (a missing or non-finite magnitude, a missing source):
-    /// refused before anything is spent.
+    /// event carries (a missing or non-finite magnitude, a missing source),
+    /// or its cost or cooldown would be refused on the owner (application
+    /// requirements, the life rule, an immunity): refused before anything
+    /// is spent.
     CannotApply(EffectId),
     /// The behaviour's own validation refused, with an `Activation.Fail.*` tag.
     Refused(Tag),

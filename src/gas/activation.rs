@@ -26,11 +26,13 @@ impl Gas {
     ///    entities it owns ([`NetOwner`](crate::NetOwner)); `ServerOnly` needs the server;
     /// 2. already active (unless the ability retriggers);
     /// 3. blocked: the owner matches `activation_blocked`, or an active ability
-    ///    blocks one of this ability's tags;
+    ///    blocks one of this ability's tags (or a parent of one);
     /// 4. required: the owner matches `activation_required`;
     /// 5. source and target requirements;
     /// 6. cooldown: the owner holds a tag its cooldown effect grants;
-    /// 7. cost: the owner can afford the cost effect;
+    /// 7. cost: the owner can afford the cost effect (its flat amounts
+    ///    summed per attribute), and neither the cost nor the cooldown
+    ///    would be refused on the owner (requirements, life rule, immunity);
     /// 8. the behaviour's own validation.
     ///
     /// A refused activation changes nothing: it burns no cooldown and pays
@@ -201,11 +203,14 @@ impl Gas {
                 return Err(ActivationFailure::Cooldown { tag, remaining });
             }
         }
-        // 7. Cost.
+        // 7. Cost, and a commit the owner would refuse.
         if let Some(cost) = def.cost {
             if let Some(attribute) = self.unaffordable(&system, cost, granted.level) {
                 return Err(ActivationFailure::Cost { attribute });
             }
+        }
+        if let Some(effect) = self.commit_refused(&system, def) {
+            return Err(ActivationFailure::CannotApply(effect));
         }
         // 8. The behaviour's own validation.
         match &def.behaviour {
@@ -303,9 +308,11 @@ impl Gas {
         Ok(())
     }
 
-    /// The attribute a cost cannot be paid from, if any: a flat cost that
-    /// would drive it below its lower bound (a constant, or another
-    /// attribute's current value), or below zero without one.
+    /// The attribute a cost cannot be paid from, if any: the cost's flat
+    /// amounts on it, summed, would drive it below its lower bound (a
+    /// constant, or another attribute's current value), or below zero
+    /// without one. Summed, because the cost is paid whole: two modifiers
+    /// each affordable alone may not be together.
     fn unaffordable(
         &self,
         system: &AbilitySystem,
@@ -313,27 +320,53 @@ impl Gas {
         level: u32,
     ) -> Option<crate::attributes::AttributeId> {
         let schema = self.catalog.attributes();
-        self.catalog
-            .effects()
-            .def(cost)
-            .modifiers
-            .iter()
-            .find_map(|m| {
-                let amount = match &m.magnitude {
-                    Magnitude::Constant(v) => *v,
-                    Magnitude::Scaled(table) => Magnitude::scaled_at(table, level),
-                    _ => return None,
-                };
-                if m.op != ModOp::Flat || amount >= 0.0 {
-                    return None;
-                }
-                // Read as every recompute reads it; without a lower bound, a
-                // cost may still not take the value below zero.
-                let floor = match schema.def(m.attribute).min {
-                    Some(_) => system.attributes().bounds(schema, m.attribute).0,
-                    None => 0.0,
-                };
-                (system.current(m.attribute) + amount < floor).then_some(m.attribute)
+        // Each attribute's net flat amount, in the order the cost names it.
+        let mut totals: SmallVec<[(crate::attributes::AttributeId, f64); 2]> = SmallVec::new();
+        for m in &self.catalog.effects().def(cost).modifiers {
+            let amount = match &m.magnitude {
+                Magnitude::Constant(v) => *v,
+                Magnitude::Scaled(table) => Magnitude::scaled_at(table, level),
+                _ => continue,
+            };
+            if m.op != ModOp::Flat {
+                continue;
+            }
+            match totals.iter_mut().find(|(a, _)| *a == m.attribute) {
+                Some((_, total)) => *total += amount,
+                None => totals.push((m.attribute, amount)),
+            }
+        }
+        totals.into_iter().find_map(|(attribute, total)| {
+            // Read as every recompute reads it; without a lower bound, a
+            // cost may still not take the value below zero.
+            let floor = match schema.def(attribute).min {
+                Some(_) => system.attributes().bounds(schema, attribute).0,
+                None => 0.0,
+            };
+            (total < 0.0 && system.current(attribute) + total < floor).then_some(attribute)
+        })
+    }
+
+    /// The commit effect (the cost, then the cooldown) that one of the
+    /// owner's refusal rules would block: application requirements, the
+    /// life rule or an immunity. A commit applies both or neither, so a
+    /// refused one refuses the activation rather than letting it run for
+    /// free or without its cooldown. (A chance that fails is not a
+    /// refusal: it is the effect's own roll, taken when it applies.)
+    fn commit_refused(
+        &self,
+        system: &AbilitySystem,
+        def: &AbilityDef,
+    ) -> Option<crate::effects::EffectId> {
+        let effects = self.catalog.effects();
+        [def.cost, def.cooldown.map(|c| c.effect)]
+            .into_iter()
+            .flatten()
+            .find(|&effect| {
+                system
+                    .host
+                    .refusal_at(self.now, effects, effects.def(effect), &TagSet::new())
+                    .is_some()
             })
     }
 
@@ -465,13 +498,17 @@ impl Gas {
     ) -> Result<(), ActivationFailure> {
         let catalog = self.catalog.clone();
         let def = catalog.abilities().def(ability);
-        if let Some(cost) = def.cost {
-            let short = match world.get::<&AbilitySystem>(owner) {
-                Ok(system) => self.unaffordable(&system, cost, level),
-                Err(_) => return Err(ActivationFailure::TargetRequirements),
+        {
+            let Ok(system) = world.get::<&AbilitySystem>(owner) else {
+                return Err(ActivationFailure::TargetRequirements);
             };
-            if let Some(attribute) = short {
-                return Err(ActivationFailure::Cost { attribute });
+            if let Some(cost) = def.cost {
+                if let Some(attribute) = self.unaffordable(&system, cost, level) {
+                    return Err(ActivationFailure::Cost { attribute });
+                }
+            }
+            if let Some(effect) = self.commit_refused(&system, def) {
+                return Err(ActivationFailure::CannotApply(effect));
             }
         }
         let specs = commit_specs(def, owner, level, seconds);
