@@ -1163,3 +1163,80 @@ fn an_ability_pressed_at_the_instant_its_cooldown_ends_is_ready() {
         "activated twice: at 0 and at exactly 5"
     );
 }
+
+/// A retrigger ends the running instance first, and its teardown may
+/// change the world: the checks run again after it. A teardown that
+/// despawns its owner refuses the new start (no panic), and one that
+/// applies the ability's cooldown refuses it on that cooldown.
+#[test]
+fn a_retrigger_checks_again_after_the_teardown_it_caused() {
+    const TAGS: &str = "Test.Trigger.Flare\nTest.Trigger.Spark\nCooldown.Test.Spark\n";
+    const CONTENT: &str = r#"(
+        effects: [(name: "GE_Spark_Cooldown", duration: Duration(Constant(3)),
+                   granted_tags: ["Cooldown.Test.Spark"])],
+        abilities: [
+            (name: "GA_Flare", trigger: "Test.Trigger.Flare", retrigger: true,
+             behaviour: Registered("Flare")),
+            (name: "GA_Spark", trigger: "Test.Trigger.Spark", retrigger: true,
+             cooldown: (effect: "GE_Spark_Cooldown"), behaviour: Registered("Spark")),
+        ],
+    )"#;
+    /// Burns out: its teardown despawns its owner.
+    struct Flare;
+    impl AbilityBehaviour for Flare {
+        fn activate(&self, cx: &mut AbilityCx<'_>) {
+            cx.wait_delay(SimDuration::from_secs(10));
+        }
+        fn end(&self, cx: &mut AbilityCx<'_>, _: EndReason) {
+            let owner = cx.owner;
+            cx.gas.despawn(cx.world, owner);
+        }
+    }
+    /// Commits its cooldown only when it ends.
+    struct Spark;
+    impl AbilityBehaviour for Spark {
+        fn activate(&self, cx: &mut AbilityCx<'_>) {
+            cx.wait_delay(SimDuration::from_secs(10));
+        }
+        fn end(&self, cx: &mut AbilityCx<'_>, _: EndReason) {
+            let _ = cx.commit();
+        }
+    }
+    let mut builder = CatalogBuilder::new();
+    builder.tags().add_source("test.tags", TAGS);
+    builder.add_source("test.ron", CONTENT);
+    let mut gas = Gas::new(builder.build().unwrap_or_else(|e| panic!("{e}")));
+    gas.register_behaviour("Flare", Flare).unwrap();
+    gas.register_behaviour("Spark", Spark).unwrap();
+    let mut world = World::new();
+    let torch = world.spawn((gas.new_ability_system(),));
+    let tag = |gas: &Gas, name: &str| gas.catalog().tags().get(name).unwrap();
+    for name in ["GA_Flare", "GA_Spark"] {
+        let id = gas.catalog().abilities().get(name).unwrap();
+        gas.grant_ability(&mut world, torch, id, 1).unwrap();
+    }
+
+    let spark = GameplayEvent::new(tag(&gas, "Test.Trigger.Spark"));
+    assert!(gas.handle_event(&mut world, torch, spark).activated());
+    let again = gas.handle_event(&mut world, torch, spark);
+    assert!(matches!(
+        again.first_failure(),
+        Some(ActivationFailure::Cooldown { .. })
+    ));
+    let spark_id = gas.catalog().abilities().get("GA_Spark").unwrap();
+    assert!(world
+        .get::<&AbilitySystem>(torch)
+        .unwrap()
+        .active_instance(spark_id)
+        .is_none());
+
+    let flare = GameplayEvent::new(tag(&gas, "Test.Trigger.Flare"));
+    assert!(gas.handle_event(&mut world, torch, flare).activated());
+    let again = gas.handle_event(&mut world, torch, flare);
+    assert!(!again.activated());
+    assert!(!world.contains(torch), "the teardown despawned it");
+    assert_eq!(
+        gaskit::invariants::check(&world, &gas),
+        Vec::<String>::new()
+    );
+}

@@ -24,7 +24,9 @@ impl Gas {
     ///
     /// 1. authority: a client may only trigger `LocalPredicted` abilities on
     ///    entities it owns ([`NetOwner`](crate::NetOwner)); `ServerOnly` needs the server;
-    /// 2. already active (unless the ability retriggers);
+    /// 2. already active (unless the ability retriggers: the running
+    ///    instance is then ended, and every check runs again on the world
+    ///    its teardown left);
     /// 3. blocked: the owner matches `activation_blocked`, or an active ability
     ///    blocks one of this ability's tags (or a parent of one);
     /// 4. required: the owner matches `activation_required`;
@@ -116,9 +118,18 @@ impl Gas {
             .abilities()
             .try_def(ability)
             .ok_or(ActivationFailure::NoBehaviour)?;
-        let (level, running) = self.check_activation(world, owner, ability, def, &event)?;
+        let (mut level, running) = self.check_activation(world, owner, ability, def, &event)?;
         if let Some(running) = running {
             self.end_ability(world, owner, running, EndReason::Retriggered);
+            // The teardown may have changed what the checks read (the owner
+            // despawned, a cooldown applied, the grant revoked): they run
+            // again on the world as it now is.
+            let (now_level, still_running) =
+                self.check_activation(world, owner, ability, def, &event)?;
+            if still_running.is_some() {
+                return Err(ActivationFailure::AlreadyActive);
+            }
+            level = now_level;
         }
         Ok(self.start(world, owner, ability, def, level, event))
     }
