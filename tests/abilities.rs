@@ -1240,3 +1240,53 @@ fn a_retrigger_checks_again_after_the_teardown_it_caused() {
         Vec::<String>::new()
     );
 }
+
+/// `cancel_on_target_tags_added` reads the event's target whoever it is,
+/// the owner included: a mending channel aimed at its own caster ends when
+/// the caster falls asleep, as one aimed at a friend ends when the friend
+/// does.
+#[test]
+fn cancel_on_target_tags_added_holds_for_a_target_that_is_the_owner() {
+    const TAGS: &str = "Test.Trigger.Mend\nTest.State.Asleep\n";
+    const CONTENT: &str = r#"(abilities: [
+        (name: "GA_Mend", trigger: "Test.Trigger.Mend",
+         cancel_on_target_tags_added: ["Test.State.Asleep"], behaviour: Registered("Hold")),
+    ])"#;
+    let mut builder = CatalogBuilder::new();
+    builder.tags().add_source("test.tags", TAGS);
+    builder.add_source("test.ron", CONTENT);
+    let mut gas = Gas::new(builder.build().unwrap_or_else(|e| panic!("{e}")));
+    gas.register_behaviour("Hold", Hold).unwrap();
+    let mut world = World::new();
+    let mender = world.spawn((gas.new_ability_system(),));
+    let friend = world.spawn((gas.new_ability_system(),));
+    let mend = gas.catalog().abilities().get("GA_Mend").unwrap();
+    gas.grant_ability(&mut world, mender, mend, 1).unwrap();
+    let trigger = gas.catalog().tags().get("Test.Trigger.Mend").unwrap();
+    let asleep = gas.catalog().tags().get("Test.State.Asleep").unwrap();
+    let running = |world: &World| {
+        world
+            .get::<&AbilitySystem>(mender)
+            .unwrap()
+            .active_instance(mend)
+            .is_some()
+    };
+    for target in [friend, mender] {
+        let event = GameplayEvent::new(trigger).target(target);
+        assert!(gas.handle_event(&mut world, mender, event).activated());
+        assert!(running(&world));
+        gas.add_loose_tag(&mut world, target, asleep, false);
+        assert!(!running(&world), "ended when its target fell asleep");
+        let ended = gas
+            .trace()
+            .events()
+            .iter()
+            .rev()
+            .find_map(|e| match &e.kind {
+                TraceKind::AbilityEnded { reason, .. } => Some(*reason),
+                _ => None,
+            });
+        assert_eq!(ended, Some(EndReason::TargetGainedTag(asleep)));
+        gas.remove_loose_tag(&mut world, target, asleep).unwrap();
+    }
+}

@@ -365,7 +365,8 @@ impl Gas {
         }
     }
 
-    /// Instances elsewhere that target `target` and end when it gains a tag
+    /// Ends the instances aimed at `target` (on other entities, or its own
+    /// aimed at itself) whose `cancel_on_target_tags_added` holds a tag
     /// that just appeared on it.
     fn target_tag_reactions(&mut self, world: &mut World, target: Entity, appeared: &TagChanges) {
         if appeared.is_empty() {
@@ -376,11 +377,21 @@ impl Gas {
                 return;
             };
             let abilities = self.catalog.abilities();
+            // Instances elsewhere aimed here, and this entity's own aimed at
+            // itself (which the list leaves out).
+            let own = system
+                .abilities
+                .instances
+                .iter()
+                .filter(|(_, i)| i.event.target() == Some(target))
+                .map(|(key, _)| (target, key));
             system
                 .abilities
                 .targeted_by
                 .iter()
-                .filter_map(|&(owner, instance)| {
+                .copied()
+                .chain(own)
+                .filter_map(|(owner, instance)| {
                     let ability = world
                         .get::<&AbilitySystem>(owner)
                         .ok()?
