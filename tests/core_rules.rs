@@ -1985,3 +1985,66 @@ fn a_cost_or_cooldown_the_owner_would_refuse_refuses_the_activation() {
         }
     }
 }
+
+/// Live captures that read each other's results settle in one call: Brawn
+/// makes Power from Strength and Focus makes Vitality from Power, so a
+/// change of Strength reaches Vitality before the call returns, whichever
+/// effect the refresh meets first.
+#[test]
+fn a_chain_of_live_captures_settles_within_the_call_that_moved_it() {
+    let mut g = Game::over(
+        catalog_with(
+            r#"(
+            attributes: [(name: "Strength", base: 10), (name: "Power")],
+            effects: [
+                (name: "GE_Focus", duration: Infinite, modifiers: [(attribute: "Vitality", op: Flat,
+                 magnitude: Attribute(attribute: "Power", from: Target, live: true))]),
+                (name: "GE_Brawn", duration: Infinite, modifiers: [(attribute: "Power", op: Flat,
+                 magnitude: Attribute(attribute: "Strength", from: Target, live: true))]),
+            ])"#,
+        )
+        .unwrap_or_else(|e| panic!("{e}")),
+    );
+    let hero = g.hero;
+    // Focus first: the refresh meets it before the effect that moves Power.
+    g.apply(hero, g.spec("GE_Focus"));
+    g.apply(hero, g.spec("GE_Brawn"));
+    assert_eq!(g.read(hero, "Power").1, 10.0);
+    assert_eq!(g.read(hero, "Vitality").1, 15.0, "5 and Power's 10");
+    let strength = g.attribute("Strength");
+    g.gas
+        .set_base_attribute(&mut g.world, hero, strength, 15.0)
+        .unwrap();
+    assert_eq!(g.read(hero, "Power").1, 15.0);
+    assert_eq!(g.read(hero, "Vitality").1, 20.0, "settled in the same call");
+    assert_eq!(
+        g.read(hero, "MaxHealth").1,
+        220.0,
+        "and the derived rule after it"
+    );
+}
+
+/// A live capture feeding its own attribute would move it at every
+/// refresh; it is refused at load, naming the effect and the attribute.
+#[test]
+fn a_live_capture_of_the_attribute_its_modifier_moves_is_a_load_error() {
+    let errors = catalog_with(
+        r#"(effects: [(name: "GE_Bulwark", duration: Infinite, modifiers: [(attribute: "Stamina",
+            op: Flat, magnitude: Attribute(attribute: "Stamina", from: Target, live: true,
+            coefficient: 0.1))])])"#,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        errors.contains(
+            "effect `GE_Bulwark`: the modifier of `Stamina` reads `Stamina` live from the target, so its value would feed itself"
+        ),
+        "{errors}"
+    );
+    // Captured once at application, it is a plain buff.
+    catalog_with(
+        r#"(effects: [(name: "GE_Bulwark", duration: Infinite, modifiers: [(attribute: "Stamina",
+            op: Flat, magnitude: Attribute(attribute: "Stamina", from: Target, coefficient: 0.1))])])"#,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+}

@@ -275,10 +275,24 @@ fn compile(
                 ),
             ));
         }
+        let magnitude = magnitude("modifier", &m.magnitude, errors);
+        // A live capture of the target's attribute that its own modifier
+        // moves would feed itself: every refresh would move it again.
+        if let Magnitude::Attribute(c) = magnitude {
+            if c.live && c.from == CaptureFrom::Target && c.attribute == attribute {
+                errors.push(err(
+                    &m.attribute,
+                    format!(
+                        "the modifier of `{0}` reads `{0}` live from the target, so its value would feed itself; capture it at application (live: false) or read another attribute",
+                        m.attribute
+                    ),
+                ));
+            }
+        }
         modifiers.push(ModifierDef {
             attribute,
             op: m.op,
-            magnitude: magnitude("modifier", &m.magnitude, errors),
+            magnitude,
         });
     }
 
@@ -390,6 +404,7 @@ fn compile(
     let has_live_capture = modifiers
         .iter()
         .any(|m: &ModifierDef| matches!(m.magnitude, Magnitude::Attribute(c) if c.live));
+
     let mut def = EffectDef {
         name: data.name.clone(),
         period,

@@ -111,12 +111,21 @@ impl Gas {
         self.refresh_live_if_moved(world);
     }
 
-    /// Re-reads live captures if some attribute moved since the last time.
+    /// Re-reads live captures if some attribute moved since the last time,
+    /// pass after pass while a pass moves another: one live effect's
+    /// modifier may move the attribute another's capture reads, and each
+    /// pass settles one more link of such a chain. A cycle of live
+    /// captures across effects (X read into Y, Y into X) never settles;
+    /// [`LIVE_REFRESH_PASSES`] bounds it. (A capture feeding its own
+    /// attribute directly is refused at load.)
     #[inline]
     fn refresh_live_if_moved(&mut self, world: &mut World) {
-        if self.attributes_moved && !self.live_holders.is_empty() {
+        let mut passes = 0;
+        while self.attributes_moved && !self.live_holders.is_empty() && passes < LIVE_REFRESH_PASSES
+        {
             self.attributes_moved = false;
             self.refresh_live(world);
+            passes += 1;
         }
         self.attributes_moved = false;
     }
@@ -167,3 +176,8 @@ impl Gas {
         }
     }
 }
+
+/// The most passes of live-capture refreshes one reconcile runs: enough
+/// for a chain of eight live effects each reading what the one before it
+/// moves, and the end of a cycle's drift.
+const LIVE_REFRESH_PASSES: usize = 8;
