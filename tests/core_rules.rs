@@ -2048,3 +2048,69 @@ fn a_live_capture_of_the_attribute_its_modifier_moves_is_a_load_error() {
     )
     .unwrap_or_else(|e| panic!("{e}"));
 }
+
+/// Everything that ends at an instant has ended before anything reacts to
+/// any of it. The bolt's cooldown (which ends lazily) and a stun (which
+/// ends on a timer: it holds a modifier) both end at 2 s; an instance
+/// waiting for the cooldown to go wakes then and finds the stun gone too,
+/// and so does one waiting for the stun to go, about the cooldown.
+#[test]
+fn a_reaction_to_an_end_sees_everything_else_ending_at_that_instant_ended() {
+    struct Wary(Arc<Mutex<Vec<(String, bool, bool)>>>, Tag, Tag);
+    impl AbilityBehaviour for Wary {
+        fn activate(&self, cx: &mut AbilityCx<'_>) {
+            let waited = cx.event.payload.unwrap();
+            cx.wait_tag_removed(waited);
+        }
+        fn wake(&self, cx: &mut AbilityCx<'_>, _: gaskit::WakeReason) {
+            let (cooldown, stun) = (self.1, self.2);
+            let seen = (
+                cx.gas.now().to_string(),
+                cx.gas.has_tag(cx.world, cx.owner, cooldown),
+                cx.gas.has_tag(cx.world, cx.owner, stun),
+            );
+            self.0.lock().unwrap().push(seen);
+            cx.end();
+        }
+    }
+    let mut g = Game::over(
+        catalog_with(
+            r#"(
+            effects: [(name: "GE_Daze", duration: Duration(Constant(2)),
+                       granted_tags: ["Status.Stunned"],
+                       modifiers: [(attribute: "Stamina", op: Flat, magnitude: Constant(-1))])],
+            abilities: [(name: "GA_Wary", trigger: "Action.Trigger.Hurl",
+                         behaviour: Registered("Wary"))],
+        )"#,
+        )
+        .unwrap_or_else(|e| panic!("{e}")),
+    );
+    let hero = g.hero;
+    let (cooldown, stun) = (g.tag("Cooldown.Spell.Bolt"), g.tag("Status.Stunned"));
+    let daze = g.gas.catalog().effects().get("GE_Daze").unwrap();
+    assert!(!g.gas.catalog().effects().def(daze).ends_lazily());
+    let bolt_cooldown = g.gas.catalog().effects().get("GE_Bolt_Cooldown").unwrap();
+    assert!(g.gas.catalog().effects().def(bolt_cooldown).ends_lazily());
+    let seen: Arc<Mutex<Vec<(String, bool, bool)>>> = Arc::default();
+    let trigger = g.tag("Action.Trigger.Hurl");
+    g.gas
+        .register_behaviour("Wary", Wary(seen.clone(), cooldown, stun))
+        .unwrap();
+    let wary = g.gas.catalog().abilities().get("GA_Wary").unwrap();
+    g.gas.grant_ability(&mut g.world, hero, wary, 1).unwrap();
+    for waited in [cooldown, stun] {
+        seen.lock().unwrap().clear();
+        let start = g.gas.now();
+        g.apply(hero, g.bolt_cooldown(2.0));
+        g.apply(hero, g.spec("GE_Daze"));
+        let event = GameplayEvent::new(trigger).payload(waited);
+        assert!(g.gas.handle_event(&mut g.world, hero, event).activated());
+        g.at(start.as_secs_f64() + 3.0);
+        let woke = (start + SimDuration::from_secs(2)).to_string();
+        assert_eq!(
+            *seen.lock().unwrap(),
+            [(woke, false, false)],
+            "waiting on {waited:?}: both ended when it woke"
+        );
+    }
+}

@@ -45,7 +45,7 @@ use crate::attributes::{AttributeError, AttributeId, Attributes, ProfileId};
 use crate::catalog::Catalog;
 use crate::effects::{CueEvent, Execution, FollowUp, LazyEnds};
 use crate::tags::{Tag, TagSet};
-use crate::time::{SimDuration, SimTime, TimerKey, TimerQueue};
+use crate::time::{Lane, SimDuration, SimTime, TimerKey, TimerQueue};
 use crate::trace::{Observation, Trace, TraceCategory, TraceKind, TraceRecord};
 use lent::Lent;
 
@@ -466,42 +466,95 @@ impl Gas {
             // the behaviour to re-arm (see `waits.rs`).
             let popped =
                 timers_until.and_then(|until| self.timers.pop_due_keeping(until, Timer::is_wake));
-            match popped {
+            let (ended, counted) = match popped {
                 Some((at, key, timer)) => {
                     self.now = self.now.max(at);
                     if prefetching {
                         self.prefetch_upcoming(world);
                     }
                     self.dispatch(world, key, timer);
+                    (timer.is_expiry(), true)
                 }
-                None if told.is_some() => {
-                    if !self.tell_lazy_end(world, to) {
-                        self.reconcile(world);
-                        continue;
-                    }
-                }
+                None if told.is_some() => (true, self.tell_lazy_end(world, to)),
                 None => {
                     self.now = self.now.max(to);
                     self.release_reserved(world);
                     return Advance::Reached;
                 }
+            };
+            let mut work = u64::from(counted);
+            if ended {
+                // Within both budgets: the call's and the instant's.
+                let budget = self
+                    .limits
+                    .per_call
+                    .saturating_sub(handled + work)
+                    .min(self.instant_work_left().saturating_sub(work));
+                work += self.end_the_rest_of_the_instant(world, budget);
             }
             self.reconcile(world);
-            handled += 1;
-            self.count_instant_work();
+            if work > 0 {
+                handled += work;
+                self.count_instant_work(work);
+            }
         }
         self.release_reserved(world);
         Advance::Stopped { at: self.now }
     }
 
-    /// Counts one timer handled at the current instant, and moves what is
+    /// Ends everything else that ends at this instant before anything
+    /// reacts to what already has: the lazy ends due now are told, then
+    /// the expiry timers due now fire, and only then does the caller
+    /// reconcile. A woken instance, an observer or a follow-up then sees
+    /// every effect that ended at the instant as ended, as the expiry lane
+    /// promises. Returns the work it counted, at most `budget` (a telling
+    /// nothing can act on is not work, as in `advance_to`).
+    fn end_the_rest_of_the_instant(&mut self, world: &mut World, budget: u64) -> u64 {
+        let now = self.now;
+        let mut handled = 0;
+        loop {
+            if handled == budget {
+                break;
+            }
+            if self.next_lazy_end(now).is_some() {
+                if self.tell_lazy_end(world, now) {
+                    handled += 1;
+                }
+                continue;
+            }
+            match self
+                .timers
+                .pop_due_keeping_in(now, Lane::Expiry, Timer::is_wake)
+            {
+                Some((_, key, timer)) => {
+                    self.dispatch(world, key, timer);
+                    handled += 1;
+                }
+                None => break,
+            }
+        }
+        handled
+    }
+
+    /// How much more work the current instant may take before what is
+    /// still due at it moves to the next microsecond.
+    fn instant_work_left(&self) -> u64 {
+        let done = if self.instant_work.0 == self.now {
+            self.instant_work.1
+        } else {
+            0
+        };
+        self.limits.per_instant.saturating_sub(done)
+    }
+
+    /// Counts `work` timers handled at the current instant, and moves what is
     /// still due at it to the next microsecond once the instant's budget
     /// is spent.
-    fn count_instant_work(&mut self) {
+    fn count_instant_work(&mut self, work: u64) {
         if self.instant_work.0 != self.now {
             self.instant_work = (self.now, 0);
         }
-        self.instant_work.1 += 1;
+        self.instant_work.1 += work;
         if self.instant_work.1 >= self.limits.per_instant {
             let next = self.now + SimDuration::from_micros(1);
             self.deferred_timers += self.timers.defer_due(self.now, next) as u64;

@@ -61,6 +61,11 @@ impl Timer {
         }
     }
 
+    /// True for an effect's expiry, the one timer of [`Lane::Expiry`](crate::time::Lane::Expiry).
+    pub(crate) fn is_expiry(&self) -> bool {
+        matches!(self, Timer::Effect(EffectTimer::Expire { .. }))
+    }
+
     /// True for an instance's wake-up, which stays pending under its key
     /// while the instance runs (see `waits.rs`).
     pub(crate) fn is_wake(&self) -> bool {

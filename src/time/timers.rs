@@ -498,7 +498,7 @@ impl<P> TimerQueue<P> {
     pub fn defer_due(&mut self, now: SimTime, to: SimTime) -> usize {
         debug_assert!(to > now, "deferring must move timers later");
         let mut count = 0;
-        while let Some(mut entry) = self.next_entry(now) {
+        while let Some(mut entry) = self.next_entry(now, Lane::Normal) {
             // Cancelled entries are dropped on the way.
             if self.live.contains_key(entry.key) {
                 entry.at = to;
@@ -701,7 +701,7 @@ impl<P> TimerQueue<P> {
     }
 
     /// Takes the earliest entry of the open bucket if it is due by `until`.
-    fn take_draining(&mut self, until: SimTime) -> Option<Entry> {
+    fn take_draining(&mut self, until: SimTime, last_lane_seq: u64) -> Option<Entry> {
         let sorted = self.draining.last().copied();
         let late = self.late.peek().map(|Reverse(e)| *e);
         let (entry, from_late) = match (sorted, late) {
@@ -710,7 +710,7 @@ impl<P> TimerQueue<P> {
             (None, Some(l)) => (l, true),
             (None, None) => return None,
         };
-        if entry.at > until {
+        if (entry.at, entry.lane_seq) > (until, last_lane_seq) {
             return None;
         }
         if from_late {
@@ -730,7 +730,7 @@ impl<P> TimerQueue<P> {
     /// Pops the earliest pending timer due at or before `until`.
     #[inline]
     pub fn pop_due(&mut self, until: SimTime) -> Option<(SimTime, P)> {
-        while let Some(entry) = self.next_entry(until) {
+        while let Some(entry) = self.next_entry(until, Lane::Normal) {
             if let Some(payload) = self.live.remove(entry.key) {
                 return Some((entry.at, payload));
             }
@@ -753,7 +753,23 @@ impl<P> TimerQueue<P> {
     where
         P: Copy,
     {
-        while let Some(entry) = self.next_entry(until) {
+        self.pop_due_keeping_in(until, Lane::Normal, keep)
+    }
+
+    /// [`pop_due_keeping`](Self::pop_due_keeping) of the timers due before
+    /// `until`, and of those due at `until` in a lane up to `last_lane`:
+    /// with [`Lane::Expiry`], only the ends due at that instant.
+    #[inline]
+    pub(crate) fn pop_due_keeping_in(
+        &mut self,
+        until: SimTime,
+        last_lane: Lane,
+        keep: impl Fn(&P) -> bool,
+    ) -> Option<(SimTime, TimerKey, P)>
+    where
+        P: Copy,
+    {
+        while let Some(entry) = self.next_entry(until, last_lane) {
             match self.live.get(entry.key) {
                 Some(&payload) if keep(&payload) => return Some((entry.at, entry.key, payload)),
                 Some(_) => {
@@ -786,10 +802,15 @@ impl<P> TimerQueue<P> {
     /// Takes the earliest entry due at or before `until` out of the wheel,
     /// live or cancelled (the caller tells them apart).
     #[inline]
-    fn next_entry(&mut self, until: SimTime) -> Option<Entry> {
+    fn next_entry(&mut self, until: SimTime, last_lane: Lane) -> Option<Entry> {
+        // The last `lane_seq` an entry due at `until` may have.
+        let last_lane_seq = match last_lane {
+            Lane::Expiry => NORMAL_LANE_BIT - 1,
+            Lane::Normal => u64::MAX,
+        };
         loop {
             if self.is_draining() {
-                return self.take_draining(until);
+                return self.take_draining(until, last_lane_seq);
             }
             self.pull_far();
             // Nothing is pending before `until`'s bucket unless found below,
@@ -1239,6 +1260,24 @@ mod tests {
             t.swap(0, 1);
         }));
         assert!(serde_json::from_value::<TimerQueue<u8>>(value).is_ok());
+    }
+
+    /// Popping up to an instant's expiry lane takes what is due before the
+    /// instant and the instant's expiries, and leaves its normal lane.
+    #[test]
+    fn popping_up_to_an_instants_expiries_leaves_its_normal_lane() {
+        let mut q = TimerQueue::new();
+        q.schedule_in(at(10), Lane::Normal, 'n');
+        q.schedule_in(at(9), Lane::Normal, 'b');
+        q.schedule_in(at(10), Lane::Expiry, 'e');
+        q.schedule_in(at(10), Lane::Expiry, 'f');
+        let mut popped = Vec::new();
+        while let Some((_, _, p)) = q.pop_due_keeping_in(at(10), Lane::Expiry, |_| false) {
+            popped.push(p);
+        }
+        assert_eq!(popped, ['b', 'e', 'f']);
+        assert_eq!(q.pop_due(at(10)), Some((at(10), 'n')));
+        assert_eq!(q.pop_due(at(10)), None);
     }
 
     /// An entry keeps its lane and sequence number in one word, but is
