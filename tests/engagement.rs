@@ -1425,3 +1425,46 @@ fn a_cue_observer_sees_every_swing_cue_with_the_trace_off() {
         .count();
     assert!(misses > 0 && zeros > 0, "{observed_off:?}");
 }
+
+/// A click on the target already engaged changes nothing: the queued
+/// weave stays (only a disengage or the target's death drops it) and the
+/// loop keeps its cadence. A click on another target switches, and the
+/// weave, aimed at the first, is dropped.
+#[test]
+fn re_engaging_the_engaged_target_keeps_the_loop_and_its_weave() {
+    let mut a = Arena::new();
+    let alice = a.spawn("alice", 0.0, 0.0, Some("Test Sword"));
+    let bob = a.spawn("bob", 100.0, 0.0, None);
+    let carol = a.spawn("carol", -100.0, 0.0, None);
+    a.engage(alice, bob);
+    a.at(1.0);
+    a.cast(alice, bob, "Even Bolt");
+    a.engage(alice, bob);
+    a.engage_directly(alice, bob);
+    assert_eq!(
+        a.failures(),
+        [
+            "GA_QueuedInteract Already doing that.",
+            "GA_AutoAttack Already doing that."
+        ]
+    );
+    assert!(a.engaged(alice));
+    a.at(3.0);
+    assert_eq!(
+        a.what_when(),
+        [
+            (0.0, "swing".to_owned()),
+            (2.4, "weave Even Bolt".to_owned())
+        ],
+        "the weave went at its tick"
+    );
+    a.cast(alice, bob, "Even Bolt");
+    a.engage(alice, carol);
+    let dropped =
+        a.records(|_, record| matches!(record, CombatRecord::WeaveDropped { .. }).then_some(()));
+    assert_eq!(dropped.len(), 1, "a switch drops the weave");
+    assert_eq!(
+        a.world.get::<&Combatant>(alice).unwrap().targeting.target,
+        Some(carol)
+    );
+}

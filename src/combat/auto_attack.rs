@@ -72,6 +72,13 @@ impl AbilityBehaviour for AutoAttack {
         if world.get::<&Combatant>(activation.owner).is_err() {
             return Err(tags[native::FAIL_INVALID_PAYLOAD]);
         }
+        // Engaging the target already engaged changes nothing: the loop,
+        // its cadence and its queued weave go on. (A retrigger would
+        // restart the loop and drop the weave, which only a disengage or
+        // the target's death may.) Another target retriggers: a switch.
+        if runtime.engaged_on(world, gas.now(), activation.owner, target) {
+            return Err(tags[native::FAIL_ALREADY_ACTIVE]);
+        }
         // From within reach only: from further away, the walk-up
         // (QueuedInteract) brings the attacker here first.
         runtime.can_engage(world, gas, activation.owner, target)

@@ -67,6 +67,11 @@ impl AbilityBehaviour for QueuedInteract {
                     if !runtime.is_alive(world, target, now) {
                         return Err(tags[native::FAIL_TARGET_DEAD]);
                     }
+                    // A click on the target already engaged: nothing to
+                    // walk to, and the loop goes on undisturbed.
+                    if runtime.engaged_on(world, now, owner, target) {
+                        return Err(tags[native::FAIL_ALREADY_ACTIVE]);
+                    }
                     // The attacker ceiling's click-time peek: a full target
                     // is refused before the walk, not after it. Best
                     // effort: the engage checks again on arrival, when a

@@ -110,6 +110,9 @@ crate::native_tags! {
     SET_BY_CALLER_HEAL => "SetByCaller.Heal",
     /// `Activation.Fail.InvalidPayload` (a core reason combat reports too).
     FAIL_INVALID_PAYLOAD => "Activation.Fail.InvalidPayload",
+    /// `Activation.Fail.AlreadyActive` (a core reason combat reports too):
+    /// an engage of the target already engaged.
+    FAIL_ALREADY_ACTIVE => "Activation.Fail.AlreadyActive",
     /// `Activation.Fail.NoTarget`.
     FAIL_NO_TARGET => "Activation.Fail.NoTarget",
     /// `Activation.Fail.TargetDead`.

@@ -323,6 +323,27 @@ impl CombatRuntime {
             && self.line_of_sight.visible(world, attacker, target, now)
     }
 
+    /// True while `attacker` runs its engagement loop on `target`.
+    pub(crate) fn engaged_on(
+        &self,
+        world: &World,
+        now: SimTime,
+        attacker: Entity,
+        target: Entity,
+    ) -> bool {
+        let aimed = world
+            .get::<&Combatant>(attacker)
+            .is_ok_and(|c| c.targeting.target == Some(target));
+        aimed
+            && world.get::<&AbilitySystem>(attacker).is_ok_and(|system| {
+                system.has_tag(
+                    self.catalog.effects(),
+                    now,
+                    self.tags()[native::ACTION_COMBAT_AUTO_ATTACK],
+                )
+            })
+    }
+
     /// The attacker ceiling's peek: would `target` accept `attacker` now?
     /// Attackers that no longer exist are not counted.
     pub fn would_accept_attacker(&self, world: &World, target: Entity, attacker: Entity) -> bool {
