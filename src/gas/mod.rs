@@ -45,7 +45,7 @@ use crate::attributes::{AttributeError, AttributeId, Attributes, ProfileId};
 use crate::catalog::Catalog;
 use crate::effects::{CueEvent, Execution, FollowUp, LazyEnds};
 use crate::tags::{Tag, TagSet};
-use crate::time::{Lane, SimDuration, SimTime, TimerKey, TimerQueue};
+use crate::time::{SimDuration, SimTime, TimerKey, TimerQueue};
 use crate::trace::{Observation, Trace, TraceCategory, TraceKind, TraceRecord};
 use lent::Lent;
 
@@ -468,12 +468,13 @@ impl Gas {
                 timers_until.and_then(|until| self.timers.pop_due_keeping(until, Timer::is_wake));
             let (ended, counted) = match popped {
                 Some((at, key, timer)) => {
+                    let ends = timer.is_expiry();
                     self.now = self.now.max(at);
                     if prefetching {
                         self.prefetch_upcoming(world);
                     }
                     self.dispatch(world, key, timer);
-                    (timer.is_expiry(), true)
+                    (ends, true)
                 }
                 None if told.is_some() => (true, self.tell_lazy_end(world, to)),
                 None => {
@@ -509,26 +510,32 @@ impl Gas {
     /// every effect that ended at the instant as ended, as the expiry lane
     /// promises. Returns the work it counted, at most `budget` (a telling
     /// nothing can act on is not work, as in `advance_to`).
+    #[cold]
+    #[inline(never)]
     fn end_the_rest_of_the_instant(&mut self, world: &mut World, budget: u64) -> u64 {
         let now = self.now;
         let mut handled = 0;
-        loop {
-            if handled == budget {
-                break;
-            }
+        while handled < budget {
             if self.next_lazy_end(now).is_some() {
                 if self.tell_lazy_end(world, now) {
                     handled += 1;
                 }
                 continue;
             }
-            match self
-                .timers
-                .pop_due_keeping_in(now, Lane::Expiry, Timer::is_wake)
-            {
-                Some((_, key, timer)) => {
-                    self.dispatch(world, key, timer);
+            // Everything stays pending as it is popped, to be taken here
+            // or put back.
+            match self.timers.pop_ends_keeping(now, |_| true) {
+                Some((_, key, Timer::Effect(timer))) => {
+                    self.timers.cancel(key);
+                    self.on_effect_timer(world, timer);
                     handled += 1;
+                }
+                // Only effects' expiries are scheduled as ends; anything
+                // else (from a damaged save) goes back, to fire in its turn
+                // after this instant's reactions.
+                Some((at, key, _)) => {
+                    self.timers.rearm(key, at, crate::time::Lane::Normal);
+                    break;
                 }
                 None => break,
             }
@@ -538,6 +545,7 @@ impl Gas {
 
     /// How much more work the current instant may take before what is
     /// still due at it moves to the next microsecond.
+    #[inline]
     fn instant_work_left(&self) -> u64 {
         let done = if self.instant_work.0 == self.now {
             self.instant_work.1
@@ -550,6 +558,7 @@ impl Gas {
     /// Counts `work` timers handled at the current instant, and moves what is
     /// still due at it to the next microsecond once the instant's budget
     /// is spent.
+    #[inline]
     fn count_instant_work(&mut self, work: u64) {
         if self.instant_work.0 != self.now {
             self.instant_work = (self.now, 0);

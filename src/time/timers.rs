@@ -498,7 +498,7 @@ impl<P> TimerQueue<P> {
     pub fn defer_due(&mut self, now: SimTime, to: SimTime) -> usize {
         debug_assert!(to > now, "deferring must move timers later");
         let mut count = 0;
-        while let Some(mut entry) = self.next_entry(now, Lane::Normal) {
+        while let Some(mut entry) = self.next_entry::<false>(now) {
             // Cancelled entries are dropped on the way.
             if self.live.contains_key(entry.key) {
                 entry.at = to;
@@ -569,6 +569,7 @@ impl<P> TimerQueue<P> {
     /// Opens the cursor's bucket: drained in place when its list is in
     /// pop order, else moved into `draining`, sorted largest first, its
     /// blocks returned to the pool.
+    #[inline]
     fn open_cursor_bucket(&mut self) {
         let slot = (self.cursor & RING_MASK) as usize;
         let mut index = std::mem::replace(&mut self.heads[slot], NIL);
@@ -700,8 +701,9 @@ impl<P> TimerQueue<P> {
         !self.draining.is_empty() || !self.late.is_empty()
     }
 
-    /// Takes the earliest entry of the open bucket if it is due by `until`.
-    fn take_draining(&mut self, until: SimTime, last_lane_seq: u64) -> Option<Entry> {
+    /// Takes the earliest entry of the open bucket if it is due by `until`
+    /// (with `ENDS`, due before `until` or at it in [`Lane::Expiry`]).
+    fn take_draining<const ENDS: bool>(&mut self, until: SimTime) -> Option<Entry> {
         let sorted = self.draining.last().copied();
         let late = self.late.peek().map(|Reverse(e)| *e);
         let (entry, from_late) = match (sorted, late) {
@@ -710,7 +712,12 @@ impl<P> TimerQueue<P> {
             (None, Some(l)) => (l, true),
             (None, None) => return None,
         };
-        if (entry.at, entry.lane_seq) > (until, last_lane_seq) {
+        let beyond = if ENDS {
+            (entry.at, entry.lane_seq) > (until, NORMAL_LANE_BIT - 1)
+        } else {
+            entry.at > until
+        };
+        if beyond {
             return None;
         }
         if from_late {
@@ -730,7 +737,7 @@ impl<P> TimerQueue<P> {
     /// Pops the earliest pending timer due at or before `until`.
     #[inline]
     pub fn pop_due(&mut self, until: SimTime) -> Option<(SimTime, P)> {
-        while let Some(entry) = self.next_entry(until, Lane::Normal) {
+        while let Some(entry) = self.next_entry::<false>(until) {
             if let Some(payload) = self.live.remove(entry.key) {
                 return Some((entry.at, payload));
             }
@@ -753,23 +760,34 @@ impl<P> TimerQueue<P> {
     where
         P: Copy,
     {
-        self.pop_due_keeping_in(until, Lane::Normal, keep)
+        self.pop_keeping::<false>(until, keep)
     }
 
     /// [`pop_due_keeping`](Self::pop_due_keeping) of the timers due before
-    /// `until`, and of those due at `until` in a lane up to `last_lane`:
-    /// with [`Lane::Expiry`], only the ends due at that instant.
+    /// `until` and of the ends ([`Lane::Expiry`]) due at it, leaving the
+    /// rest of that instant.
     #[inline]
-    pub(crate) fn pop_due_keeping_in(
+    pub(crate) fn pop_ends_keeping(
         &mut self,
         until: SimTime,
-        last_lane: Lane,
         keep: impl Fn(&P) -> bool,
     ) -> Option<(SimTime, TimerKey, P)>
     where
         P: Copy,
     {
-        while let Some(entry) = self.next_entry(until, last_lane) {
+        self.pop_keeping::<true>(until, keep)
+    }
+
+    #[inline]
+    fn pop_keeping<const ENDS: bool>(
+        &mut self,
+        until: SimTime,
+        keep: impl Fn(&P) -> bool,
+    ) -> Option<(SimTime, TimerKey, P)>
+    where
+        P: Copy,
+    {
+        while let Some(entry) = self.next_entry::<ENDS>(until) {
             match self.live.get(entry.key) {
                 Some(&payload) if keep(&payload) => return Some((entry.at, entry.key, payload)),
                 Some(_) => {
@@ -800,17 +818,13 @@ impl<P> TimerQueue<P> {
     }
 
     /// Takes the earliest entry due at or before `until` out of the wheel,
-    /// live or cancelled (the caller tells them apart).
+    /// live or cancelled (the caller tells them apart); with `ENDS`, one
+    /// due at `until` only in [`Lane::Expiry`].
     #[inline]
-    fn next_entry(&mut self, until: SimTime, last_lane: Lane) -> Option<Entry> {
-        // The last `lane_seq` an entry due at `until` may have.
-        let last_lane_seq = match last_lane {
-            Lane::Expiry => NORMAL_LANE_BIT - 1,
-            Lane::Normal => u64::MAX,
-        };
+    fn next_entry<const ENDS: bool>(&mut self, until: SimTime) -> Option<Entry> {
         loop {
             if self.is_draining() {
-                return self.take_draining(until, last_lane_seq);
+                return self.take_draining::<ENDS>(until);
             }
             self.pull_far();
             // Nothing is pending before `until`'s bucket unless found below,
@@ -1272,7 +1286,7 @@ mod tests {
         q.schedule_in(at(10), Lane::Expiry, 'e');
         q.schedule_in(at(10), Lane::Expiry, 'f');
         let mut popped = Vec::new();
-        while let Some((_, _, p)) = q.pop_due_keeping_in(at(10), Lane::Expiry, |_| false) {
+        while let Some((_, _, p)) = q.pop_ends_keeping(at(10), |_| false) {
             popped.push(p);
         }
         assert_eq!(popped, ['b', 'e', 'f']);
