@@ -621,6 +621,39 @@ fn a_game_components_own_check_refuses_a_snapshot_before_anything_changes() {
     assert_eq!(world.len(), 0, "nothing restored");
 }
 
+/// Only an effect's expiry fires in the expiry lane (everything that ends
+/// at an instant ends before anything reacts to it): a snapshot whose
+/// timer lanes say otherwise is refused.
+#[test]
+fn a_snapshot_with_a_timer_in_the_wrong_lane_is_refused() {
+    #[derive(serde::Deserialize)]
+    struct Sealed {
+        #[allow(dead_code)]
+        checksum: u64,
+        snapshot: Snapshot<()>,
+    }
+    let mut tower = Tower::new();
+    tower.vigilant_guard();
+    let text = Snapshot::<()>::save(&tower.world, &tower.gas)
+        .to_ron()
+        .unwrap();
+    assert_eq!(
+        text.matches("lane:Normal").count(),
+        1,
+        "the vigil's period: {text}"
+    );
+    let damaged = text.replace("lane:Normal", "lane:Expiry");
+    let sealed: Sealed = ron::from_str(&damaged).unwrap();
+    let mut world = World::new();
+    let mut gas = context(&tower.catalog);
+    let error = sealed.snapshot.restore(&mut world, &mut gas).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "snapshot does not fit this context: a timer in the Expiry lane that fires something other than an expiry"
+    );
+    assert_eq!(world.len(), 0, "nothing restored");
+}
+
 // ------------------------------------------------------- 6. rollback ownership
 
 #[test]

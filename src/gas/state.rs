@@ -7,7 +7,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use super::{Gas, SavedTimer};
-use crate::time::{SavedTimers, SimTime};
+use crate::time::{Lane, SavedTimers, SimTime};
 
 /// Everything in a [`Gas`] that changes while the game runs: the clock,
 /// the pending timers (effect expiries and periods, queued events, ability
@@ -44,6 +44,11 @@ impl GasState {
     /// The payloads of the saved pending timers.
     pub(crate) fn timer_payloads(&self) -> impl Iterator<Item = &SavedTimer> + '_ {
         self.timers.payloads()
+    }
+
+    /// Each pending timer's lane, with its payload.
+    pub(crate) fn timer_lanes(&self) -> impl Iterator<Item = (Lane, &SavedTimer)> + '_ {
+        self.timers.lanes()
     }
 
     /// Entities waiting for a reconcile, whose components carry the

@@ -10,9 +10,10 @@
 use super::{Snapshot, SnapshotComponents, SnapshotError};
 use crate::abilities::{AbilitySystem, Behaviour, GameplayEvent, Wait};
 use crate::catalog::Catalog;
-use crate::effects::{ActiveEffect, EffectSpec};
+use crate::effects::{ActiveEffect, EffectSpec, EffectTimer};
 use crate::gas::{Gas, SavedTimer};
 use crate::tags::TagRegistry;
+use crate::time::Lane;
 
 impl<C: SnapshotComponents> Snapshot<C> {
     /// Every id the snapshot holds is one of `gas`'s catalog's, and every
@@ -26,6 +27,21 @@ impl<C: SnapshotComponents> Snapshot<C> {
             }
             C::check(&state.game, catalog)
                 .map_err(|why| invalid(format!("entity {:?}: {why}", state.entity)))?;
+        }
+        // An effect's expiry, and only that, is an end: it fires in the
+        // expiry lane, before anything else due at its instant.
+        for (lane, timer) in self.gas.timer_lanes() {
+            let expiry = matches!(timer, SavedTimer::Effect(EffectTimer::Expire { .. }));
+            if expiry != (lane == Lane::Expiry) {
+                return Err(invalid(format!(
+                    "a timer in the {lane:?} lane that fires {}",
+                    if expiry {
+                        "an expiry"
+                    } else {
+                        "something other than an expiry"
+                    }
+                )));
+            }
         }
         for timer in self.gas.timer_payloads() {
             if let SavedTimer::Event { event, .. } = timer {

@@ -984,6 +984,13 @@ impl<P> SavedTimers<P> {
         self.payloads.values()
     }
 
+    /// Each pending timer's lane, with its payload.
+    pub(crate) fn lanes(&self) -> impl Iterator<Item = (Lane, &P)> + '_ {
+        self.timers
+            .iter()
+            .filter_map(|entry| Some((entry.lane(), self.payloads.get(entry.key)?)))
+    }
+
     /// The same saved queue with every payload mapped by `f` (same keys,
     /// same order).
     pub(crate) fn map<Q>(&self, f: impl FnMut(&P) -> Q) -> SavedTimers<Q> {
