@@ -253,8 +253,9 @@ impl Gas {
     /// target's active effects granting `tag` (parent-aware); zero when none
     /// does or the target is gone; [`SimDuration::MAX`] for an infinite one.
     ///
-    /// This is how a long-running loop reads a cooldown: compare with an
-    /// epsilon, never wait for the tag's removal.
+    /// This is how a long-running loop reads a cooldown: ready when the
+    /// remaining time is zero (or within a tolerance the game chooses),
+    /// never by waiting for the tag's removal.
     pub fn time_remaining(&self, world: &World, target: Entity, tag: Tag) -> SimDuration {
         self.time_remaining_and_duration(world, target, tag)
             .map_or(SimDuration::ZERO, |(remaining, _)| remaining)
