@@ -2114,3 +2114,136 @@ fn a_reaction_to_an_end_sees_everything_else_ending_at_that_instant_ended() {
         );
     }
 }
+
+/// A stack gained or shed puts the effect's modifiers at their new values
+/// in one step: a `clamp_base` Health bounded by the buffed MaxHealth is
+/// never clamped to the unbuffed value in between.
+#[test]
+fn a_stack_gained_or_shed_never_clamps_through_the_unbuffed_value() {
+    let mut g = Game::over(
+        catalog_with(
+            r#"(effects: [(name: "GE_Fortify", duration: Duration(Constant(10)),
+                modifiers: [(attribute: "MaxHealth", op: Flat, magnitude: Constant(50))],
+                stacking: (by: Target, limit: 3, on_expiry: RemoveOneAndRefresh))])"#,
+        )
+        .unwrap_or_else(|e| panic!("{e}")),
+    );
+    let imp = g.imp;
+    let health = g.attribute("Health");
+    g.apply(imp, g.spec("GE_Fortify"));
+    g.gas
+        .set_base_attribute(&mut g.world, imp, health, 100.0)
+        .unwrap();
+    assert_eq!(g.read(imp, "Health"), (100.0, 100.0));
+    g.apply(imp, g.spec("GE_Fortify"));
+    g.apply(imp, g.spec("GE_Fortify"));
+    assert_eq!(g.read(imp, "MaxHealth").1, 200.0);
+    assert_eq!(
+        g.read(imp, "Health").1,
+        100.0,
+        "a stack gained costs nothing"
+    );
+    g.gas
+        .set_base_attribute(&mut g.world, imp, health, 200.0)
+        .unwrap();
+    // The first expiry sheds one stack: capped at the new maximum, 150.
+    g.at(10.0);
+    assert_eq!(g.read(imp, "MaxHealth").1, 150.0);
+    assert_eq!(g.read(imp, "Health"), (150.0, 150.0));
+}
+
+/// Stacks scale a modifier the way Unreal scales them: a sum for `Flat`,
+/// the factor's excess for `Mult` (×1.2 at three stacks is ×1.6), and not
+/// at all for `Override`.
+#[test]
+fn stacks_scale_a_factor_by_its_excess_and_leave_an_override_alone() {
+    let mut g = Game::over(
+        catalog_with(
+            r#"(effects: [
+                (name: "GE_Zeal", duration: Infinite, stacking: (by: Target, limit: 5),
+                 modifiers: [(attribute: "Stamina", op: Mult, magnitude: Constant(1.2))]),
+                (name: "GE_Chill", duration: Infinite, stacking: (by: Target, limit: 5),
+                 modifiers: [(attribute: "Gold", op: Mult, magnitude: Constant(0.9))]),
+                (name: "GE_Fix", duration: Infinite, stacking: (by: Target, limit: 5),
+                 modifiers: [(attribute: "MaxMana", op: Override, magnitude: Constant(100))]),
+            ])"#,
+        )
+        .unwrap_or_else(|e| panic!("{e}")),
+    );
+    let imp = g.imp;
+    let gold = g.attribute("Gold");
+    g.gas
+        .set_base_attribute(&mut g.world, imp, gold, 100.0)
+        .unwrap();
+    for _ in 0..3 {
+        for effect in ["GE_Zeal", "GE_Chill", "GE_Fix"] {
+            g.apply(imp, g.spec(effect));
+        }
+    }
+    assert!((g.read(imp, "Stamina").1 - 16.0).abs() < 1e-9, "10 × 1.6");
+    assert!((g.read(imp, "Gold").1 - 70.0).abs() < 1e-9, "100 × 0.7");
+    assert_eq!(g.read(imp, "MaxMana").1, 100.0, "an override, once");
+}
+
+/// The newest override wins, and a restack is not an application: an
+/// earlier override whose live magnitude moves keeps its place behind a
+/// later one.
+#[test]
+fn a_refreshed_override_keeps_its_place_behind_a_newer_one() {
+    let mut g = Game::over(
+        catalog_with(
+            r#"(effects: [
+                (name: "GE_Stride", duration: Infinite, modifiers: [(attribute: "Stamina",
+                 op: Override, magnitude: Attribute(attribute: "Gold", from: Source, live: true))]),
+                (name: "GE_Root", duration: Infinite,
+                 modifiers: [(attribute: "Stamina", op: Override, magnitude: Constant(0))]),
+            ])"#,
+        )
+        .unwrap_or_else(|e| panic!("{e}")),
+    );
+    let (hero, imp) = (g.hero, g.imp);
+    let gold = g.attribute("Gold");
+    g.gas
+        .set_base_attribute(&mut g.world, imp, gold, 7.0)
+        .unwrap();
+    g.apply(hero, g.spec("GE_Stride").with_source(imp));
+    assert_eq!(g.read(hero, "Stamina").1, 7.0);
+    g.apply(hero, g.spec("GE_Root"));
+    assert_eq!(g.read(hero, "Stamina").1, 0.0, "the newest override");
+    g.gas
+        .set_base_attribute(&mut g.world, imp, gold, 9.0)
+        .unwrap();
+    assert_eq!(g.read(hero, "Stamina").1, 0.0, "still the newest");
+}
+
+/// An execution writes into the base by the rule a modifier of its op
+/// follows: a haste (`Mult 1.25`) shortens an interval, as it does held
+/// by a lasting effect, and points are clamped to the attribute's cap.
+#[test]
+fn an_execution_moves_an_interval_the_way_a_lasting_modifier_does() {
+    let mut g = Game::over(
+        catalog_with(
+            r#"(
+            attributes: [(name: "Recharge", base: 60, mode: Interval, cap: 0.6)],
+            effects: [
+                (name: "GE_Haste_Now", modifiers: [(attribute: "Recharge", op: Mult, magnitude: Constant(1.25))]),
+                (name: "GE_Haste", duration: Infinite,
+                 modifiers: [(attribute: "Recharge", op: Mult, magnitude: Constant(1.25))]),
+                (name: "GE_Focus_Now", modifiers: [(attribute: "Recharge", op: Points, magnitude: Constant(0.7))]),
+            ])"#,
+        )
+        .unwrap_or_else(|e| panic!("{e}")),
+    );
+    let (hero, imp) = (g.hero, g.imp);
+    g.apply(hero, g.spec("GE_Haste"));
+    g.apply(imp, g.spec("GE_Haste_Now"));
+    assert_eq!(g.read(hero, "Recharge"), (60.0, 48.0));
+    assert_eq!(
+        g.read(imp, "Recharge"),
+        (48.0, 48.0),
+        "the same, into the base"
+    );
+    // 0.7 points on a cap of 0.6: 48 × (1 − 0.6).
+    g.apply(imp, g.spec("GE_Focus_Now"));
+    assert!((g.read(imp, "Recharge").0 - 19.2).abs() < 1e-9);
+}

@@ -1,6 +1,6 @@
 //! The stat formula: base and accumulators to an effective value.
 
-use super::modifiers::Accumulated;
+use super::modifiers::{Accumulated, ModOp};
 use super::schema::{AttributeDef, AttributeMode, Bound};
 
 /// The points actually applied: the sum clamped once to `[0, cap]`.
@@ -21,6 +21,31 @@ pub(crate) fn unbounded(def: &AttributeDef, base: f64, acc: &Accumulated) -> f64
     match def.mode {
         AttributeMode::Direct => (base + acc.flat) * (1.0 + points) * acc.mult,
         AttributeMode::Interval => (base + acc.flat) * (1.0 - points) / acc.mult,
+    }
+}
+
+/// `base` after an execution writes `value` into it with `op`, by the
+/// rule a modifier of that op follows in [`unbounded`]: points clamped to
+/// `[0, cap]` and, on an Interval attribute, shortening it (as does a
+/// `Mult`, which divides a span: ×1.25 attack speed is a fifth less
+/// time). So an instant haste and a lasting one move an attribute the same
+/// way.
+#[inline]
+pub(crate) fn executed_into_base(def: &AttributeDef, base: f64, op: ModOp, value: f64) -> f64 {
+    match op {
+        ModOp::Flat => base + value,
+        ModOp::Points => {
+            let points = clamp_points(def, value);
+            match def.mode {
+                AttributeMode::Direct => base * (1.0 + points),
+                AttributeMode::Interval => base * (1.0 - points),
+            }
+        }
+        ModOp::Mult => match def.mode {
+            AttributeMode::Direct => base * value,
+            AttributeMode::Interval => base / value,
+        },
+        ModOp::Override => value,
     }
 }
 

@@ -42,3 +42,5 @@ pub use schema::{
     AttributeDef, AttributeId, AttributeMode, AttributeSchema, Bound, MAX_ATTRIBUTES,
 };
 pub use values::{AttributeChange, AttributeChanges, AttributeError, Attributes};
+
+pub(crate) use formula::executed_into_base;

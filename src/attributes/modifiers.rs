@@ -21,6 +21,23 @@ pub enum ModOp {
     Override,
 }
 
+impl ModOp {
+    /// The magnitude `stacks` stacks of a modifier of `magnitude` apply as
+    /// one: the sum for `Flat` and `Points`, the factor's excess over one
+    /// for `Mult` (×1.2 at three stacks is ×1.6, a slow of ×0.9 is ×0.7),
+    /// and the value itself for `Override`. Unreal's rule for stacked
+    /// modifiers.
+    #[inline]
+    pub fn stacked(self, magnitude: f64, stacks: u32) -> f64 {
+        let stacks = f64::from(stacks);
+        match self {
+            ModOp::Flat | ModOp::Points => magnitude * stacks,
+            ModOp::Mult => (magnitude - 1.0) * stacks + 1.0,
+            ModOp::Override => magnitude,
+        }
+    }
+}
+
 /// Who applied a modifier: an active effect, or any label the caller picks.
 /// Opaque to the attribute layer; the breakdown reports it back.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -104,6 +121,43 @@ impl Modifiers {
             .entries
             .partition_point(|e| e.canonical_cmp(&entry) == Ordering::Less);
         self.entries.insert(at, entry);
+    }
+
+    /// Replaces `source`'s modifiers with `new`, which keep the application
+    /// order the source's modifiers had (new ones from a source that held
+    /// none come last): a restack or a refreshed live magnitude changes
+    /// values, not when the effect was applied, so an override keeps its
+    /// place among the others. Calls `touched` for every attribute it held
+    /// or holds now (a repeat is possible).
+    pub fn replace_source(
+        &mut self,
+        source: SourceId,
+        new: &[(AttributeId, ModOp, f64)],
+        mut touched: impl FnMut(AttributeId),
+    ) {
+        let first = self
+            .entries
+            .iter()
+            .filter(|e| e.source == source)
+            .map(|e| e.seq)
+            .min();
+        self.remove_source(source, &mut touched);
+        let first = first.unwrap_or(self.next_seq);
+        for (i, &(attribute, op, value)) in new.iter().enumerate() {
+            let entry = ModEntry {
+                attribute,
+                op,
+                value,
+                source,
+                seq: first + i as u64,
+            };
+            self.next_seq = self.next_seq.max(entry.seq + 1);
+            let at = self
+                .entries
+                .partition_point(|e| e.canonical_cmp(&entry) == Ordering::Less);
+            self.entries.insert(at, entry);
+            touched(attribute);
+        }
     }
 
     /// Removes every modifier from `source`; calls `touched` once per

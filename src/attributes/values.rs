@@ -305,6 +305,35 @@ impl Attributes {
         Ok(self.refresh(schema, id))
     }
 
+    /// Replaces `source`'s modifiers with `new` (values checked finite
+    /// first, nothing changed otherwise) and recomputes what depends on
+    /// them once, from the final set: nothing sees the modifiers gone in
+    /// between (a `clamp_base` attribute bounded by one would be clamped to
+    /// that low point for good). The modifiers keep their application
+    /// order.
+    pub fn replace_modifiers(
+        &mut self,
+        schema: &AttributeSchema,
+        source: SourceId,
+        new: &[(AttributeId, ModOp, f64)],
+    ) -> Result<AttributeChanges, AttributeError> {
+        for &(id, _, value) in new {
+            check_finite(schema, id, value)?;
+        }
+        let mut touched: SmallVec<[AttributeId; 4]> = SmallVec::new();
+        self.modifiers.replace_source(source, new, |id| {
+            if !touched.contains(&id) {
+                touched.push(id);
+            }
+        });
+        touched.sort_unstable();
+        let mut changes = AttributeChanges::new();
+        for id in touched {
+            self.refresh_into(schema, id, &mut changes);
+        }
+        Ok(changes)
+    }
+
     /// Removes every modifier from `source` and recomputes what depended on them.
     pub fn remove_modifiers(
         &mut self,

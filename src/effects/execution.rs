@@ -14,7 +14,7 @@ use super::def::{EffectDef, EffectDefs, EffectId};
 use super::error::EffectError;
 use super::host::EffectHost;
 use super::spec::EffectSpec;
-use crate::attributes::{AttributeChanges, AttributeId, AttributeMode, ModOp};
+use crate::attributes::{executed_into_base, AttributeChanges, AttributeId};
 use crate::tags::{Tag, TagSet};
 use crate::trace::{TraceCategory, TraceKind};
 
@@ -127,7 +127,7 @@ impl EffectHost {
             .modifiers
             .iter()
             .zip(magnitudes)
-            .map(|(m, &magnitude)| (m.attribute, m.op, magnitude * f64::from(stacks)));
+            .map(|(m, &magnitude)| (m.attribute, m.op, m.op.stacked(magnitude, stacks)));
         let mut writes = modifiers
             .chain(calculated.outputs.iter().copied())
             .peekable();
@@ -136,15 +136,7 @@ impl EffectHost {
         for (id, op, value) in writes {
             let attribute = cx.schema.def(id);
             let base = self.attributes.base(id);
-            let next = match op {
-                ModOp::Flat => base + value,
-                ModOp::Mult => base * value,
-                ModOp::Points => match attribute.mode {
-                    AttributeMode::Direct => base * (1.0 + value),
-                    AttributeMode::Interval => base * (1.0 - value),
-                },
-                ModOp::Override => value,
-            };
+            let next = executed_into_base(attribute, base, op, value);
             let scratch = attribute.meta && self.meta_scratch(cx, &mut touched_meta, id);
             if scratch {
                 // As `set_base` would: a value that is not finite is not

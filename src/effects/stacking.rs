@@ -11,7 +11,7 @@ use super::def::EffectDef;
 use super::host::{EffectHost, EffectTimer};
 use super::spec::EffectSpec;
 use super::timed::{arm_expiry, arm_period};
-use crate::attributes::AttributeChanges;
+use crate::attributes::{AttributeChanges, AttributeId, ModOp};
 use crate::time::{SimDuration, SimTime};
 use crate::trace::{TraceCategory, TraceKind};
 
@@ -233,15 +233,23 @@ impl EffectHost {
         stacks
     }
 
-    /// Re-adds an active effect's modifiers after its stack count changed.
+    /// Puts an active effect's modifiers at their new values after its
+    /// stack count or a live magnitude changed: replaced in one step, so
+    /// nothing sees them gone in between, and keeping their application
+    /// order (an override stays where it was among the others).
     pub(super) fn restack<P>(&mut self, cx: &mut EffectCx<P>, key: EffectKey) {
         let effect = &self.effects[key];
-        if effect.inhibited || !cx.defs.def(effect.def).holds_modifiers() {
+        let def = cx.defs.def(effect.def);
+        if effect.inhibited || !def.holds_modifiers() {
             return;
         }
-        let changes = self.attributes.remove_modifiers(cx.schema, key.source_id());
-        self.note_changes(&changes, cx.schema, cx.now, cx.trace, cx.entity);
-        self.add_held_modifiers(cx, key);
+        let held = held_modifiers(def, effect);
+        if let Ok(changes) = self
+            .attributes
+            .replace_modifiers(cx.schema, key.source_id(), &held)
+        {
+            self.note_changes(&changes, cx.schema, cx.now, cx.trace, cx.entity);
+        }
     }
 
     /// Adds an active effect's modifiers to the aggregator, if it
@@ -259,20 +267,29 @@ impl EffectHost {
     #[inline(never)]
     fn add_held_modifiers<P>(&mut self, cx: &mut EffectCx<P>, key: EffectKey) {
         let effect = &self.effects[key];
-        let def = cx.defs.def(effect.def);
-        let stacks = f64::from(effect.stacks);
         let mut all = AttributeChanges::new();
-        for (modifier, &magnitude) in def.modifiers.iter().zip(effect.magnitudes()) {
-            if let Ok(changes) = self.attributes.add_modifier(
-                cx.schema,
-                modifier.attribute,
-                modifier.op,
-                magnitude * stacks,
-                key.source_id(),
-            ) {
+        for (attribute, op, value) in held_modifiers(cx.defs.def(effect.def), effect) {
+            if let Ok(changes) =
+                self.attributes
+                    .add_modifier(cx.schema, attribute, op, value, key.source_id())
+            {
                 all.extend(changes);
             }
         }
         self.note_changes(&all, cx.schema, cx.now, cx.trace, cx.entity);
     }
+}
+
+/// The modifiers `effect` holds, at its stack count ([`ModOp::stacked`]),
+/// in its definition's order; a magnitude that is not finite holds none.
+fn held_modifiers(
+    def: &EffectDef,
+    effect: &ActiveEffect,
+) -> SmallVec<[(AttributeId, ModOp, f64); 4]> {
+    def.modifiers
+        .iter()
+        .zip(effect.magnitudes())
+        .map(|(m, &magnitude)| (m.attribute, m.op, m.op.stacked(magnitude, effect.stacks)))
+        .filter(|&(_, _, value)| value.is_finite())
+        .collect()
 }
