@@ -2041,6 +2041,20 @@ fn a_live_capture_of_the_attribute_its_modifier_moves_is_a_load_error() {
         ),
         "{errors}"
     );
+    // Through the derived rule MaxHealth = 20 + 10 × Vitality: the same loop.
+    let errors = catalog_with(
+        r#"(effects: [(name: "GE_Vigour", duration: Infinite, modifiers: [(attribute: "Vitality",
+            op: Flat, magnitude: Attribute(attribute: "MaxHealth", from: Target, live: true,
+            coefficient: 0.1))])])"#,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        errors.contains(
+            "effect `GE_Vigour`: the modifier of `Vitality` reads `MaxHealth` live from the target, which `Vitality` moves through a derived rule or bound, so its value would feed itself"
+        ),
+        "{errors}"
+    );
     // Captured once at application, it is a plain buff.
     catalog_with(
         r#"(effects: [(name: "GE_Bulwark", duration: Infinite, modifiers: [(attribute: "Stamina",

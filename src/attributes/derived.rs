@@ -252,13 +252,13 @@ impl DerivedProfile {
         (rule != NO_RULE).then(|| self.rules[rule as usize].evaluate(current))
     }
 
-    /// Attributes whose value depends on `attribute`, dependencies first.
-    #[inline]
     /// True when a rule of this profile owns `attribute`'s base.
     pub(crate) fn owns(&self, attribute: AttributeId) -> bool {
         self.rule_of[attribute.index()] != NO_RULE
     }
 
+    /// Attributes whose value depends on `attribute`, dependencies first.
+    #[inline]
     pub(crate) fn dependents(&self, attribute: AttributeId) -> &[AttributeId] {
         &self.dependents[attribute.index()]
     }

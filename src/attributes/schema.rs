@@ -276,6 +276,16 @@ impl AttributeSchema {
         &self.profiles[id.index()]
     }
 
+    /// True when a change of `from` moves `into` in some profile: it is
+    /// `into`, or `into` depends on it through derived rules or bounds.
+    pub(crate) fn moves(&self, from: AttributeId, into: AttributeId) -> bool {
+        from == into
+            || self
+                .profiles
+                .iter()
+                .any(|p| p.dependents(from).contains(&into))
+    }
+
     /// The rules of a profile in evaluation order, as `(target, base, terms)`.
     pub fn profile_rules(
         &self,

@@ -276,14 +276,24 @@ fn compile(
             ));
         }
         let magnitude = magnitude("modifier", &m.magnitude, errors);
-        // A live capture of the target's attribute that its own modifier
-        // moves would feed itself: every refresh would move it again.
+        // A live capture of a target attribute that its own modifier moves
+        // (itself, or through a derived rule or bound) would feed itself:
+        // every refresh would move it again.
         if let Magnitude::Attribute(c) = magnitude {
-            if c.live && c.from == CaptureFrom::Target && c.attribute == attribute {
+            if c.live && c.from == CaptureFrom::Target && attributes.moves(attribute, c.attribute) {
+                let read = attributes.def(c.attribute).name.as_str();
+                let how = if c.attribute == attribute {
+                    String::new()
+                } else {
+                    format!(
+                        ", which `{}` moves through a derived rule or bound",
+                        m.attribute
+                    )
+                };
                 errors.push(err(
                     &m.attribute,
                     format!(
-                        "the modifier of `{0}` reads `{0}` live from the target, so its value would feed itself; capture it at application (live: false) or read another attribute",
+                        "the modifier of `{}` reads `{read}` live from the target{how}, so its value would feed itself; capture it at application (live: false) or read another attribute",
                         m.attribute
                     ),
                 ));
