@@ -2261,3 +2261,32 @@ fn an_execution_moves_an_interval_the_way_a_lasting_modifier_does() {
     g.apply(imp, g.spec("GE_Focus_Now"));
     assert!((g.read(imp, "Recharge").0 - 19.2).abs() < 1e-9);
 }
+
+/// An execution writes the base, and a derived rule may own it: the
+/// catalog warns, naming the effect, the attribute and the profile, since
+/// on an entity of that profile the execution would change nothing.
+#[test]
+fn an_execution_into_a_base_a_derived_rule_owns_is_warned_at_load() {
+    let catalog = catalog_with(
+        r#"(effects: [(name: "GE_Elixir",
+            modifiers: [(attribute: "MaxHealth", op: Flat, magnitude: Constant(10))])])"#,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let warnings: Vec<String> = catalog.warnings().iter().map(|w| w.to_string()).collect();
+    assert!(
+        warnings.iter().any(|w| w.contains(
+            "effect `GE_Elixir`: executes into `MaxHealth`, whose base derived profile `Hero` owns"
+        )),
+        "{warnings:?}"
+    );
+    // Held as a modifier it works on every profile: no warning.
+    let held = catalog_with(
+        r#"(effects: [(name: "GE_Elixir", duration: Infinite,
+            modifiers: [(attribute: "MaxHealth", op: Flat, magnitude: Constant(10))])])"#,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(held
+        .warnings()
+        .iter()
+        .all(|w| !w.to_string().contains("GE_Elixir")));
+}

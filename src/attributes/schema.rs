@@ -276,6 +276,14 @@ impl AttributeSchema {
         &self.profiles[id.index()]
     }
 
+    /// The name of a derived profile whose rules own `attribute`'s base,
+    /// if one does: an execution into that base on an entity of the
+    /// profile changes nothing.
+    pub(crate) fn owning_profile(&self, attribute: AttributeId) -> Option<&str> {
+        let owner = self.profiles.iter().position(|p| p.owns(attribute))?;
+        self.profile_names.iter().nth(owner)
+    }
+
     /// True when a change of `from` moves `into` in some profile: it is
     /// `into`, or `into` depends on it through derived rules or bounds.
     pub(crate) fn moves(&self, from: AttributeId, into: AttributeId) -> bool {

@@ -266,6 +266,21 @@ fn compile(
             errors.push(e.at_text_after(&file.text, name, &m.attribute));
             continue;
         };
+        // An execution writes the base, which a derived rule may own: on an
+        // entity of that profile it would change nothing, silently.
+        if instant || period.is_some() {
+            let written = attributes.def(attribute).drains.unwrap_or(attribute);
+            if let Some(profile) = attributes.owning_profile(written) {
+                errors.push(file.warning_after(
+                    name,
+                    &m.attribute,
+                    format!(
+                        "effect `{name}`: executes into `{}`, whose base derived profile `{profile}` owns: on an entity of that profile it changes nothing (hold it as a modifier with a duration instead)",
+                        attributes.def(written).name
+                    ),
+                ));
+            }
+        }
         if attributes.def(attribute).meta && !instant && period.is_none() {
             errors.push(err(
                 &m.attribute,
