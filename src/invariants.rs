@@ -37,7 +37,7 @@ use crate::time::TimerKey;
 ///   its running abilities;
 /// - every granted ability is granted by game code or by as many active,
 ///   uninhibited effects as it counts;
-/// - the index of watched effects (immunity, ongoing requirements, live
+/// - the index of listening effects (immunity, ongoing requirements, live
 ///   captures) lists exactly those of the active effects, in slot order;
 /// - no ability runs while its owner holds a tag that both blocks its
 ///   activation and cancels it when added (a stunned owner's stun-cancelled
@@ -160,7 +160,7 @@ pub fn check(world: &World, gas: &Gas) -> Vec<String> {
 
         if !system.host.index_agrees(catalog.effects()) {
             broken.push(at(
-                "the index of watched effects differs from the active effects",
+                "the index of listening effects differs from the active effects",
             ));
         }
 

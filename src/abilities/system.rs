@@ -79,7 +79,7 @@ impl AbilitySystem {
     }
 
     /// Rebuilds what a save does not keep because it follows from the
-    /// rest (the watched-effect index, the reactive-waits hint), after a
+    /// rest (the listening-effect index, the reactive-waits hint), after a
     /// restore; `queued` says whether the restored context's reconcile
     /// queue holds the system.
     pub(crate) fn rebuild_derived(&mut self, defs: &EffectDefs, queued: bool) {
@@ -206,7 +206,7 @@ mod tests {
 
     /// Where what an attack reads lies: the bookkeeping and the host's hot
     /// fields (its three effect slots, inline, then the first lazy end,
-    /// owned tags, watched index, reconcile notes and flags) in the first
+    /// owned tags, listening index, reconcile notes and flags) in the first
     /// six lines, the attribute values after them, then two cold
     /// pointers (the index of lazy ends a host holding many effects keeps,
     /// and the expiry timers of its effects that end on one), then the

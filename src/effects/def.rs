@@ -221,10 +221,12 @@ pub(crate) struct Shape {
 }
 
 impl EffectDef {
-    /// Does an active instance take part in rules that look at a host's
-    /// effects as a whole (immunity, ongoing requirements, live captures)?
-    /// The host indexes these, so checks never scan the others.
-    pub(crate) fn is_watched(&self) -> bool {
+    /// Does an active instance listen to its host: take part in rules
+    /// that look at the host's effects as a whole or follow its changes
+    /// (immunity, ongoing requirements, live captures)? The host indexes
+    /// these, so checks never scan the others. (Not to be confused with a
+    /// *watched* host, which something outside observes.)
+    pub(crate) fn listens(&self) -> bool {
         self.immunity.is_some() || !self.ongoing_requirements.is_empty() || self.has_live_capture
     }
 
@@ -245,7 +247,7 @@ impl EffectDef {
     ///
     /// True for a duration effect whose end nothing in its definition
     /// reacts to (no period, modifiers, executions, cues, follow-ons,
-    /// granted abilities, watched query or stack-by-stack expiry) and whose
+    /// granted abilities, listening query or stack-by-stack expiry) and whose
     /// granted tags no rule of the catalog reacts to (cancel-on-tags,
     /// ongoing requirements, the life rule): a cooldown, a combat mark.
     pub fn ends_lazily(&self) -> bool {
@@ -267,7 +269,7 @@ impl EffectDef {
             && self.on_expiry.is_empty()
             && self.on_removal.is_empty()
             && self.granted_abilities.is_empty()
-            && !self.is_watched()
+            && !self.listens()
     }
 
     /// Does an application do nothing but add an instance of its window

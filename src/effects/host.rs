@@ -17,7 +17,7 @@ use super::def::{EffectDefs, EffectId};
 use super::execution::Execution;
 use super::expiry::ExpiryTimers;
 use super::lazy::LazyIndex;
-use super::watched::WatchedKeys;
+use super::listening::ListeningKeys;
 use crate::attributes::{AttributeChanges, AttributeSchema, Attributes};
 use crate::tags::{NotHeld, Tag, TagCounts, TagNotes, TagSet};
 use crate::time::{SimDuration, SimTime, TimerKey};
@@ -88,7 +88,7 @@ pub(crate) enum Applied {
 ///
 /// Laid out as declared: what every application, expiry and tag read
 /// touches first (the effect slots, the first lazy end, the owned tags,
-/// the watched index, the reconcile notes), then the attribute values,
+/// the listening index, the reconcile notes), then the attribute values,
 /// which only an effect that moves them reaches. At scale a host is cold when a timer
 /// reaches it, and each line read is a miss. Saved in another order, the
 /// one it always had (see `saved_host.rs`).
@@ -101,12 +101,12 @@ pub struct EffectHost {
     /// host before it has none to clear. Derived, so not saved.
     pub(crate) lazy_due: SimTime,
     pub(crate) tags: TagCounts,
-    /// The active effects whose definitions [are watched](super::def::EffectDef::is_watched),
+    /// The active effects whose definitions [listen](super::def::EffectDef::listens) to their host,
     /// in slot order (the order a scan of `effects` would meet them): the
     /// immunity check, inhibition and live captures look only here, so a
     /// host's many plain effects (a cooldown applied every frame) cost them
     /// nothing. Derived from `effects`, so not saved: a restore rebuilds it.
-    pub(crate) watched: WatchedKeys,
+    pub(crate) listening: ListeningKeys,
     /// Tags that became present or absent since the last reconcile.
     pub(crate) notes: TagNotes,
     /// Attribute values changed since the last reconcile.
@@ -142,7 +142,7 @@ impl EffectHost {
             tags: TagCounts::new(),
             effects: Slots::new(),
             lazy_due: SimTime::MAX,
-            watched: WatchedKeys::default(),
+            listening: ListeningKeys::default(),
             notes: TagNotes::default(),
             attributes_changed: false,
             effect_ended: false,

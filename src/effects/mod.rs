@@ -29,6 +29,7 @@ mod execution;
 mod expiry;
 mod host;
 mod lazy;
+mod listening;
 mod notices;
 mod ongoing;
 mod reads;
@@ -38,7 +39,6 @@ mod saved_host;
 mod spec;
 mod stacking;
 mod timed;
-mod watched;
 
 pub use active::EffectKey;
 pub use calculation::{

@@ -58,7 +58,7 @@ impl EffectHost {
     pub(crate) fn reconcile_inhibition<P>(&mut self, cx: &mut EffectCx<P>) {
         for _ in 0..=self.effects.len() {
             let mut flip: Option<(EffectKey, bool)> = None;
-            for &key in self.watched.as_slice() {
+            for &key in self.listening.as_slice() {
                 let effect = &self.effects[key];
                 let def = cx.defs.def(effect.def);
                 if def.ongoing_requirements.is_empty() {
@@ -106,7 +106,7 @@ impl EffectHost {
         source_value: impl Fn(Entity, AttributeId) -> Option<f64>,
     ) {
         let keys: SmallVec<[EffectKey; 4]> = self
-            .watched
+            .listening
             .as_slice()
             .iter()
             .copied()
@@ -146,7 +146,7 @@ impl EffectHost {
     /// The entities whose attributes this host's live effects read.
     pub(crate) fn live_sources(&self, defs: &EffectDefs) -> SmallVec<[Entity; 2]> {
         let mut sources = SmallVec::new();
-        for effect in self.watched_effects() {
+        for effect in self.listening_effects() {
             let def = defs.def(effect.def);
             let reads_source = def
                 .modifiers

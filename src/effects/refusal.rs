@@ -7,35 +7,35 @@ use smallvec::SmallVec;
 use super::active::{ActiveEffect, EffectKey};
 use super::def::{EffectDef, EffectDefs, EffectId};
 use super::host::EffectHost;
-use super::watched::WatchedKeys;
+use super::listening::ListeningKeys;
 use crate::tags::TagSet;
 use crate::time::SimTime;
 use crate::trace::BlockReason;
 
 impl EffectHost {
-    /// The active effects that are [watched](EffectDef::is_watched), in
+    /// The active effects that [listen](EffectDef::listens) to their host, in
     /// slot order.
-    pub(super) fn watched_effects(&self) -> impl Iterator<Item = &ActiveEffect> + '_ {
-        self.watched.as_slice().iter().map(|&k| &self.effects[k])
+    pub(super) fn listening_effects(&self) -> impl Iterator<Item = &ActiveEffect> + '_ {
+        self.listening.as_slice().iter().map(|&k| &self.effects[k])
     }
 
-    /// Rebuilds the index of watched effects from the effects themselves
+    /// Rebuilds the index of listening effects from the effects themselves
     /// (after a restore, which does not save it).
     pub(crate) fn reindex(&mut self, defs: &EffectDefs) {
-        self.watched = WatchedKeys::of(self.watched_keys(defs));
+        self.listening = ListeningKeys::of(self.listening_keys(defs));
     }
 
-    /// True when the index of watched effects is what
+    /// True when the index of listening effects is what
     /// [`reindex`](Self::reindex) would build (an invariant).
     pub(crate) fn index_agrees(&self, defs: &EffectDefs) -> bool {
-        self.watched_keys(defs).as_slice() == self.watched.as_slice()
+        self.listening_keys(defs).as_slice() == self.listening.as_slice()
     }
 
-    /// The keys of the watched effects, by a walk over all of them.
-    fn watched_keys(&self, defs: &EffectDefs) -> SmallVec<[EffectKey; 2]> {
+    /// The keys of the listening effects, by a walk over all of them.
+    fn listening_keys(&self, defs: &EffectDefs) -> SmallVec<[EffectKey; 2]> {
         self.effects
             .iter()
-            .filter(|(_, e)| defs.def(e.def).is_watched())
+            .filter(|(_, e)| defs.def(e.def).listens())
             .map(|(k, _)| k)
             .collect()
     }
@@ -49,7 +49,7 @@ impl EffectHost {
     /// Why the host refuses `def` applied with `spec_tags` (the tags of
     /// the spec, all of it a refusal reads) before anything is evaluated
     /// or rolled: application requirements, the life rule, immunity.
-    // Inlined: asked on every application, and a host holding no watched
+    // Inlined: asked on every application, and a host holding no listening
     // effect (no immunity among them) needs no scan, whose set-up had cost
     // more than these tests.
     #[inline]
@@ -96,7 +96,7 @@ impl EffectHost {
         if !def.affects_dead && self.is_dead(defs) {
             return Some(BlockReason::Dead);
         }
-        if self.watched.is_empty() {
+        if self.listening.is_empty() {
             return None;
         }
         self.immunity_against(defs, def, spec_tags)
@@ -113,7 +113,7 @@ impl EffectHost {
         spec_tags: &TagSet,
     ) -> Option<EffectId> {
         let mut described: Option<TagSet> = None;
-        for effect in self.watched_effects() {
+        for effect in self.listening_effects() {
             if effect.inhibited {
                 continue;
             }

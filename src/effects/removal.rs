@@ -63,7 +63,7 @@ impl EffectHost {
             // after it need not look for ended ones.
             self.settle_lazy_due();
         }
-        self.watched.remove(key);
+        self.listening.remove(key);
         self.effect_ended = true;
         true
     }

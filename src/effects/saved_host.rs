@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::active::{EffectKey, LoadedEffect, SavedEffect};
 use super::expiry::ExpiryTimers;
 use super::host::EffectHost;
-use super::watched::WatchedKeys;
+use super::listening::ListeningKeys;
 use crate::attributes::Attributes;
 use crate::slots::Slots;
 use crate::tags::{TagChanges, TagCounts, TagNotes};
@@ -78,8 +78,8 @@ impl<'de> Deserialize<'de> for EffectHost {
             // Derived from the effects, below.
             lazy_due: SimTime::MAX,
             tags: saved.tags,
-            // The index of watched effects is derived: a restore rebuilds it.
-            watched: WatchedKeys::default(),
+            // The index of listening effects is derived: a restore rebuilds it.
+            listening: ListeningKeys::default(),
             notes: TagNotes::from_changes(&saved.appeared, &saved.vanished),
             attributes_changed: saved.attributes_changed,
             effect_ended: saved.effect_ended,
@@ -146,7 +146,7 @@ mod tests {
                 .unwrap_or_else(|| panic!("{field} in {text}"))
         });
         assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?} in {text}");
-        for unsaved in ["queued", "reactive_waits", "watched"] {
+        for unsaved in ["queued", "reactive_waits", "listening"] {
             assert!(!text.contains(unsaved), "{unsaved} in {text}");
         }
         let read: AbilitySystem = ron::from_str(&text).unwrap();

@@ -63,8 +63,8 @@ impl EffectHost {
         } else {
             arm_expiry(&mut self.effects[key], &mut self.expiry, cx, key);
         }
-        if def.is_watched() {
-            self.watched.insert(key);
+        if def.listens() {
+            self.listening.insert(key);
         }
         let entity = cx.entity;
         let effect = &mut self.effects[key];
@@ -97,7 +97,7 @@ impl EffectHost {
     /// its tags, as the long path leaves them, without the notes, records
     /// and checks nothing here would read (no trace, observer or wait
     /// looks, no rule reacts to its tags; the definition has no period,
-    /// cue, modifier, granted ability or watched query).
+    /// cue, modifier, granted ability or listening query).
     fn start_unseen(&mut self, def: &EffectDef, key: EffectKey) {
         // No ongoing requirements: uninhibited from the start.
         self.effects[key].inhibited = false;

@@ -1,24 +1,24 @@
-//! [`WatchedKeys`]: the index of a host's watched effects.
+//! [`ListeningKeys`]: the index of a host's listening effects.
 
 use smallvec::SmallVec;
 
 use super::active::EffectKey;
 use super::host::slot_of;
 
-/// The keys of the active effects whose definitions [are
-/// watched](super::EffectDef::is_watched) (an immunity query, ongoing
-/// requirements, live captures), in slot order: the order a scan of the
-/// host's effects would meet them.
+/// The keys of the active effects whose definitions
+/// [listen](super::EffectDef::listens) to their host (an immunity query,
+/// ongoing requirements, live captures), in slot order: the order a scan
+/// of the host's effects would meet them.
 ///
 /// Out of line, and only from the first such effect on: most entities
 /// never hold one (a fighter's cooldown, combat mark and buffs are plain),
 /// and every entity pays for what is inline, so the index costs one
-/// pointer rather than a list's 24 bytes. A host that once held a watched
+/// pointer rather than a list's 24 bytes. A host that once held a listening
 /// effect keeps the room, so holding them again allocates nothing.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct WatchedKeys(Option<Box<SmallVec<[EffectKey; 2]>>>);
+pub(crate) struct ListeningKeys(Option<Box<SmallVec<[EffectKey; 2]>>>);
 
-impl WatchedKeys {
+impl ListeningKeys {
     /// The index of exactly `keys` (in slot order); no room for none.
     pub(crate) fn of(keys: SmallVec<[EffectKey; 2]>) -> Self {
         Self((!keys.is_empty()).then(|| Box::new(keys)))
@@ -29,7 +29,7 @@ impl WatchedKeys {
         self.0.as_deref().map_or(&[], |keys| keys.as_slice())
     }
 
-    /// True when no watched effect is active.
+    /// True when no listening effect is active.
     #[inline]
     pub(crate) fn is_empty(&self) -> bool {
         self.0.as_ref().is_none_or(|keys| keys.is_empty())
@@ -63,21 +63,21 @@ mod tests {
     /// The keys stay in slot order whatever order they come in; no room
     /// is taken before the first, and the room stays once made.
     #[test]
-    fn watched_keys_keep_slot_order_and_take_room_from_the_first() {
-        let mut watched = WatchedKeys::default();
-        assert!(watched.is_empty() && watched.0.is_none());
-        assert_eq!(std::mem::size_of::<WatchedKeys>(), 8);
-        watched.insert(key(4));
-        watched.insert(key(1));
-        watched.insert(key(2));
-        assert_eq!(watched.as_slice(), [key(1), key(2), key(4)]);
-        watched.remove(key(2));
-        watched.remove(key(9));
-        assert_eq!(watched.as_slice(), [key(1), key(4)]);
-        watched.remove(key(1));
-        watched.remove(key(4));
-        assert!(watched.is_empty());
-        assert!(watched.0.is_some(), "the room is kept");
-        assert!(WatchedKeys::of(SmallVec::new()).0.is_none());
+    fn listening_keys_keep_slot_order_and_take_room_from_the_first() {
+        let mut listening = ListeningKeys::default();
+        assert!(listening.is_empty() && listening.0.is_none());
+        assert_eq!(std::mem::size_of::<ListeningKeys>(), 8);
+        listening.insert(key(4));
+        listening.insert(key(1));
+        listening.insert(key(2));
+        assert_eq!(listening.as_slice(), [key(1), key(2), key(4)]);
+        listening.remove(key(2));
+        listening.remove(key(9));
+        assert_eq!(listening.as_slice(), [key(1), key(4)]);
+        listening.remove(key(1));
+        listening.remove(key(4));
+        assert!(listening.is_empty());
+        assert!(listening.0.is_some(), "the room is kept");
+        assert!(ListeningKeys::of(SmallVec::new()).0.is_none());
     }
 }
