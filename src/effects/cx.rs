@@ -52,7 +52,7 @@ pub(crate) struct EffectCx<'a, P> {
     /// between applications.
     pub instant: &'a mut Option<Execution>,
     /// Fresh values of live source captures, for periodic executions.
-    pub live_sources: Captures,
+    pub live_source_values: Captures,
     /// Follow-up work for the context, with the entity it is for.
     pub follow_ups: &'a mut VecDeque<(Entity, FollowUp)>,
     pub schema: &'a AttributeSchema,

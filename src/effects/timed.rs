@@ -95,7 +95,7 @@ impl EffectHost {
         let stacks = effect.stacks;
         let mut captures = Captures::from_slice(effect.captures());
         // Live source captures read fresh values for this tick.
-        for &(from, attribute, value) in &cx.live_sources {
+        for &(from, attribute, value) in &cx.live_source_values {
             if let Some(slot) = captures
                 .iter_mut()
                 .find(|(f, a, _)| *f == from && *a == attribute)

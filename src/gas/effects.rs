@@ -480,13 +480,13 @@ impl Gas {
         &mut self,
         world: &mut World,
         target: Entity,
-        live_sources: Captures,
+        live_source_values: Captures,
         f: impl FnOnce(&mut crate::effects::EffectHost, &mut EffectCx<super::Timer>) -> R,
     ) -> Option<R> {
         let system = world.query_one_mut::<&mut AbilitySystem>(target).ok()?;
         self.catch_up(target, system);
         let mut cx = self.effect_cx(target, system);
-        cx.live_sources = live_sources;
+        cx.live_source_values = live_source_values;
         let result = f(&mut system.host, &mut cx);
         let executed = cx.take_executed();
         self.note_touched(target, system);
@@ -519,7 +519,7 @@ impl Gas {
             rng: &mut self.rng,
             executed: SmallVec::new(),
             instant: &mut self.instant,
-            live_sources: Captures::new(),
+            live_source_values: Captures::new(),
             follow_ups: &mut self.follow_ups,
             schema: catalog.attributes(),
             now: self.now,
