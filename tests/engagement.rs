@@ -1468,3 +1468,32 @@ fn re_engaging_the_engaged_target_keeps_the_loop_and_its_weave() {
         Some(carol)
     );
 }
+
+/// A walk-up a client asked for asks, on arrival, with the client's
+/// authority: a payload naming a server-only ability (the death flow's
+/// trigger, a free respawn) is refused there, while an engage goes ahead.
+#[test]
+fn a_clients_walk_up_cannot_deliver_a_server_only_interaction() {
+    let mut a = Arena::new();
+    let alice = a.spawn("alice", 0.0, 200.0, Some("Test Sword"));
+    let bob = a.spawn("bob", 400.0, 0.0, None);
+    let client = gaskit::ClientId(1);
+    a.world.insert_one(alice, gaskit::NetOwner(client)).unwrap();
+    let walk = |a: &Arena, payload: &str| {
+        GameplayEvent::new(a.tag("Action.Trigger.QueuedInteract"))
+            .target(bob)
+            .instigator(alice)
+            .payload(a.tag(payload))
+            .from_client(client)
+    };
+    let death = walk(&a, "Combat.Event.Death");
+    a.send(alice, death);
+    a.at(2.0);
+    assert_eq!(a.failures(), ["GA_Death You cannot do that."]);
+    let died = a.records(|_, r| matches!(r, CombatRecord::Died { .. }).then_some(()));
+    assert!(died.is_empty(), "no death flow ran");
+
+    let engage = walk(&a, "Action.Trigger.Combat.Engage");
+    a.send(alice, engage);
+    assert!(a.engaged(alice), "a client may engage");
+}

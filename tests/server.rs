@@ -500,6 +500,65 @@ fn a_client_message_cannot_claim_an_origin() {
     }
 }
 
+/// A client's message names tags as numbers, and may name ones the
+/// catalog does not have (a made-up id, or a real id with another subtree
+/// end). Such an event is refused (`ClientField::Tag`) or, sent to the
+/// queue, dropped: it never runs, and a save taken after restores.
+#[test]
+fn a_client_event_naming_a_tag_the_catalog_lacks_is_refused_and_never_kept() {
+    let mut tower = Tower::new();
+    let alice = tower.guard("alice", Some(1));
+    let ward = tower.tag("Ability.Trigger.Ward");
+    let glare = tower.tag("Ability.Trigger.Glare");
+    let text = ron::to_string(&ClientEvent {
+        tag: glare,
+        target: None,
+        magnitude: None,
+        object: None,
+        payload: Some(ward),
+    })
+    .unwrap();
+    let end = format!("end:{}", ward.subtree_end());
+    assert!(text.contains(&end), "{text}");
+    // The payload's id is Ability.Trigger.Ward's, its subtree end made up.
+    let forged: ClientEvent = ron::from_str(&text.replace(&end, "end:999")).unwrap();
+    let event = forged.into_event(ClientId(1), alice);
+    assert_eq!(
+        tower.gas.can_activate(
+            &tower.world,
+            alice,
+            tower.catalog.abilities().get("GA_Glare").unwrap(),
+            Some(&event)
+        ),
+        Err(ActivationFailure::ClientInput(ClientField::Tag))
+    );
+    let outcome = tower.handle(alice, event);
+    assert_eq!(
+        outcome.first_failure(),
+        Some(ActivationFailure::ClientInput(ClientField::Tag))
+    );
+    // Queued, it is dropped, and a save taken now restores.
+    tower.gas.send_event(alice, event);
+    let nan = GameplayEvent::new(glare)
+        .magnitude(f64::NAN)
+        .from_client(ClientId(1));
+    tower.gas.send_event(alice, nan);
+    let saved = Snapshot::<()>::save(&tower.world, &tower.gas);
+    let mut world = World::new();
+    let mut gas = context(&tower.catalog);
+    saved.restore(&mut world, &mut gas).unwrap();
+    tower
+        .gas
+        .advance_by(&mut tower.world, SimDuration::from_secs(1));
+    let glare_id = tower.catalog.abilities().get("GA_Glare").unwrap();
+    assert!(tower
+        .world
+        .get::<&AbilitySystem>(alice)
+        .unwrap()
+        .active_instance(glare_id)
+        .is_none());
+}
+
 // ------------------------------------------------------- 5. foreign snapshots
 
 #[test]
@@ -694,6 +753,46 @@ fn a_rollback_survives_a_despawn_and_a_respawn_of_the_same_slot() {
         .advance_to(&mut tower.world, SimTime::from_secs(3));
     assert!(!tower.world.contains(guard));
     assert_eq!(tower.gas.reserved_handles(), 0);
+}
+
+/// A handle kept from a retirement a rollback undid is not freed by that
+/// retirement's window when the entity has been retired again since: the
+/// later retirement keeps it its whole window, so a rollback into it still
+/// finds the slot.
+#[test]
+fn a_handle_retired_again_after_a_rollback_is_kept_for_its_own_window() {
+    let mut tower = Tower::new();
+    tower
+        .gas
+        .set_rollback_window(Some(SimDuration::from_secs(2)));
+    let guard = tower.guard("guard", None);
+    let at_zero = Snapshot::<()>::save(&tower.world, &tower.gas);
+    tower
+        .gas
+        .advance_to(&mut tower.world, SimTime::from_secs(1));
+    assert!(tower.gas.despawn(&mut tower.world, guard));
+    // Rolled back to 0: the guard lives again, then leaves at 1.5.
+    at_zero.restore(&mut tower.world, &mut tower.gas).unwrap();
+    tower
+        .gas
+        .advance_to(&mut tower.world, SimTime::from_secs_f64(1.5).unwrap());
+    assert!(tower.gas.despawn(&mut tower.world, guard));
+    let at_departure = Snapshot::<()>::save(&tower.world, &tower.gas);
+    // Past the first retirement's window, within the second's.
+    tower
+        .gas
+        .advance_to(&mut tower.world, SimTime::from_secs(3));
+    assert!(tower.world.satisfies::<&Reserved>(guard), "still kept");
+    let banner = tower.world.spawn((Name("banner".into()),));
+    assert_ne!(banner.id(), guard.id());
+    at_departure
+        .restore(&mut tower.world, &mut tower.gas)
+        .unwrap();
+    // The second retirement's window ends at 3.5.
+    tower
+        .gas
+        .advance_to(&mut tower.world, SimTime::from_secs(4));
+    assert!(!tower.world.contains(guard));
 }
 
 #[test]

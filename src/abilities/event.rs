@@ -3,7 +3,7 @@
 use hecs::Entity;
 use serde::{Deserialize, Serialize};
 
-use crate::tags::Tag;
+use crate::tags::{Tag, TagRegistry};
 
 /// A network client, as the game numbers them.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -128,6 +128,20 @@ pub struct ClientEvent {
     /// A tag the ability validates (a style).
     #[serde(default)]
     pub payload: Option<Tag>,
+}
+
+impl GameplayEvent {
+    /// Whether every tag the event names is `tags`' own (whole: the id and
+    /// its subtree) and its magnitude, if any, finite: what a save keeps
+    /// must be, and a client's event that is not is refused.
+    pub(crate) fn is_well_formed(&self, tags: &TagRegistry) -> bool {
+        self.tags_known(tags) && self.magnitude.is_none_or(f64::is_finite)
+    }
+
+    /// Whether the event's tag and payload are `tags`' own.
+    pub(crate) fn tags_known(&self, tags: &TagRegistry) -> bool {
+        tags.knows(self.tag) && self.payload.is_none_or(|p| tags.knows(p))
+    }
 }
 
 impl ClientEvent {

@@ -125,6 +125,9 @@ impl ActivationFailure {
             ActivationFailure::ClientInput(ClientField::Magnitude) => {
                 Some("a client's magnitude outside the ability's client_magnitude".to_owned())
             }
+            ActivationFailure::ClientInput(ClientField::Tag) => {
+                Some("a client's event names a tag not in the catalog".to_owned())
+            }
             ActivationFailure::CannotApply(effect) => Some(
                 catalog
                     .effects()
@@ -145,6 +148,8 @@ pub enum ClientField {
     Instigator,
     /// The magnitude: within the ability's `client_magnitude`, or none.
     Magnitude,
+    /// The tag or payload: a tag of the catalog, whole.
+    Tag,
 }
 
 /// Why an active ability ended. Every end path runs the ability's teardown

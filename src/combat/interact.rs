@@ -158,6 +158,10 @@ impl QueuedInteract {
             .target(target)
             .instigator(cx.owner);
         event.object = cx.event.object;
+        // Whoever asked for the walk-up asks for the interaction: a
+        // client's click may start only what a client may (never a
+        // server-only ability named as the payload).
+        event.origin = cx.event.origin;
         cx.gas.handle_event(cx.world, cx.owner, event);
     }
 }

@@ -16,7 +16,7 @@ use crate::abilities::{
     EndReason, GameplayEvent, Granted, InstanceKey, NetOwner, NetPolicy, Origin, Wait, WakeReason,
 };
 use crate::diagnostics::nearest;
-use crate::tags::Tag;
+use crate::tags::{Tag, TagRegistry};
 use crate::time::SimTime;
 use crate::trace::TraceKind;
 
@@ -221,13 +221,20 @@ impl Gas {
     /// Queues `event` for `to` at the current time; it is handled the next
     /// time the clock advances (even by zero), after everything queued
     /// before it.
+    ///
+    /// A client's event naming a tag the catalog does not know, or with a
+    /// magnitude that is not finite, is dropped: its handling would refuse
+    /// it, and queued it would make every save refused until then.
     pub fn send_event(&mut self, to: Entity, event: GameplayEvent) {
-        let key = self.queued_events.insert((to, event));
-        self.timers.schedule(self.now, Timer::Event(key));
+        self.send_event_at(self.now, to, event);
     }
 
-    /// Queues `event` for `to` at `at` (not before now).
+    /// Queues `event` for `to` at `at` (not before now); a malformed
+    /// client's event is dropped, as by [`send_event`](Self::send_event).
     pub fn send_event_at(&mut self, at: SimTime, to: Entity, event: GameplayEvent) {
+        if matches!(event.origin, Origin::Client(_)) && !event.is_well_formed(self.catalog.tags()) {
+            return;
+        }
         let key = self.queued_events.insert((to, event));
         self.timers.schedule(at.max(self.now), Timer::Event(key));
     }
@@ -294,7 +301,7 @@ impl Gas {
         for (instance, ability) in waiting {
             // A client's event wakes only what it could have activated.
             let def = self.catalog.abilities().def(ability);
-            if let Err(reason) = client_may(world, to, def, &event) {
+            if let Err(reason) = client_may(world, self.catalog.tags(), to, def, &event) {
                 self.record(TraceKind::AbilityFailed {
                     owner: to,
                     ability,
@@ -371,6 +378,7 @@ impl Gas {
 /// `client_magnitude`. Server events pass.
 pub(super) fn client_may(
     world: &World,
+    tags: &TagRegistry,
     owner: Entity,
     def: &AbilityDef,
     event: &GameplayEvent,
@@ -378,6 +386,12 @@ pub(super) fn client_may(
     let Origin::Client(client) = event.origin else {
         return Ok(());
     };
+    // A tag the catalog does not know whole (a made-up id or subtree end)
+    // would be kept with the instance it starts, and every save after
+    // would be refused.
+    if !event.tags_known(tags) {
+        return Err(ActivationFailure::ClientInput(ClientField::Tag));
+    }
     let owned = world.get::<&NetOwner>(owner).is_ok_and(|o| o.0 == client);
     if !owned || def.net != NetPolicy::LocalPredicted {
         return Err(ActivationFailure::Authority);

@@ -152,7 +152,7 @@ impl Gas {
             .granted(ability)
             .ok_or(ActivationFailure::NoBehaviour)?;
         // 1. Authority.
-        client_may(world, owner, def, event)?;
+        client_may(world, self.catalog.tags(), owner, def, event)?;
         // 2. Already active.
         let running = system.abilities.instance_of(ability);
         if running.is_some() && !def.retrigger {

@@ -66,8 +66,11 @@ impl Gas {
         true
     }
 
-    /// Frees the handles kept longer than the rollback window (those still
-    /// reserved: a restore may have brought some back).
+    /// Frees the handles kept longer than the rollback window: those
+    /// still reserved by the retirement this entry records. A restore may
+    /// have brought the entity back, and it may since have been retired
+    /// again, later: its handle is then kept for that later retirement's
+    /// whole window (its own entry frees it), not freed by this one.
     pub(super) fn release_reserved(&mut self, world: &mut World) {
         let Some(window) = self.rollback_window.filter(|_| !self.reserved.is_empty()) else {
             return;
@@ -77,9 +80,10 @@ impl Gas {
                 break;
             }
             self.reserved.pop_front();
-            let kept =
-                world.satisfies::<&Reserved>(entity) && !world.satisfies::<&AbilitySystem>(entity);
-            if kept {
+            let this_retirement = world
+                .get::<&Reserved>(entity)
+                .is_ok_and(|reserved| reserved.since == since);
+            if this_retirement && !world.satisfies::<&AbilitySystem>(entity) {
                 let _ = world.despawn(entity);
             }
         }

@@ -165,8 +165,7 @@ fn check_spec(catalog: &Catalog, spec: &EffectSpec) -> Result<(), String> {
 }
 
 fn check_event(tags: &TagRegistry, event: &GameplayEvent) -> Result<(), String> {
-    let magnitude_ok = event.magnitude.is_none_or(f64::is_finite);
-    if !tags.knows(event.tag) || event.payload.is_some_and(|p| !tags.knows(p)) || !magnitude_ok {
+    if !event.is_well_formed(tags) {
         return Err("an event names a tag not in this catalog".into());
     }
     Ok(())

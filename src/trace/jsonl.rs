@@ -231,6 +231,7 @@ pub fn render_json(
                     match field {
                         crate::abilities::ClientField::Instigator => "instigator",
                         crate::abilities::ClientField::Magnitude => "magnitude",
+                        crate::abilities::ClientField::Tag => "tag",
                     },
                 ),
                 _ => {}
