@@ -1289,4 +1289,10 @@ fn cancel_on_target_tags_added_holds_for_a_target_that_is_the_owner() {
         assert_eq!(ended, Some(EndReason::TargetGainedTag(asleep)));
         gas.remove_loose_tag(&mut world, target, asleep).unwrap();
     }
+    // The JSON-lines trace words the reason as the text trace does.
+    let jsonl = gaskit::render_jsonl(&world, gas.catalog(), gas.trace().events());
+    assert!(
+        jsonl.contains(r#""reason":"target gained Test.State.Asleep""#),
+        "{jsonl}"
+    );
 }

@@ -177,16 +177,21 @@ fn run(options: &Options, out: &mut String) -> Result<ScenarioRun, String> {
         scenario.seed = seed;
     }
     if let Some(duration) = options.duration {
-        scenario.duration = SimDuration::from_secs_f64(duration).map_err(|e| e.to_string())?;
+        scenario.duration = SimDuration::from_secs_f64(duration)
+            .map_err(|e| format!("error: --duration {duration}: {e}"))?;
     }
     if let Some(step) = options.step {
-        scenario.step = SimDuration::from_secs_f64(step).map_err(|e| e.to_string())?;
+        scenario.step =
+            SimDuration::from_secs_f64(step).map_err(|e| format!("error: --step {step}: {e}"))?;
     }
     if scenario.step.is_zero() {
         return Err("error: --step rounds to zero microseconds".into());
     }
     scenario.trace_filter = TraceFilter::ALL;
     let mut run = ScenarioRun::new(catalog.clone(), scenario).map_err(|e| format!("error: {e}"))?;
+    // The whole fight, however long: the report, the summary and the
+    // JSON-lines file read every event.
+    run.gas.trace_mut().set_capacity(None);
 
     if !options.quiet {
         let _ = writeln!(
@@ -205,17 +210,24 @@ fn run(options: &Options, out: &mut String) -> Result<ScenarioRun, String> {
     let inspector = Inspector::new().with(CombatInspect(run.runtime.clone()));
     let mut inspected = String::new();
 
-    // Frame by frame until someone dies or time is up. An inspection
-    // between two frames advances to its own instant first; results do
-    // not depend on where the frames fall, and the fight still stops only
-    // at a frame, so the fight is the same with or without it.
+    // Frame by frame until someone dies or time is up. The fight ends at
+    // the first death's own instant, wherever the frames fall: what came
+    // after it in the frame it fell in is left out of everything reported,
+    // and an inspection after it is not reached. An inspection between
+    // two frames advances to its own instant first, so the fight is the
+    // same with or without it.
     let end = SimTime::ZERO + run.scenario().duration;
     let step = run.scenario().step;
     let mut now = SimTime::ZERO;
-    while now < end && !someone_died(run.gas.trace().events()) {
+    let mut died_at = None;
+    'frames: while now < end {
         let next = (now + step).min(end);
         while let Some((name, entity, at)) = looks.first().filter(|(_, _, at)| *at <= next) {
             run.advance_to((*at).max(now));
+            died_at = first_death(run.gas.trace().events());
+            if died_at.is_some_and(|died| died < *at) {
+                break 'frames;
+            }
             // A fighter despawned by the scenario says so; the duel goes on.
             let _ = match inspector.inspect(&run.world, &run.gas, *entity) {
                 Ok(seen) => writeln!(inspected, "{seen}"),
@@ -225,7 +237,12 @@ fn run(options: &Options, out: &mut String) -> Result<ScenarioRun, String> {
         }
         now = next;
         run.advance_to(now);
+        died_at = first_death(run.gas.trace().events());
+        if died_at.is_some() {
+            break;
+        }
     }
+    let now = died_at.unwrap_or(now);
     for (name, _, at) in looks {
         let _ = writeln!(
             inspected,
@@ -233,7 +250,14 @@ fn run(options: &Options, out: &mut String) -> Result<ScenarioRun, String> {
         );
     }
 
-    let events = run.gas.trace().events().to_vec();
+    let events: Vec<TraceEvent> = run
+        .gas
+        .trace()
+        .events()
+        .iter()
+        .filter(|e| e.time <= now)
+        .cloned()
+        .collect();
     if !options.quiet {
         print_trace(&run, &events, out);
     }
@@ -250,8 +274,8 @@ fn run(options: &Options, out: &mut String) -> Result<ScenarioRun, String> {
     }
 
     if let Some(path) = &options.trace_jsonl {
-        std::fs::write(path, run.jsonl_trace())
-            .map_err(|e| format!("error: cannot write `{path}`: {e}"))?;
+        let jsonl = gaskit::render_jsonl(run.fighters.as_slice(), run.gas.catalog(), &events);
+        std::fs::write(path, jsonl).map_err(|e| format!("error: cannot write `{path}`: {e}"))?;
         if !options.quiet {
             let _ = writeln!(
                 out,
@@ -284,10 +308,12 @@ fn inspections_asked(
     Ok(looks)
 }
 
-fn someone_died(events: &[TraceEvent]) -> bool {
+/// The instant of the first death in `events`, if any.
+fn first_death(events: &[TraceEvent]) -> Option<SimTime> {
     events
         .iter()
-        .any(|e| matches!(e.record(), Some(CombatRecord::Died { .. })))
+        .find(|e| matches!(e.record(), Some(CombatRecord::Died { .. })))
+        .map(|e| e.time)
 }
 
 fn loadout(run: &ScenarioRun, entity: Entity) -> String {
@@ -686,6 +712,35 @@ mod tests {
         assert_eq!(count("circle"), attacks, "one marker per attack");
         for (name, _) in &run.fighters {
             assert!(svg.contains(&format!("{name} attacking")), "{name}'s panel");
+        }
+    }
+
+    /// The duel stops at the first death's own instant, so its trace,
+    /// summary and report read the same at any frame step (the header
+    /// names the step, and is all that differs).
+    #[test]
+    fn the_duel_reads_the_same_at_any_frame_step() {
+        let at_step = |step: f64| {
+            let trace = report_path(&format!("step-{step}.jsonl"));
+            let options = Options {
+                step: Some(step),
+                trace_jsonl: Some(trace.clone()),
+                ..Options::default()
+            };
+            let (out, _, _) = duel(options);
+            let body: Vec<String> = out
+                .lines()
+                .filter(|l| !l.starts_with("gaskit duel:") && !l.contains(&trace))
+                .map(str::to_owned)
+                .collect();
+            (body, std::fs::read_to_string(&trace).unwrap())
+        };
+        let (fine, fine_jsonl) = at_step(0.05);
+        assert!(fine.iter().any(|l| l.contains(" died")), "someone dies");
+        for step in [0.7, 5.0, 300.0] {
+            let (coarse, coarse_jsonl) = at_step(step);
+            assert_eq!(coarse, fine, "step {step}");
+            assert_eq!(coarse_jsonl, fine_jsonl, "step {step}");
         }
     }
 

@@ -104,8 +104,10 @@ fn number(value: f64) -> String {
     if value.fract() == 0.0 && value.abs() < 1e15 {
         format!("{value:.0}")
     } else {
+        // 70.00000000000001 is "70", not "70.": a fraction that rounds
+        // away leaves no point behind.
         let text = format!("{value:.3}");
-        text.trim_end_matches('0').to_owned()
+        text.trim_end_matches('0').trim_end_matches('.').to_owned()
     }
 }
 
@@ -118,5 +120,20 @@ fn list(items: &[String]) -> String {
         "-".to_owned()
     } else {
         items.join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::number;
+
+    /// Whole numbers bare, others to three decimals, never a bare point.
+    #[test]
+    fn numbers_read_without_a_trailing_point() {
+        assert_eq!(number(70.0), "70");
+        assert_eq!(number(100.0 * 0.7), "70");
+        assert_eq!(number(0.0001), "0");
+        assert_eq!(number(1.25), "1.25");
+        assert_eq!(number(-0.5), "-0.5");
     }
 }

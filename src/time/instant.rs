@@ -34,7 +34,7 @@ impl fmt::Display for InvalidDuration {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} is not a valid duration in seconds (must be finite and ≥ 0)",
+            "{} is not a valid duration in seconds (must be finite, ≥ 0 and below about 1.8e13)",
             self.0
         )
     }

@@ -241,7 +241,8 @@ pub fn render_json(
             ability, reason, ..
         } => {
             o.str("ability", cx.ability(*ability));
-            o.str("reason", &format!("{reason:?}"));
+            // In the text trace's words: names, never raw ids.
+            o.str("reason", &super::text::end_reason(&cx, reason));
         }
         TraceKind::Cue {
             cue,

@@ -194,7 +194,7 @@ pub(super) fn cue_event_name(event: CueEvent) -> &'static str {
     }
 }
 
-fn end_reason(cx: &RenderCx<'_>, reason: &EndReason) -> String {
+pub(super) fn end_reason(cx: &RenderCx<'_>, reason: &EndReason) -> String {
     match reason {
         EndReason::Completed => "completed".into(),
         EndReason::Cancelled => "cancelled".into(),
