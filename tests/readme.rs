@@ -61,6 +61,20 @@ fn the_readmes_scenario_example_parses_against_the_shipped_catalog() {
     let blocks = ron_blocks();
     let scenario = blocks.last().unwrap();
     assert!(scenario.contains("timeline:"));
-    let catalog = gaskit::combat::default_catalog();
-    Scenario::parse(scenario, "README.md", &catalog).unwrap_or_else(|e| panic!("{e}"));
+    let catalog = std::sync::Arc::new(gaskit::combat::default_catalog());
+    let parsed = Scenario::parse(scenario, "README.md", &catalog).unwrap_or_else(|e| panic!("{e}"));
+    // Its timeline does what it says: at 10 s bob wields the Oak Wand.
+    let mut run = gaskit::scenario::ScenarioRun::new(catalog.clone(), parsed).unwrap();
+    run.advance_to(SimTime::from_secs(11));
+    let bob = run.fighter("bob").unwrap();
+    let defs = catalog.section::<gaskit::combat::CombatDefs>().unwrap();
+    let weapon = defs.tags[gaskit::combat::native::ITEM_SLOT_WEAPON];
+    let wielded = run
+        .world
+        .get::<&gaskit::combat::Combatant>(bob)
+        .unwrap()
+        .equipment
+        .in_slot(weapon)
+        .map(|(item, _)| item);
+    assert_eq!(wielded, defs.item_named("Oak Wand"));
 }

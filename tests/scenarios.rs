@@ -115,6 +115,7 @@ fn bad_scenarios_are_located_errors() {
         ("(duration: 5, combatants: [(name: \"a\")], timeline: [(at: 1, do: Engage(\"a\", \"zed\"))])", "unknown combatant `zed`"),
         ("(duration: 5, combatants: [(name: \"a\", equipment: [(\"Rune Scimitr\", 1)])])", "did you mean `Rune Scimitar`?"),
         ("(duration: 5, combatants: [(name: \"a\"), (name: \"a\")])", "listed twice"),
+        ("(duration: 5, combatants: [(name: \"a\", equipment: [(\"Air Rune\", 10)])])", "combatant `a`: `Air Rune` cannot be worn (it has no slot); carry it in `inventory`"),
         ("(duration: -5, combatants: [])", "duration must be"),
         ("(duration: 5, step: 0, combatants: [])", "step must be positive"),
         ("(duration: 5, trace: [\"Combta\"], combatants: [])", "did you mean `Combat`?"),

@@ -407,9 +407,13 @@ fn print_trace(run: &ScenarioRun, events: &[TraceEvent], out: &mut String) {
         .attributes()
         .get("MaxHealth")
         .expect("shipped attribute");
+    // Each fighter starts at the schema's MaxHealth, full (Health starts
+    // at it); the trace records only what moves from there, and a fighter
+    // whose level gives that same maximum records nothing.
+    let start = catalog.attributes().def(max_health).base;
     let mut hp: HashMap<Entity, (f64, f64)> = HashMap::new();
     for (_, entity) in &run.fighters {
-        hp.insert(*entity, (0.0, 0.0));
+        hp.insert(*entity, (start, start));
     }
     let mut pending: Option<(String, Entity)> = None;
     let flush = |pending: &mut Option<(String, Entity)>,
@@ -479,6 +483,8 @@ struct SummaryRow {
     target: Option<Entity>,
     attacks: usize,
     hits: usize,
+    /// Failed accuracy rolls (a hit the target refused is neither).
+    misses: usize,
     damage: u32,
     dps: f64,
     /// What its attack promised against that target at the start.
@@ -524,6 +530,10 @@ fn summary_rows(
                 hits: attacks
                     .iter()
                     .filter(|(_, o)| matches!(o, AttackOutcome::Hit(_)))
+                    .count(),
+                misses: attacks
+                    .iter()
+                    .filter(|(_, o)| matches!(o, AttackOutcome::Miss))
                     .count(),
                 damage,
                 dps: if seconds > 0.0 {
@@ -594,7 +604,7 @@ fn print_summary(
             target,
             row.attacks,
             row.hits,
-            row.attacks - row.hits,
+            row.misses,
             row.damage,
             row.dps,
             chance,
@@ -742,6 +752,29 @@ mod tests {
             assert_eq!(coarse, fine, "step {step}");
             assert_eq!(coarse_jsonl, fine_jsonl, "step {step}");
         }
+    }
+
+    /// A fighter whose level gives the schema's own MaxHealth (Hitpoints
+    /// 10: 40) records no change of it, and its bar still reads out of 40.
+    #[test]
+    fn a_fighter_at_the_schemas_maximum_health_has_a_full_bar() {
+        let path = report_path("level10.ron");
+        std::fs::write(
+            &path,
+            r#"(seed: 3, duration: 20.0, combatants: [
+                (name: "alice", level: 40, equipment: [("Rune Scimitar", 1)]),
+                (name: "bob", level: 10, position: (100, 0)),
+            ], timeline: [(at: 0.0, do: Engage("alice", "bob"))])"#,
+        )
+        .unwrap();
+        let options = Options {
+            scenario: Some(path),
+            ..Options::default()
+        };
+        let (out, _, _) = duel(options);
+        let bob_bars: Vec<&str> = out.lines().filter(|l| l.contains("bob [")).collect();
+        assert!(!bob_bars.is_empty(), "{out}");
+        assert!(bob_bars.iter().all(|l| l.ends_with("/40")), "{bob_bars:#?}");
     }
 
     #[test]

@@ -311,6 +311,28 @@ impl Resolver<'_> {
             .collect()
     }
 
+    /// [`items`](Self::items) that are worn: an item with no slot is an
+    /// error naming the combatant (it would be dropped otherwise).
+    fn worn(&mut self, combatant: &str, list: &[(String, u32)]) -> Vec<(ItemId, u32)> {
+        let mut worn = Vec::new();
+        for (name, quantity) in list {
+            let Some(item) = self.item(name) else {
+                continue;
+            };
+            if self.combat.item(item).and_then(|d| d.slot).is_none() {
+                self.errors.push(self.source.error_at(
+                    name,
+                    format!(
+                        "combatant `{combatant}`: `{name}` cannot be worn (it has no slot); carry it in `inventory`"
+                    ),
+                ));
+                continue;
+            }
+            worn.push((item, *quantity));
+        }
+        worn
+    }
+
     fn combatant(&mut self, data: &CombatantData) -> CombatantSpec {
         let tags = self.catalog.tags();
         let combat = self.combat;
@@ -384,7 +406,7 @@ impl Resolver<'_> {
             kind,
             level: data.level,
             levels,
-            equipment: self.items(&data.equipment),
+            equipment: self.worn(&data.name, &data.equipment),
             inventory: self.items(&data.inventory),
             style,
             spellbook: data.spellbook.as_deref().and_then(|b| self.tag(b)),
