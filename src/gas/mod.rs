@@ -530,9 +530,9 @@ impl Gas {
                     self.on_effect_timer(world, timer);
                     handled += 1;
                 }
-                // Only effects' expiries are scheduled as ends; anything
-                // else (from a damaged save) goes back, to fire in its turn
-                // after this instant's reactions.
+                // Only effects' expiries are scheduled as ends (a restore
+                // refuses a save that says otherwise); anything else goes
+                // back, to fire in its turn after this instant's reactions.
                 Some((at, key, _)) => {
                     self.timers.rearm(key, at, crate::time::Lane::Normal);
                     break;
