@@ -218,6 +218,26 @@ impl Arena {
             .collect()
     }
 
+    /// Turns `who` to another spellbook, as the game would between ticks.
+    fn turn_to_book(&mut self, who: Entity, book: &str) {
+        let book = self.tag(book);
+        self.world
+            .get::<&mut Combatant>(who)
+            .unwrap()
+            .spellbook
+            .current = book;
+    }
+
+    /// The reasons of the attacks the loop refused, in order.
+    fn attacks_refused(&self) -> Vec<String> {
+        self.records(|_, record| match record {
+            CombatRecord::AttackFailed { reason, .. } => {
+                Some(self.catalog().tags().name(*reason).to_owned())
+            }
+            _ => None,
+        })
+    }
+
     fn chase_steps(&self) -> Vec<(f64, ChasePhase)> {
         self.records(|time, record| match record {
             CombatRecord::Chase { phase, .. } => Some((time, *phase)),
@@ -534,12 +554,7 @@ fn a_queued_weave_passes_every_manual_cast_gate_again_when_it_resolves() {
     a.cast(alice, bob, "Even Bolt");
     // Before the weave resolves at 2.4 s, alice turns to another book: the
     // spell is no longer learned, so the weave is refused and she swings.
-    let ancient = a.tag("Spellbook.Ancient");
-    a.world
-        .get::<&mut Combatant>(alice)
-        .unwrap()
-        .spellbook
-        .current = ancient;
+    a.turn_to_book(alice, "Spellbook.Ancient");
     a.at(5.0);
     assert_eq!(
         a.what_when(),
@@ -549,13 +564,7 @@ fn a_queued_weave_passes_every_manual_cast_gate_again_when_it_resolves() {
             (4.8, "swing".to_owned())
         ]
     );
-    let refused = a.records(|_, record| match record {
-        CombatRecord::AttackFailed { reason, .. } => {
-            Some(a.catalog().tags().name(*reason).to_owned())
-        }
-        _ => None,
-    });
-    assert_eq!(refused, ["Activation.Fail.NotLearned"]);
+    assert_eq!(a.attacks_refused(), ["Activation.Fail.NotLearned"]);
     assert_eq!(
         a.world
             .get::<&Combatant>(alice)
@@ -579,12 +588,7 @@ fn a_swing_going_instead_of_a_refused_weave_is_range_checked_and_chases() {
     a.cast(alice, bob, "Test Bolt");
     // The weave will be refused (the spell is no longer in her book), and
     // bob stands within Test Bolt's 1 500 cm but beyond the sword's 250.
-    let ancient = a.tag("Spellbook.Ancient");
-    a.world
-        .get::<&mut Combatant>(alice)
-        .unwrap()
-        .spellbook
-        .current = ancient;
+    a.turn_to_book(alice, "Spellbook.Ancient");
     teleport(&mut a, bob, 1000.0);
     a.at(2.5);
     assert_eq!(
@@ -592,13 +596,7 @@ fn a_swing_going_instead_of_a_refused_weave_is_range_checked_and_chases() {
         [(0.0, "swing".to_owned())],
         "no hit at range"
     );
-    let refused = a.records(|_, record| match record {
-        CombatRecord::AttackFailed { reason, .. } => {
-            Some(a.catalog().tags().name(*reason).to_owned())
-        }
-        _ => None,
-    });
-    assert_eq!(refused, ["Activation.Fail.NotLearned"]);
+    assert_eq!(a.attacks_refused(), ["Activation.Fail.NotLearned"]);
     let chase: Vec<f64> = a.chase_steps().iter().map(|(t, _)| *t).collect();
     assert!(
         chase.first().is_some_and(|&t| (t - 2.4).abs() < 1e-9),
