@@ -34,6 +34,8 @@ const CONTENT: &str = r#"(
         (name: "GE_Channel_Cooldown", duration: Duration(SetByCaller("Cooldown.Test.Channel")),
          granted_tags: ["Cooldown.Test.Channel"]),
         (name: "GE_Mark", duration: Duration(Constant(1)), granted_tags: ["Test.State.Marked"]),
+        (name: "GE_Trance", duration: Infinite, ongoing_requirements: (all: ["Test.State.Channeling"]),
+         modifiers: [(attribute: "Mana", op: Flat, magnitude: Constant(5))]),
     ],
     abilities: [
         (name: "GA_Channel", trigger: "Test.Trigger.Channel",
@@ -1295,4 +1297,88 @@ fn cancel_on_target_tags_added_holds_for_a_target_that_is_the_owner() {
         jsonl.contains(r#""reason":"target gained Test.State.Asleep""#),
         "{jsonl}"
     );
+}
+
+/// Ending an instance from game code is a context call like any other:
+/// what reacts to its owned tags going (an effect that needs them) does
+/// so before the call returns, not at the next one.
+#[test]
+fn ending_an_ability_from_game_code_reconciles_at_once() {
+    let mut sim = Sim::new();
+    let hero = sim.hero;
+    let channel = sim.fire(hero, sim.event("Test.Trigger.Channel")).unwrap();
+    let trance = sim.gas.catalog().effects().get("GE_Trance").unwrap();
+    sim.gas
+        .apply_effect(&mut sim.world, hero, EffectSpec::new(trance))
+        .unwrap();
+    assert_eq!(sim.mana(hero), 20.0, "25, less the cost, and the trance");
+    assert!(sim
+        .gas
+        .end_ability(&mut sim.world, hero, channel, EndReason::Cancelled));
+    assert_eq!(sim.mana(hero), 15.0, "the trance inhibited at once");
+}
+
+/// An instance that a cancelled ability's teardown ends while it starts
+/// (the teardown applies a tag the new ability is cancelled by) never
+/// activates: its cost is not paid and nothing it would apply lands.
+#[test]
+fn an_instance_ended_while_it_starts_never_activates() {
+    const TAGS: &str = "Test.Trigger.Hum\nTest.Trigger.Bash\nTest.Ability.Hum\nTest.State.Dazed\n";
+    const CONTENT: &str = r#"(
+        attributes: [(name: "Mana", base: 25, min: 0)],
+        effects: [
+            (name: "GE_Daze", duration: Duration(Constant(5)), granted_tags: ["Test.State.Dazed"]),
+            (name: "GE_Bash_Cost", modifiers: [(attribute: "Mana", op: Flat, magnitude: Constant(-10))]),
+        ],
+        abilities: [
+            (name: "GA_Hum", trigger: "Test.Trigger.Hum", ability_tags: ["Test.Ability.Hum"],
+             behaviour: Registered("Backlash")),
+            (name: "GA_Bash", trigger: "Test.Trigger.Bash", cost: "GE_Bash_Cost",
+             cancel_abilities_with_tags: ["Test.Ability.Hum"],
+             cancel_on_tags_added: ["Test.State.Dazed"], behaviour: ApplyEffects([])),
+        ],
+    )"#;
+    /// Runs until cancelled; its teardown dazes its owner.
+    struct Backlash(gaskit::EffectId);
+    impl AbilityBehaviour for Backlash {
+        fn activate(&self, cx: &mut AbilityCx<'_>) {
+            cx.wait_delay(SimDuration::from_secs(100));
+        }
+        fn end(&self, cx: &mut AbilityCx<'_>, _: EndReason) {
+            let owner = cx.owner;
+            let _ = cx.apply_effect(owner, EffectSpec::new(self.0));
+        }
+    }
+    let mut builder = CatalogBuilder::new();
+    builder.tags().add_source("test.tags", TAGS);
+    builder.add_source("test.ron", CONTENT);
+    let mut gas = Gas::new(builder.build().unwrap_or_else(|e| panic!("{e}")));
+    let daze = gas.catalog().effects().get("GE_Daze").unwrap();
+    gas.register_behaviour("Backlash", Backlash(daze)).unwrap();
+    let mut world = World::new();
+    let monk = world.spawn((gas.new_ability_system(),));
+    for name in ["GA_Hum", "GA_Bash"] {
+        let id = gas.catalog().abilities().get(name).unwrap();
+        gas.grant_ability(&mut world, monk, id, 1).unwrap();
+    }
+    let tag = |gas: &Gas, name: &str| gas.catalog().tags().get(name).unwrap();
+    let hum = GameplayEvent::new(tag(&gas, "Test.Trigger.Hum"));
+    assert!(gas.handle_event(&mut world, monk, hum).activated());
+    let bash = GameplayEvent::new(tag(&gas, "Test.Trigger.Bash"));
+    gas.handle_event(&mut world, monk, bash);
+    let mana = gas.catalog().attributes().get("Mana").unwrap();
+    assert_eq!(
+        world.get::<&AbilitySystem>(monk).unwrap().current(mana),
+        25.0,
+        "no cost paid"
+    );
+    let bash_id = gas.catalog().abilities().get("GA_Bash").unwrap();
+    let dazed = tag(&gas, "Test.State.Dazed");
+    let ended = gas.trace().events().iter().find_map(|e| match &e.kind {
+        TraceKind::AbilityEnded {
+            ability, reason, ..
+        } if *ability == bash_id => Some(*reason),
+        _ => None,
+    });
+    assert_eq!(ended, Some(EndReason::CancelledByTag(dazed)));
 }

@@ -662,3 +662,50 @@ fn an_observer_registered_during_a_delivery_hears_what_follows() {
     assert!(first.len() > first_call.len());
     assert_eq!(second, first[1..], "both hear the second call whole");
 }
+
+/// A record type whose values fall in two categories: a chime is loud or
+/// soft.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Chime {
+    bell: Entity,
+    loud: bool,
+}
+
+impl gaskit::TraceRecord for Chime {
+    fn kind(&self) -> &'static str {
+        "chime"
+    }
+    fn category(&self) -> TraceCategory {
+        TraceCategory::game(if self.loud { 5 } else { 6 })
+    }
+    fn parties(&self) -> (Entity, Option<Entity>) {
+        (self.bell, None)
+    }
+    fn describe(&self, _: &gaskit::trace::RenderCx<'_>) -> String {
+        "chimes".into()
+    }
+    fn json(&self, _: &gaskit::trace::RenderCx<'_>, _: &mut gaskit::trace::JsonFields) {}
+}
+
+/// An observer of a record type under one category hears only that
+/// category's records of the type, even when another observer asks for
+/// every category.
+#[test]
+fn a_record_observer_hears_only_its_category() {
+    let mut shop = Workshop::new();
+    let bell = shop.smith;
+    let (loud, heard) = collector::<Chime>();
+    shop.gas.observe(
+        Observe::records::<Chime>(TraceCategory::game(5)),
+        move |_, _, seen| {
+            if let Some(chime) = seen.record::<Chime>() {
+                heard.lock().unwrap().push(*chime);
+            }
+        },
+    );
+    shop.gas.observe(Observe::everything(), |_, _, _| {});
+    shop.gas.record_game(Chime { bell, loud: true });
+    shop.gas.record_game(Chime { bell, loud: false });
+    shop.at(1.0);
+    assert_eq!(*loud.lock().unwrap(), [Chime { bell, loud: true }]);
+}

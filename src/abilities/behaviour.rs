@@ -225,7 +225,7 @@ impl AbilityCx<'_> {
     /// Ends the instance for `reason`.
     pub fn end_with(&mut self, reason: EndReason) {
         self.gas
-            .end_ability(self.world, self.owner, self.instance, reason);
+            .end_instance(self.world, self.owner, self.instance, reason);
     }
 
     /// Replaces the instance's wait with `wait` (a delay's length in

@@ -206,7 +206,7 @@ impl Gas {
         running: Option<InstanceKey>,
     ) {
         if let Some(instance) = running {
-            self.end_ability(world, owner, instance, EndReason::Revoked);
+            self.end_instance(world, owner, instance, EndReason::Revoked);
         }
         if let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(owner) {
             system

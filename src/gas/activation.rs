@@ -120,7 +120,7 @@ impl Gas {
             .ok_or(ActivationFailure::NoBehaviour)?;
         let (mut level, running) = self.check_activation(world, owner, ability, def, &event)?;
         if let Some(running) = running {
-            self.end_ability(world, owner, running, EndReason::Retriggered);
+            self.end_instance(world, owner, running, EndReason::Retriggered);
             // The teardown may have changed what the checks read (the owner
             // despawned, a cooldown applied, the grant revoked): they run
             // again on the world as it now is.
@@ -183,7 +183,7 @@ impl Gas {
         // 4. Required.
         if !owned.meet(&def.activation_required) {
             return Err(ActivationFailure::MissingTags {
-                tag: first_missing(&def.activation_required, owned.set()),
+                tag: def.activation_required.first_missing(owned.set()),
             });
         }
         // 5. Source and target (read in place: no copy of their tags
@@ -442,8 +442,16 @@ impl Gas {
                 target: event.target,
             },
         );
-        for other in to_cancel {
-            self.end_ability(world, owner, other, EndReason::CancelledByAbility(ability));
+        if !to_cancel.is_empty() {
+            for other in to_cancel {
+                self.end_instance(world, owner, other, EndReason::CancelledByAbility(ability));
+            }
+            // A teardown that ran may have ended this instance too (a tag
+            // it applied cancels it): it then never activates, and spends
+            // nothing.
+            if !self.instance_exists(world, owner, instance) {
+                return instance;
+            }
         }
         match &def.behaviour {
             Behaviour::ApplyEffects(_) => {
@@ -472,7 +480,7 @@ impl Gas {
     ) {
         if let Err(reason) = self.commit_ability(world, owner, ability, level, None) {
             let tag = reason.tag(self.catalog.tags());
-            self.end_ability(world, owner, instance, EndReason::Behaviour(tag));
+            self.end_instance(world, owner, instance, EndReason::Behaviour(tag));
             return;
         }
         let catalog = self.catalog.clone();
@@ -482,7 +490,7 @@ impl Gas {
         {
             self.apply_effect_recorded(world, recipient, spec);
         }
-        self.end_ability(world, owner, instance, EndReason::Completed);
+        self.end_instance(world, owner, instance, EndReason::Completed);
     }
 
     /// Applies an effect and records a failure in the trace instead of
@@ -593,21 +601,11 @@ fn apply_effects_specs(
         .collect()
 }
 
-/// The first tag `query` names that `owned` holds (parent-aware): what
-/// made a blocking query match.
+/// The tag `owned` holds (parent-aware: the leaf it holds) that made a
+/// blocking query match.
 fn first_held(query: &crate::tags::TagQuery, owned: &TagSet) -> Option<Tag> {
-    let mut named = TagSet::new();
-    query.collect_tags(&mut named);
-    let found = named.iter().find(|&t| owned.has(t));
+    let found = query.first_held(owned);
     found.map(|t| owned.iter().find(|o| o.matches(t)).unwrap_or(t))
-}
-
-/// The first tag `query` names that `owned` lacks: what a requirement missed.
-fn first_missing(query: &crate::tags::TagQuery, owned: &TagSet) -> Option<Tag> {
-    let mut named = TagSet::new();
-    query.collect_tags(&mut named);
-    let missing = named.iter().find(|&t| !owned.has(t));
-    missing
 }
 
 /// Records on `target` that an instance targets it. Entries whose owner

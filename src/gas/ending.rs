@@ -12,10 +12,26 @@ use crate::trace::TraceKind;
 
 impl Gas {
     /// Ends an active instance: its wait is dropped, its owned and block
-    /// tags released, then its behaviour's teardown runs. Returns `false`
-    /// (and does nothing) if the instance already ended, so teardown runs
-    /// exactly once whatever the path.
+    /// tags released, then its behaviour's teardown runs; then, as at the
+    /// end of every context call, what reacts to that runs (an ongoing
+    /// requirement on a released tag, an instance waiting for it,
+    /// observers). Returns `false` (and does nothing) if the instance
+    /// already ended, so teardown runs exactly once whatever the path.
     pub fn end_ability(
+        &mut self,
+        world: &mut World,
+        owner: Entity,
+        instance: InstanceKey,
+        reason: EndReason,
+    ) -> bool {
+        let ended = self.end_instance(world, owner, instance, reason);
+        self.reconcile(world);
+        ended
+    }
+
+    /// [`end_ability`](Self::end_ability) without the reconcile: for the
+    /// context's own paths, whose caller reconciles once at its end.
+    pub(crate) fn end_instance(
         &mut self,
         world: &mut World,
         owner: Entity,
@@ -100,7 +116,7 @@ impl Gas {
         };
         let ended = doomed
             .into_iter()
-            .filter(|&k| self.end_ability(world, owner, k, EndReason::Cancelled))
+            .filter(|&k| self.end_instance(world, owner, k, EndReason::Cancelled))
             .count();
         self.reconcile(world);
         ended
@@ -124,10 +140,10 @@ impl Gas {
             Err(_) => (SmallVec::new(), SmallVec::new()),
         };
         for instance in own {
-            self.end_ability(world, entity, instance, EndReason::OwnerDespawned);
+            self.end_instance(world, entity, instance, EndReason::OwnerDespawned);
         }
         for (other, instance) in targeting {
-            self.end_ability(world, other, instance, EndReason::TargetLost);
+            self.end_instance(world, other, instance, EndReason::TargetLost);
         }
         // Its effects end with it: no expiry or period may fire afterwards.
         if let Ok(system) = world.query_one_mut::<&AbilitySystem>(entity) {

@@ -235,9 +235,9 @@ impl Observe {
                     ..
                 },
             ) => tag.matches(*wanted),
-            (What::Record(type_id, _), TraceKind::Game(record)) => {
+            (What::Record(type_id, category), TraceKind::Game(record)) => {
                 let any: &dyn std::any::Any = &**record;
-                any.type_id() == *type_id
+                any.type_id() == *type_id && record.category() == *category
             }
             _ => false,
         }

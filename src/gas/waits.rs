@@ -184,7 +184,7 @@ impl Gas {
         reason: WakeReason,
     ) {
         if what.1.target.is_some_and(|t| !world.contains(t)) {
-            self.end_ability(world, owner, instance, EndReason::TargetLost);
+            self.end_instance(world, owner, instance, EndReason::TargetLost);
             return;
         }
         self.run_behaviour(world, owner, instance, what, |b, cx| b.wake(cx, reason));
@@ -319,7 +319,7 @@ impl Gas {
             (cancel, wake)
         };
         for (instance, tag) in cancel {
-            self.end_ability(world, owner, instance, EndReason::CancelledByTag(tag));
+            self.end_instance(world, owner, instance, EndReason::CancelledByTag(tag));
         }
         self.target_tag_reactions(world, owner, appeared);
         for (instance, reason) in wake {
@@ -407,7 +407,7 @@ impl Gas {
                 .collect()
         };
         for (owner, instance, tag) in doomed {
-            self.end_ability(world, owner, instance, EndReason::TargetGainedTag(tag));
+            self.end_instance(world, owner, instance, EndReason::TargetGainedTag(tag));
         }
     }
 }

@@ -167,6 +167,55 @@ impl TagQuery {
         }
     }
 
+    /// A tag the query needs and `tags` lacks, for a query `tags` does not
+    /// meet: the first of its `all` missing, else (none of its `any`
+    /// held) the first of them, else one from a nested query that fails.
+    /// `None` when only a `none` clause fails: nothing is missing, a tag
+    /// is held.
+    pub(crate) fn first_missing(&self, tags: &TagSet) -> Option<Tag> {
+        let clauses = self.clauses.as_ref()?;
+        if let Some(missing) = clauses.all.iter().find(|&t| !tags.has(t)) {
+            return Some(missing);
+        }
+        if !clauses.any.is_empty() && !clauses.any.iter().any(|t| tags.has(t)) {
+            return clauses.any.iter().next();
+        }
+        if let Some(missing) = clauses
+            .all_of
+            .iter()
+            .filter(|q| !q.matches(tags))
+            .find_map(|q| q.first_missing(tags))
+        {
+            return Some(missing);
+        }
+        if !clauses.any_of.is_empty() && !clauses.any_of.iter().any(|q| q.matches(tags)) {
+            return clauses.any_of.iter().find_map(|q| q.first_missing(tags));
+        }
+        None
+    }
+
+    /// A tag `tags` holds that makes the query match, for a query `tags`
+    /// meets (a blocking one): the first of its `all` or `any` held, or one
+    /// from a nested query that matches. `None` when the query matches
+    /// only by what is absent (`none`).
+    pub(crate) fn first_held(&self, tags: &TagSet) -> Option<Tag> {
+        let clauses = self.clauses.as_ref()?;
+        if let Some(held) = clauses
+            .all
+            .iter()
+            .chain(clauses.any.iter())
+            .find(|&t| tags.has(t))
+        {
+            return Some(held);
+        }
+        clauses
+            .all_of
+            .iter()
+            .chain(&clauses.any_of)
+            .filter(|q| q.matches(tags))
+            .find_map(|q| q.first_held(tags))
+    }
+
     /// Evaluates the query against `tags`.
     #[inline]
     pub fn matches(&self, tags: &TagSet) -> bool {
@@ -274,6 +323,40 @@ mod tests {
         let nested = TagQuery::new().and(TagQuery::new());
         assert!(!nested.is_empty());
         assert!(nested.matches(&TagSet::new()));
+    }
+
+    /// A refusal names what refused: the required tag missing (not a
+    /// forbidden one, not an alternative already met), and the held tag
+    /// that made a blocking query match (none when only an absence did).
+    #[test]
+    fn a_query_names_the_tag_it_misses_or_the_one_that_makes_it_match() {
+        let (bow, disarmed, stance_a, stance_b, silenced) = (
+            Tag::leaf(1),
+            Tag::leaf(2),
+            Tag::leaf(3),
+            Tag::leaf(4),
+            Tag::leaf(5),
+        );
+        let set = |tags: &[Tag]| tags.iter().copied().collect::<TagSet>();
+        let armed = TagQuery::new().require_all([bow]).forbid([disarmed]);
+        assert_eq!(armed.first_missing(&set(&[])), Some(bow));
+        assert_eq!(
+            armed.first_missing(&set(&[bow, disarmed])),
+            None,
+            "forbidden, not missing"
+        );
+        let stanced = TagQuery::new()
+            .require_any([stance_a, stance_b])
+            .forbid([silenced]);
+        assert_eq!(stanced.first_missing(&set(&[stance_a, silenced])), None);
+        assert_eq!(stanced.first_missing(&set(&[])), Some(stance_a));
+        let nested = TagQuery::new().and(TagQuery::new().require_all([bow]));
+        assert_eq!(nested.first_missing(&set(&[])), Some(bow));
+
+        let blocking = TagQuery::new().require_any([silenced, disarmed]);
+        assert_eq!(blocking.first_held(&set(&[bow, silenced])), Some(silenced));
+        let by_absence = TagQuery::new().forbid([bow]);
+        assert_eq!(by_absence.first_held(&set(&[silenced])), None);
     }
 
     /// Asked tag by tag, a query answers as it does on the set: every
