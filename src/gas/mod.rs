@@ -253,7 +253,10 @@ impl Gas {
         &self.trace
     }
 
-    /// The trace, to filter, clear or take.
+    /// The trace, to filter, clear or take. Change it in place (its
+    /// filter, its capacity): a trace put in its place wholesale does not
+    /// know what the registered observers asked it to keep for them, and
+    /// they would hear nothing more.
     pub fn trace_mut(&mut self) -> &mut Trace {
         &mut self.trace
     }
