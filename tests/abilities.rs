@@ -1382,3 +1382,77 @@ fn an_instance_ended_while_it_starts_never_activates() {
     });
     assert_eq!(ended, Some(EndReason::CancelledByTag(dazed)));
 }
+
+/// A wake that an earlier wake's game code made stale does not happen:
+/// the relay, woken by a hit, echoes it; the echo wakes the listener,
+/// which moves on to wait for a block; the outer hit then finds the
+/// listener no longer waiting for it, and leaves that new wait alone.
+#[test]
+fn a_wake_made_stale_by_an_earlier_wake_leaves_the_new_wait_alone() {
+    const TAGS: &str =
+        "Test.Trigger.Relay\nTest.Trigger.Listen\nTest.Hit\nTest.Hit.Echo\nTest.Block\n";
+    const CONTENT: &str = r#"(abilities: [
+        (name: "GA_Relay", trigger: "Test.Trigger.Relay", behaviour: Registered("Relay")),
+        (name: "GA_Listen", trigger: "Test.Trigger.Listen", behaviour: Registered("Listen")),
+    ])"#;
+    /// Waits for a hit, echoes it to its owner, ends.
+    struct Relay(Tag, Tag);
+    impl AbilityBehaviour for Relay {
+        fn activate(&self, cx: &mut AbilityCx<'_>) {
+            cx.wait_event(self.0);
+        }
+        fn wake(&self, cx: &mut AbilityCx<'_>, _: WakeReason) {
+            let owner = cx.owner;
+            cx.gas
+                .handle_event(cx.world, owner, GameplayEvent::new(self.1));
+            cx.end();
+        }
+    }
+    /// Waits for a hit, notes what woke it, then waits for a block.
+    struct Listen(Tag, Tag, Log);
+    impl AbilityBehaviour for Listen {
+        fn activate(&self, cx: &mut AbilityCx<'_>) {
+            cx.wait_event(self.0);
+        }
+        fn wake(&self, cx: &mut AbilityCx<'_>, reason: WakeReason) {
+            if let WakeReason::Event(event) = reason {
+                self.2.lock().unwrap().push(format!("{:?}", event.tag));
+            }
+            cx.wait_event(self.1);
+        }
+    }
+    let mut builder = CatalogBuilder::new();
+    builder.tags().add_source("test.tags", TAGS);
+    builder.add_source("test.ron", CONTENT);
+    let mut gas = Gas::new(builder.build().unwrap_or_else(|e| panic!("{e}")));
+    let tag = |gas: &Gas, name: &str| gas.catalog().tags().get(name).unwrap();
+    let (hit, echo, block) = (
+        tag(&gas, "Test.Hit"),
+        tag(&gas, "Test.Hit.Echo"),
+        tag(&gas, "Test.Block"),
+    );
+    let log: Log = Arc::default();
+    gas.register_behaviour("Relay", Relay(hit, echo)).unwrap();
+    gas.register_behaviour("Listen", Listen(hit, block, log.clone()))
+        .unwrap();
+    let mut world = World::new();
+    let bell = world.spawn((gas.new_ability_system(),));
+    for name in ["GA_Relay", "GA_Listen"] {
+        let id = gas.catalog().abilities().get(name).unwrap();
+        gas.grant_ability(&mut world, bell, id, 1).unwrap();
+    }
+    for trigger in ["Test.Trigger.Relay", "Test.Trigger.Listen"] {
+        let event = GameplayEvent::new(tag(&gas, trigger));
+        assert!(gas.handle_event(&mut world, bell, event).activated());
+    }
+    gas.handle_event(&mut world, bell, GameplayEvent::new(hit));
+    assert_eq!(
+        *log.lock().unwrap(),
+        [format!("{echo:?}")],
+        "woken once, by the echo"
+    );
+    let listen = gas.catalog().abilities().get("GA_Listen").unwrap();
+    let system = world.get::<&AbilitySystem>(bell).unwrap();
+    let key = system.active_instance(listen).unwrap();
+    assert_eq!(system.waiting_for(key), Some(gaskit::Wait::Event(block)));
+}

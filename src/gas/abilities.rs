@@ -310,7 +310,10 @@ impl Gas {
                 outcome.refused_wakes += 1;
                 continue;
             }
-            if self.clear_wait(world, to, instance, |w| matches!(w, Wait::Event(_))) {
+            // Only a wait this event meets: an earlier wake may have run
+            // game code that moved this instance on to another wait.
+            let met = |w: Wait| matches!(w, Wait::Event(t) if event.tag.matches(t));
+            if self.clear_wait(world, to, instance, met) {
                 outcome.woken += 1;
                 self.wake(world, to, instance, WakeReason::Event(event));
             }

@@ -299,7 +299,7 @@ impl Gas {
             let owned = system.tags(self.catalog.effects(), self.now);
             let owned = owned.tags();
             let mut cancel: SmallVec<[(InstanceKey, Tag); 2]> = SmallVec::new();
-            let mut wake: SmallVec<[(InstanceKey, WakeReason); 2]> = SmallVec::new();
+            let mut wake: SmallVec<[(InstanceKey, Wait, WakeReason); 2]> = SmallVec::new();
             for (key, instance) in system.abilities.instances.iter() {
                 let def = abilities.def(instance.ability);
                 if let Some(leaf) = def.cancelling_tag(|| appeared.iter()) {
@@ -307,11 +307,11 @@ impl Gas {
                     continue;
                 }
                 match instance.wait {
-                    Wait::TagAdded(t) if appeared.has(t) => {
-                        wake.push((key, WakeReason::TagAdded(t)))
+                    met @ Wait::TagAdded(t) if appeared.has(t) => {
+                        wake.push((key, met, WakeReason::TagAdded(t)))
                     }
-                    Wait::TagRemoved(t) if vanished.has(t) && !owned.has(t) => {
-                        wake.push((key, WakeReason::TagRemoved(t)))
+                    met @ Wait::TagRemoved(t) if vanished.has(t) && !owned.has(t) => {
+                        wake.push((key, met, WakeReason::TagRemoved(t)))
                     }
                     _ => {}
                 }
@@ -322,8 +322,10 @@ impl Gas {
             self.end_instance(world, owner, instance, EndReason::CancelledByTag(tag));
         }
         self.target_tag_reactions(world, owner, appeared);
-        for (instance, reason) in wake {
-            if self.clear_wait(world, owner, instance, Wait::on_tags) {
+        // Only the wait that was met: a teardown or a wake above may have
+        // run game code that changed this instance's wait since.
+        for (instance, met, reason) in wake {
+            if self.clear_wait(world, owner, instance, |w| w == met) {
                 self.wake(world, owner, instance, reason);
             }
         }
@@ -331,7 +333,7 @@ impl Gas {
 
     /// Wakes the owner's instances whose attribute or effect wait is met.
     pub(super) fn ability_state_waits(&mut self, world: &mut World, owner: Entity) {
-        let wake: SmallVec<[(InstanceKey, WakeReason); 2]> = {
+        let wake: SmallVec<[(InstanceKey, Wait, WakeReason); 2]> = {
             let Ok(system) = world.get::<&AbilitySystem>(owner) else {
                 return;
             };
@@ -354,12 +356,13 @@ impl Gas {
                         }
                         _ => None,
                     };
-                    Some((key, reason?))
+                    Some((key, instance.wait, reason?))
                 })
                 .collect()
         };
-        for (instance, reason) in wake {
-            if self.clear_wait(world, owner, instance, Wait::on_state) {
+        // Only the wait that was met (see `ability_tag_reactions`).
+        for (instance, met, reason) in wake {
+            if self.clear_wait(world, owner, instance, |w| w == met) {
                 self.wake(world, owner, instance, reason);
             }
         }
