@@ -1188,6 +1188,16 @@ fn invalid_combat_content_is_reported() {
             true,
         ),
         (
+            r#"(combat: (in_combat_seconds: 0.5))"#,
+            "in_combat_seconds must be at least 1, found 0.5",
+            true,
+        ),
+        (
+            r#"(kinds: [(name: "Snail", chase_poll_seconds: 0.0001)])"#,
+            "combatant kind `Snail`: chase_poll_seconds must be at least 0.001 s, found 0.0001",
+            true,
+        ),
+        (
             r#"(spells: [(name: "S", book: "Spellbook.Lunar", max_damage: 1, cast_interval: 1)])"#,
             "unknown tag `Spellbook.Lunar`",
             true,

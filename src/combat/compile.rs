@@ -246,6 +246,28 @@ fn seconds(
     })
 }
 
+/// [`seconds`], refused below `min` (written `min_text` in the error, after
+/// `owner`, which names what holds the key when the anchor does not).
+fn seconds_at_least(
+    file: &SourceFile,
+    anchor: &str,
+    what: &str,
+    value: f64,
+    (min, min_text, owner): (SimDuration, &str, &str),
+    errors: &mut LoadErrors,
+) -> Option<SimDuration> {
+    let read = seconds(file, anchor, what, value, errors);
+    if read < min {
+        errors.push(file.error_after(
+            anchor,
+            what,
+            format!("{owner}{what} must be at least {min_text}, found {value}"),
+        ));
+        return None;
+    }
+    Some(read)
+}
+
 /// The hard floor of every combat interval: a millisecond.
 const MIN_INTERVAL: SimDuration = SimDuration::from_millis(1);
 
@@ -364,14 +386,10 @@ fn compile_settings(
             errors,
         );
         if let Some(v) = data.min_attack_interval {
-            let min = seconds(file, anchor, "min_attack_interval", v, errors);
-            if min < MIN_INTERVAL {
-                errors.push(file.error_after(
-                    anchor,
-                    "min_attack_interval",
-                    format!("min_attack_interval must be at least 0.001 s, found {v}"),
-                ));
-            } else {
+            let floor = (MIN_INTERVAL, "0.001 s", "");
+            if let Some(min) =
+                seconds_at_least(file, anchor, "min_attack_interval", v, floor, errors)
+            {
                 s.min_attack_interval = min;
             }
         }
@@ -389,14 +407,10 @@ fn compile_settings(
         }
         if let Some(v) = data.in_combat_seconds {
             // The contract's floor: combat never lasts less than a second.
-            let in_combat = seconds(file, anchor, "in_combat_seconds", v, errors);
-            if in_combat < SimDuration::from_secs(1) {
-                errors.push(file.error_after(
-                    anchor,
-                    "in_combat_seconds",
-                    format!("in_combat_seconds must be at least 1, found {v}"),
-                ));
-            } else {
+            let floor = (SimDuration::from_secs(1), "1", "");
+            if let Some(in_combat) =
+                seconds_at_least(file, anchor, "in_combat_seconds", v, floor, errors)
+            {
                 s.in_combat = in_combat;
             }
         }
@@ -466,16 +480,9 @@ fn compile_kind(file: &SourceFile, data: &CombatKindData, errors: &mut LoadError
         }
     }
     if let Some(v) = data.chase_poll_seconds {
-        let poll = seconds(file, name, "chase_poll_seconds", v, errors);
-        if poll < MIN_INTERVAL {
-            errors.push(file.error_after(
-                name,
-                "chase_poll_seconds",
-                format!(
-                    "combatant kind `{name}`: chase_poll_seconds must be at least 0.001 s, found {v}"
-                ),
-            ));
-        } else {
+        let owner = format!("combatant kind `{name}`: ");
+        let floor = (MIN_INTERVAL, "0.001 s", owner.as_str());
+        if let Some(poll) = seconds_at_least(file, name, "chase_poll_seconds", v, floor, errors) {
             kind.chase_poll_interval = poll;
         }
     }
