@@ -1456,3 +1456,39 @@ fn a_wake_made_stale_by_an_earlier_wake_leaves_the_new_wait_alone() {
     let key = system.active_instance(listen).unwrap();
     assert_eq!(system.waiting_for(key), Some(gaskit::Wait::Event(block)));
 }
+
+/// The same rule on content that knows no combat: a workbench owning
+/// `Ui.Panel.Bench`, cancelled on `Ui.Panel`, survives its own panel and
+/// closes when the map panel opens.
+#[test]
+fn a_parent_cancel_tag_spares_only_the_abilitys_own_tag_without_combat() {
+    const TAGS: &str = "Test.Trigger.Bench\nUi.Panel.Bench\nUi.Panel.Map\n";
+    const CONTENT: &str = r#"(abilities: [
+        (name: "GA_Bench", trigger: "Test.Trigger.Bench",
+         activation_owned_tags: ["Ui.Panel.Bench"], cancel_on_tags_added: ["Ui.Panel"],
+         behaviour: Registered("Hold")),
+    ])"#;
+    let mut builder = CatalogBuilder::new();
+    builder.tags().add_source("test.tags", TAGS);
+    builder.add_source("test.ron", CONTENT);
+    let mut gas = Gas::new(builder.build().unwrap_or_else(|e| panic!("{e}")));
+    gas.register_behaviour("Hold", Hold).unwrap();
+    let mut world = World::new();
+    let crafter = world.spawn((gas.new_ability_system(),));
+    let bench = gas.catalog().abilities().get("GA_Bench").unwrap();
+    gas.grant_ability(&mut world, crafter, bench, 1).unwrap();
+    let tag = |gas: &Gas, name: &str| gas.catalog().tags().get(name).unwrap();
+    let open = GameplayEvent::new(tag(&gas, "Test.Trigger.Bench"));
+    assert!(gas.handle_event(&mut world, crafter, open).activated());
+    let running = |world: &World| {
+        world
+            .get::<&AbilitySystem>(crafter)
+            .unwrap()
+            .active_instance(bench)
+            .is_some()
+    };
+    assert!(running(&world), "its own panel does not close it");
+    let map = tag(&gas, "Ui.Panel.Map");
+    gas.add_loose_tag(&mut world, crafter, map, false);
+    assert!(!running(&world), "another panel does");
+}
