@@ -1204,10 +1204,7 @@ fn a_retrigger_checks_again_after_the_teardown_it_caused() {
             let _ = cx.commit();
         }
     }
-    let mut builder = CatalogBuilder::new();
-    builder.tags().add_source("test.tags", TAGS);
-    builder.add_source("test.ron", CONTENT);
-    let mut gas = Gas::new(builder.build().unwrap_or_else(|e| panic!("{e}")));
+    let mut gas = core_context(TAGS, CONTENT);
     gas.register_behaviour("Flare", Flare).unwrap();
     gas.register_behaviour("Spark", Spark).unwrap();
     let mut world = World::new();
@@ -1254,10 +1251,7 @@ fn cancel_on_target_tags_added_holds_for_a_target_that_is_the_owner() {
         (name: "GA_Mend", trigger: "Test.Trigger.Mend",
          cancel_on_target_tags_added: ["Test.State.Asleep"], behaviour: Registered("Hold")),
     ])"#;
-    let mut builder = CatalogBuilder::new();
-    builder.tags().add_source("test.tags", TAGS);
-    builder.add_source("test.ron", CONTENT);
-    let mut gas = Gas::new(builder.build().unwrap_or_else(|e| panic!("{e}")));
+    let mut gas = core_context(TAGS, CONTENT);
     gas.register_behaviour("Hold", Hold).unwrap();
     let mut world = World::new();
     let mender = world.spawn((gas.new_ability_system(),));
@@ -1349,10 +1343,7 @@ fn an_instance_ended_while_it_starts_never_activates() {
             let _ = cx.apply_effect(owner, EffectSpec::new(self.0));
         }
     }
-    let mut builder = CatalogBuilder::new();
-    builder.tags().add_source("test.tags", TAGS);
-    builder.add_source("test.ron", CONTENT);
-    let mut gas = Gas::new(builder.build().unwrap_or_else(|e| panic!("{e}")));
+    let mut gas = core_context(TAGS, CONTENT);
     let daze = gas.catalog().effects().get("GE_Daze").unwrap();
     gas.register_behaviour("Backlash", Backlash(daze)).unwrap();
     let mut world = World::new();
@@ -1421,10 +1412,7 @@ fn a_wake_made_stale_by_an_earlier_wake_leaves_the_new_wait_alone() {
             cx.wait_event(self.1);
         }
     }
-    let mut builder = CatalogBuilder::new();
-    builder.tags().add_source("test.tags", TAGS);
-    builder.add_source("test.ron", CONTENT);
-    let mut gas = Gas::new(builder.build().unwrap_or_else(|e| panic!("{e}")));
+    let mut gas = core_context(TAGS, CONTENT);
     let tag = |gas: &Gas, name: &str| gas.catalog().tags().get(name).unwrap();
     let (hit, echo, block) = (
         tag(&gas, "Test.Hit"),
@@ -1468,10 +1456,7 @@ fn a_parent_cancel_tag_spares_only_the_abilitys_own_tag_without_combat() {
          activation_owned_tags: ["Ui.Panel.Bench"], cancel_on_tags_added: ["Ui.Panel"],
          behaviour: Registered("Hold")),
     ])"#;
-    let mut builder = CatalogBuilder::new();
-    builder.tags().add_source("test.tags", TAGS);
-    builder.add_source("test.ron", CONTENT);
-    let mut gas = Gas::new(builder.build().unwrap_or_else(|e| panic!("{e}")));
+    let mut gas = core_context(TAGS, CONTENT);
     gas.register_behaviour("Hold", Hold).unwrap();
     let mut world = World::new();
     let crafter = world.spawn((gas.new_ability_system(),));
@@ -1491,4 +1476,12 @@ fn a_parent_cancel_tag_spares_only_the_abilitys_own_tag_without_combat() {
     let map = tag(&gas, "Ui.Panel.Map");
     gas.add_loose_tag(&mut world, crafter, map, false);
     assert!(!running(&world), "another panel does");
+}
+
+/// A context on `tags` and `content` alone: the core, no combat.
+fn core_context(tags: &str, content: &str) -> Gas {
+    let mut builder = CatalogBuilder::new();
+    builder.tags().add_source("test.tags", tags);
+    builder.add_source("test.ron", content);
+    Gas::new(builder.build().unwrap_or_else(|e| panic!("{e}")))
 }
