@@ -1083,6 +1083,41 @@ fn equipping_checks_requirements_and_sets_the_default_style() {
         "the scimitar's default style"
     );
     assert!(!d.has(alice, "Combat.Style.Defensive"));
+    // Both the refusal and the change are in the trace, in order, and the
+    // refusal names its reason in text and in JSON lines.
+    let equips: Vec<_> = d
+        .events()
+        .iter()
+        .filter_map(|e| match e.record::<CombatRecord>() {
+            Some(&CombatRecord::EquipRefused {
+                entity,
+                item,
+                reason,
+            }) => Some((entity, item, Some(reason))),
+            Some(&CombatRecord::Equipped { entity, item }) => Some((entity, item, None)),
+            _ => None,
+        })
+        .collect();
+    let bronze = d.item("Bronze Scimitar");
+    assert_eq!(equips, [(alice, rune, Some(low)), (alice, bronze, None)]);
+    let catalog = d.catalog();
+    let text = gaskit::render_text(&d.world, &catalog, d.gas.trace().events());
+    let message = catalog.tags().comment(low).unwrap();
+    assert!(
+        text.contains(&format!("equip Rune Scimitar refused: {message}")),
+        "{text}"
+    );
+    assert!(text.contains("equip Bronze Scimitar"), "{text}");
+    let jsonl = gaskit::render_jsonl(&d.world, &catalog, d.gas.trace().events());
+    let refused = jsonl
+        .lines()
+        .find(|l| l.contains("\"equip_refused\""))
+        .expect("a JSON line for the refusal");
+    assert!(
+        refused.contains("\"item\":\"Rune Scimitar\"")
+            && refused.contains("\"reason\":\"Activation.Fail.LevelTooLow\""),
+        "{refused}"
+    );
     let defs = d.catalog();
     let c = d.world.get::<&Combatant>(alice).unwrap();
     assert_eq!(

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use hecs::{Entity, World};
 
 use super::combatant::Combatant;
-use super::defs::ItemId;
+use super::defs::{ItemId, Style};
 use super::native;
 use super::record::CombatRecord;
 use super::runtime::CombatRuntime;
@@ -18,6 +18,10 @@ use crate::tags::Tag;
 /// Equips `item` from the inventory (the whole stack for ammunition, one
 /// otherwise), returning what the slot held to the inventory. Checks the
 /// item's skill requirements. A weapon with a default style sets it.
+///
+/// Records [`CombatRecord::Equipped`], or [`CombatRecord::EquipRefused`]
+/// with the reason it returns: a tester reading a trace sees the gear
+/// change that moved the numbers after it, or why it did not happen.
 pub fn equip(
     runtime: &CombatRuntime,
     world: &mut World,
@@ -25,42 +29,65 @@ pub fn equip(
     entity: Entity,
     item: ItemId,
 ) -> Result<(), Tag> {
-    let tags = runtime.tags();
-    let defs = runtime.defs();
-    let def = defs.item(item).ok_or(tags[native::FAIL_INVALID_PAYLOAD])?;
-    let slot = def.slot.ok_or(tags[native::FAIL_INVALID_PAYLOAD])?;
-    let default_style = {
-        let combatant = world
-            .query_one_mut::<&mut Combatant>(entity)
-            .map_err(|_| tags[native::FAIL_INVALID_PAYLOAD])?;
-        if def
-            .requirements
-            .iter()
-            .any(|&(skill, level)| combatant.skills.level(skill) < level)
-        {
-            return Err(tags[native::FAIL_LEVEL_TOO_LOW]);
+    let default_style = match put_on(runtime, world, entity, item) {
+        Ok(style) => style,
+        Err(reason) => {
+            gas.record_game(CombatRecord::EquipRefused {
+                entity,
+                item,
+                reason,
+            });
+            return Err(reason);
         }
-        let have = combatant.inventory.count(item);
-        let quantity = if slot == runtime.ammo_slot {
-            have
-        } else {
-            have.min(1)
-        };
-        if quantity == 0 || !combatant.inventory.remove(item, quantity) {
-            return Err(tags[native::FAIL_INVALID_PAYLOAD]);
-        }
-        if let Some((old, count)) = combatant.equipment.put(slot, item, quantity) {
-            combatant.inventory.add(old, count);
-        }
-        def.weapon.as_ref().and_then(|w| w.default_style)
     };
+    gas.record_game(CombatRecord::Equipped { entity, item });
     // The style changes through its one channel, the set-style ability.
     if let Some(style) = default_style {
+        let tags = runtime.tags();
         let set_style =
             GameplayEvent::new(tags[native::TRIGGER_SET_STYLE]).payload(style.tag(tags));
         gas.handle_event(world, entity, set_style);
     }
     Ok(())
+}
+
+/// Moves `item` from `entity`'s inventory to its slot, or refuses with the
+/// reason and changes nothing; on success, the weapon's default style.
+fn put_on(
+    runtime: &CombatRuntime,
+    world: &mut World,
+    entity: Entity,
+    item: ItemId,
+) -> Result<Option<Style>, Tag> {
+    let tags = runtime.tags();
+    let def = runtime
+        .defs()
+        .item(item)
+        .ok_or(tags[native::FAIL_INVALID_PAYLOAD])?;
+    let slot = def.slot.ok_or(tags[native::FAIL_INVALID_PAYLOAD])?;
+    let combatant = world
+        .query_one_mut::<&mut Combatant>(entity)
+        .map_err(|_| tags[native::FAIL_INVALID_PAYLOAD])?;
+    if def
+        .requirements
+        .iter()
+        .any(|&(skill, level)| combatant.skills.level(skill) < level)
+    {
+        return Err(tags[native::FAIL_LEVEL_TOO_LOW]);
+    }
+    let have = combatant.inventory.count(item);
+    let quantity = if slot == runtime.ammo_slot {
+        have
+    } else {
+        have.min(1)
+    };
+    if quantity == 0 || !combatant.inventory.remove(item, quantity) {
+        return Err(tags[native::FAIL_INVALID_PAYLOAD]);
+    }
+    if let Some((old, count)) = combatant.equipment.put(slot, item, quantity) {
+        combatant.inventory.add(old, count);
+    }
+    Ok(def.weapon.as_ref().and_then(|w| w.default_style))
 }
 
 /// `behaviour: Registered("Eat")`: the event's object is the food item.

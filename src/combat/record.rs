@@ -254,6 +254,22 @@ pub enum CombatRecord {
         /// What.
         item: ItemId,
     },
+    /// An item was equipped from the inventory.
+    Equipped {
+        /// Who.
+        entity: Entity,
+        /// What.
+        item: ItemId,
+    },
+    /// An item could not be equipped; nothing changed.
+    EquipRefused {
+        /// Who.
+        entity: Entity,
+        /// What.
+        item: ItemId,
+        /// Why (an `Activation.Fail.*` tag).
+        reason: Tag,
+    },
 }
 
 /// Combat's names for its own ids, `"?"` when the catalog lacks them.
@@ -300,6 +316,8 @@ impl TraceRecord for CombatRecord {
             CombatRecord::StyleChanged { .. } => "style_changed",
             CombatRecord::AutocastChanged { .. } => "autocast_changed",
             CombatRecord::Ate { .. } => "ate",
+            CombatRecord::Equipped { .. } => "equipped",
+            CombatRecord::EquipRefused { .. } => "equip_refused",
             CombatRecord::Saved { .. } => "saved",
         }
     }
@@ -327,6 +345,8 @@ impl TraceRecord for CombatRecord {
             | CombatRecord::StyleChanged { entity, .. }
             | CombatRecord::AutocastChanged { entity, .. }
             | CombatRecord::Ate { entity, .. }
+            | CombatRecord::Equipped { entity, .. }
+            | CombatRecord::EquipRefused { entity, .. }
             | CombatRecord::Saved { entity } => (entity, None),
             CombatRecord::Engaged { attacker, target }
             | CombatRecord::Attack {
@@ -446,6 +466,12 @@ impl TraceRecord for CombatRecord {
                 None => "autocast cleared".to_owned(),
             },
             CombatRecord::Ate { item, .. } => format!("eat {}", names.item(*item)),
+            CombatRecord::Equipped { item, .. } => format!("equip {}", names.item(*item)),
+            CombatRecord::EquipRefused { item, reason, .. } => format!(
+                "equip {} refused: {}",
+                names.item(*item),
+                cx.tag_message(*reason)
+            ),
             CombatRecord::Saved { .. } => "saved profile".to_owned(),
         }
     }
@@ -553,7 +579,14 @@ impl TraceRecord for CombatRecord {
             CombatRecord::AutocastChanged { spell, .. } => {
                 o.opt_str("spell", spell.map(|s| names.spell(s)))
             }
-            CombatRecord::Ate { item, .. } => o.str("item", names.item(*item)),
+            CombatRecord::Ate { item, .. } | CombatRecord::Equipped { item, .. } => {
+                o.str("item", names.item(*item))
+            }
+            CombatRecord::EquipRefused { item, reason, .. } => {
+                o.str("item", names.item(*item));
+                o.str("reason", cx.tag(*reason));
+                o.str("message", cx.tag_message(*reason));
+            }
         }
     }
 }
