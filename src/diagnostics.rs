@@ -113,6 +113,21 @@ impl Diagnostic {
         }
     }
 
+    /// Like [`Diagnostic::at_text`], but searching only from byte `start`
+    /// (for example where the list entry that holds the offending text
+    /// begins, found with [`locate_field`]).
+    pub fn at_text_from(self, source: &str, start: usize, needle: &str) -> Self {
+        let start = floor_char_boundary(source, start.min(source.len()));
+        match locate_offset(&source[start..], needle, 0) {
+            Some(offset) => {
+                let (line, column) = line_column(source, start + offset);
+                let width = needle.chars().count() as u32;
+                self.at(source, line, column, width)
+            }
+            None => self,
+        }
+    }
+
     /// Adds a "did you mean" suggestion.
     pub fn suggest(mut self, suggestion: Option<String>) -> Self {
         self.suggestion = suggestion;
@@ -166,6 +181,16 @@ impl SourceFile {
     /// An error located at the first appearance of `needle`.
     pub fn error_at(&self, needle: &str, message: impl Into<String>) -> Diagnostic {
         Diagnostic::error(&self.name, message).at_text(&self.text, needle)
+    }
+
+    /// An error located at the struct field `field` (its first, see
+    /// [`locate_field`]), or file-level when there is none.
+    pub fn error_at_field(&self, field: &str, message: impl Into<String>) -> Diagnostic {
+        let error = Diagnostic::error(&self.name, message);
+        match locate_field(&self.text, field, 0) {
+            Some(start) => error.at_text_from(&self.text, start, field),
+            None => error,
+        }
     }
 
     /// A warning located at the first appearance of `needle`.
@@ -264,6 +289,63 @@ pub fn locate(source: &str, needle: &str, occurrence: usize) -> Option<(u32, u32
     locate_offset(source, needle, occurrence).map(|offset| line_column(source, offset))
 }
 
+/// Byte offset of the `occurrence`-th (0-based) RON struct field named
+/// `field` in `source`: the identifier followed by `:`, outside strings and
+/// comments. Where the `occurrence`-th entry of a list of structs begins,
+/// when the field is one only those entries have (a scenario's inputs and
+/// their `at`), so a finding in one entry is located there and not at the
+/// first text that looks like it.
+pub fn locate_field(source: &str, field: &str, occurrence: usize) -> Option<usize> {
+    let bytes = source.as_bytes();
+    let mut found = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => i = skip_quoted(bytes, i + 1, b'"'),
+            b'\'' => i = skip_quoted(bytes, i + 1, b'\''),
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                i = bytes[i..]
+                    .iter()
+                    .position(|&b| b == b'\n')
+                    .map_or(bytes.len(), |at| i + at + 1);
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                i = source[i + 2..]
+                    .find("*/")
+                    .map_or(bytes.len(), |at| i + 2 + at + 2);
+            }
+            b if b.is_ascii_alphabetic() || b == b'_' => {
+                let start = i;
+                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                    i += 1;
+                }
+                let after = source[i..].trim_start();
+                if &source[start..i] == field && after.starts_with(':') {
+                    if found == occurrence {
+                        return Some(start);
+                    }
+                    found += 1;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// The index just past the `close` that ends a quoted literal whose text
+/// starts at `i` (backslash escapes skipped), or the end of the input.
+fn skip_quoted(bytes: &[u8], mut i: usize, close: u8) -> usize {
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b if b == close => return i + 1,
+            _ => i += 1,
+        }
+    }
+    bytes.len()
+}
+
 /// Byte offset form of [`locate`].
 fn locate_offset(source: &str, needle: &str, occurrence: usize) -> Option<usize> {
     if needle.is_empty() {
@@ -342,6 +424,20 @@ fn edit_distance(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A field is an identifier followed by `:`, never text inside a
+    /// string or a comment, nor a longer identifier ending in it.
+    #[test]
+    fn locate_field_skips_strings_comments_and_longer_names() {
+        let source = "// at: 0\n/* at: 1 */ (flat: 2, s: \"at: 3\", c: ':',\n  at : 4, at: 5)";
+        let first = locate_field(source, "at", 0).unwrap();
+        assert_eq!(&source[first..first + 6], "at : 4");
+        assert_eq!(line_column(source, first), (3, 3));
+        let second = locate_field(source, "at", 1).unwrap();
+        assert_eq!(&source[second..second + 5], "at: 5");
+        assert_eq!(locate_field(source, "at", 2), None);
+        assert_eq!(locate_field("(at \"x\")", "at", 0), None, "no colon");
+    }
 
     #[test]
     fn locate_prefers_quoted_names_and_counts_characters() {

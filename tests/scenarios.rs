@@ -108,6 +108,44 @@ fn an_unknown_kind_is_suggested_from_the_catalogs_kinds() {
     assert!(rendered.contains("did you mean `Wolf`?"), "{rendered}");
 }
 
+/// A finding in a timeline input points at that input, not at the first
+/// text like it: `at` also spells part of `combatants` and a comment, and
+/// `Stun` appears in an earlier input that is fine.
+#[test]
+fn a_bad_input_is_located_at_its_own_entry() {
+    let catalog = gaskit::combat::default_catalog();
+    let text = "\
+// Step and stun: at: what a comment says about Stun(\"a\", -1)
+(
+    duration: 5,
+    combatants: [(name: \"a\"), (name: \"b\"), (name: \"a\")],
+    timeline: [
+        (at: 1, do: Stun(\"a\", 2)),
+        (at: -2, do: Disengage(\"a\")),
+        (at: 3, do: Stun(\"a\", -1)),
+        (at: 4, do: Engage(\"a\", \"zed\")),
+    ],
+)";
+    let rendered = Scenario::parse(text, "bad.ron", &catalog)
+        .expect_err("four errors")
+        .to_string();
+    let findings: Vec<&str> = rendered.split("error: ").skip(1).collect();
+    assert_eq!(findings.len(), 4, "{rendered}");
+    for (expected, location) in [
+        ("combatant `a` is listed twice", "bad.ron:4:52"),
+        ("input time must be ≥ 0, found -2", "bad.ron:7:10"),
+        ("stun seconds must be ≥ 0, found -1", "bad.ron:8:21"),
+        ("unknown combatant `zed`", "bad.ron:9:34"),
+    ] {
+        assert!(
+            findings
+                .iter()
+                .any(|f| f.starts_with(expected) && f.contains(location)),
+            "`{expected}` at {location}, in\n{rendered}"
+        );
+    }
+}
+
 #[test]
 fn bad_scenarios_are_located_errors() {
     let catalog = gaskit::combat::default_catalog();

@@ -11,7 +11,7 @@ use crate::abilities::AbilityId;
 use crate::attributes::AttributeId;
 use crate::catalog::Catalog;
 use crate::combat::{self, CombatDefs, ItemId, KindId, Skill, SpellId, Style, Vec2};
-use crate::diagnostics::{nearest, Diagnostic, LoadErrors, SourceFile};
+use crate::diagnostics::{locate, locate_field, nearest, Diagnostic, LoadErrors, SourceFile};
 use crate::tags::Tag;
 use crate::time::{SimDuration, SimTime};
 use crate::trace::{TraceCategory, TraceFilter};
@@ -130,10 +130,11 @@ impl Scenario {
             combat,
             source,
             errors: &mut errors,
+            from: 0,
         };
         let seconds = |cx: &mut Resolver<'_>, what: &str, value: f64| {
             SimDuration::from_secs_f64(value).unwrap_or_else(|_| {
-                cx.errors.push(source.error_at(
+                cx.errors.push(source.error_at_field(
                     what,
                     format!("{what} must be a number of seconds ≥ 0, found {value}"),
                 ));
@@ -144,7 +145,7 @@ impl Scenario {
         let mut step = seconds(&mut cx, "step", data.step);
         if step.is_zero() {
             cx.errors
-                .push(source.error_at("step", "step must be positive"));
+                .push(source.error_at_field("step", "step must be positive"));
             step = SimDuration::from_millis(50);
         }
         let trace_filter = match &data.trace {
@@ -159,20 +160,27 @@ impl Scenario {
             }),
         };
         let mut names = Roster::default();
-        for c in &data.combatants {
+        // Each combatant's findings are located from its `name`.
+        let combatant_at = |index| locate_field(&source.text, "name", index).unwrap_or(0);
+        for (index, c) in data.combatants.iter().enumerate() {
             if !names.add(&c.name) {
-                cx.errors.push(
-                    source.error_at(&c.name, format!("combatant `{}` is listed twice", c.name)),
-                );
+                cx.from = combatant_at(index);
+                let e = cx.error_at(&c.name, format!("combatant `{}` is listed twice", c.name));
+                cx.errors.push(e);
             }
         }
-        let combatants = data.combatants.iter().map(|c| cx.combatant(c)).collect();
+        let combatants = (data.combatants.iter().enumerate())
+            .map(|(index, c)| {
+                cx.from = combatant_at(index);
+                cx.combatant(c)
+            })
+            .collect();
         let mut timeline: Vec<(SimTime, Action)> = Vec::new();
-        for input in &data.timeline {
+        for (index, input) in data.timeline.iter().enumerate() {
+            cx.from = locate_field(&source.text, "at", index).unwrap_or(0);
             let at = SimTime::from_secs_f64(input.at).unwrap_or_else(|_| {
-                cx.errors.push(
-                    source.error_at("at", format!("input time must be ≥ 0, found {}", input.at)),
-                );
+                let e = cx.error_at("at", format!("input time must be ≥ 0, found {}", input.at));
+                cx.errors.push(e);
                 SimTime::ZERO
             });
             if let Some(action) = cx.action(&input.action, &names) {
@@ -221,14 +229,29 @@ struct Resolver<'a> {
     combat: &'a CombatDefs,
     source: &'a SourceFile,
     errors: &'a mut LoadErrors,
+    /// Where in the file the part being resolved begins (a combatant's
+    /// or a timeline input's), so its findings are located there and not
+    /// at the first text like them.
+    from: usize,
 }
 
 impl Resolver<'_> {
+    /// An error located at the first `needle` from [`from`](Self::from),
+    /// or in the whole file when there is none after it (a combatant whose
+    /// `name` is not its first field).
+    fn error_at(&self, needle: &str, message: impl Into<String>) -> Diagnostic {
+        let text = &self.source.text;
+        let error = Diagnostic::error(&self.source.name, message);
+        match locate(&text[self.from..], needle, 0) {
+            Some(_) => error.at_text_from(text, self.from, needle),
+            None => error.at_text(text, needle),
+        }
+    }
+
     fn unknown(&mut self, what: &str, name: &str, candidates: Vec<String>) {
         let suggestion = nearest(name, candidates.iter().map(String::as_str));
         self.errors.push(
-            self.source
-                .error_at(name, format!("unknown {what} `{name}`"))
+            self.error_at(name, format!("unknown {what} `{name}`"))
                 .suggest(suggestion),
         );
     }
@@ -320,7 +343,7 @@ impl Resolver<'_> {
                 continue;
             };
             if self.combat.item(item).and_then(|d| d.slot).is_none() {
-                self.errors.push(self.source.error_at(
+                self.errors.push(self.error_at(
                     name,
                     format!(
                         "combatant `{combatant}`: `{name}` cannot be worn (it has no slot); carry it in `inventory`"
@@ -355,10 +378,8 @@ impl Resolver<'_> {
             {
                 Some(s) => levels.push((s, *level)),
                 None if tags.get(skill).is_some() => {
-                    self.errors.push(
-                        self.source
-                            .error_at(skill, format!("`{skill}` is not a combat skill")),
-                    );
+                    self.errors
+                        .push(self.error_at(skill, format!("`{skill}` is not a combat skill")));
                 }
                 None => {}
             }
@@ -372,10 +393,8 @@ impl Resolver<'_> {
                 Some(s) => s,
                 None => {
                     if tags.get(name).is_some() {
-                        self.errors.push(
-                            self.source
-                                .error_at(name, format!("`{name}` is not a combat style")),
-                        );
+                        self.errors
+                            .push(self.error_at(name, format!("`{name}` is not a combat style")));
                     }
                     Style::Aggressive
                 }
@@ -393,8 +412,7 @@ impl Resolver<'_> {
                     .ok()?;
                 if !value.is_finite() {
                     self.errors.push(
-                        self.source
-                            .error_at(name, format!("attribute `{name}` override must be finite")),
+                        self.error_at(name, format!("attribute `{name}` override must be finite")),
                     );
                     return None;
                 }
@@ -480,8 +498,7 @@ impl Resolver<'_> {
             ActionData::Stun(a, secs) => {
                 if !(secs.is_finite() && *secs >= 0.0) {
                     self.errors.push(
-                        self.source
-                            .error_at("Stun", format!("stun seconds must be ≥ 0, found {secs}")),
+                        self.error_at("Stun", format!("stun seconds must be ≥ 0, found {secs}")),
                     );
                     return None;
                 }
