@@ -368,7 +368,9 @@ pub use attributes::{
     MAX_DERIVED_RULES, MAX_DERIVED_TERMS,
 };
 pub use catalog::{Catalog, CatalogBuilder, ContentFile, ContentSection, Fingerprint, SectionCx};
-pub use diagnostics::{locate, nearest, Diagnostic, LoadErrors, Severity, SourceFile};
+pub use diagnostics::{
+    locate, locate_field, nearest, Diagnostic, LoadErrors, Severity, SourceFile,
+};
 pub use effects::{
     ApplyOutcome, AttributeCapture, AttributeMagnitudeData, CalculationId, CalculationSetup,
     Calculations, Capture, CaptureDef, CaptureFrom, Cue, CueData, CueEvent, DurationData,
