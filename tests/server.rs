@@ -309,6 +309,48 @@ fn no_content_can_hang_advance_to() {
     assert!(gas.now() > reached, "the next call carries on");
 }
 
+/// The same content at the last instant there is: with no later
+/// microsecond to defer to, the instant's work goes on until the call's
+/// budget ends it (it spun forever, or tripped a debug assertion).
+#[test]
+fn no_content_can_hang_advance_to_at_the_end_of_time() {
+    let mut builder = CatalogBuilder::new();
+    builder.tags().add_source("spin.tags", "Ability.Spin\n");
+    builder.add_source(
+        "spin.ron",
+        r#"(abilities: [(name: "GA_Spin", trigger: "Ability.Spin", behaviour: Registered("Spin"))])"#,
+    );
+    let mut gas = Gas::new(builder.build().unwrap());
+    gas.register_behaviour("Spin", Spin).unwrap();
+    gas.trace_mut().set_filter(TraceFilter::NONE);
+    gas.set_work_limits(WorkLimits {
+        per_instant: 10,
+        per_call: 1_000,
+    });
+    let mut world = World::new();
+    let spinner = world.spawn((gas.new_ability_system(),));
+    let spin = gas.catalog().abilities().get("GA_Spin").unwrap();
+    gas.grant_ability(&mut world, spinner, spin, 1).unwrap();
+    assert_eq!(gas.advance_to(&mut world, SimTime::MAX), Advance::Reached);
+    let trigger = gas.catalog().tags().get("Ability.Spin").unwrap();
+    gas.handle_event(&mut world, spinner, GameplayEvent::new(trigger));
+
+    let outcome = gas.advance_to(&mut world, SimTime::MAX);
+    assert_eq!(outcome, Advance::Stopped { at: SimTime::MAX });
+    assert_eq!(gas.deferred_timers(), 0, "nowhere later to defer to");
+    let mut queue = gaskit::TimerQueue::new();
+    queue.schedule(SimTime::from_micros(5), ());
+    assert_eq!(
+        queue.defer_due(SimTime::from_micros(5), SimTime::from_micros(5)),
+        0
+    );
+    assert_eq!(
+        queue.pop_due(SimTime::from_micros(5)),
+        Some((SimTime::from_micros(5), ())),
+        "kept"
+    );
+}
+
 /// An effect of no length that ends lazily, re-applied by an observer
 /// each time it is told it ended: an endless chain at one instant, told
 /// rather than timed, held to the same budgets as timers.

@@ -569,8 +569,12 @@ impl Gas {
         self.instant_work.1 += work;
         if self.instant_work.1 >= self.limits.per_instant {
             let next = self.now + SimDuration::from_micros(1);
-            self.deferred_timers += self.timers.defer_due(self.now, next) as u64;
-            self.lazy_ends.defer_due(self.now, next);
+            // The last instant has no next one: its work goes on, bounded
+            // by the call's budget alone.
+            if next > self.now {
+                self.deferred_timers += self.timers.defer_due(self.now, next) as u64;
+                self.lazy_ends.defer_due(self.now, next);
+            }
             self.instant_work.1 = 0;
         }
     }
