@@ -39,6 +39,8 @@ const CONTENT: &str = r#"(
         // A periodic brew: the brewer's Skill is captured once, at application.
         (name: "GE_Steep", duration: Duration(Constant(10)), period: (seconds: 1.0),
          executions: ["Brew"]),
+        // Brew writes, then Stray names an attribute this catalog lacks.
+        (name: "GE_Stray", executions: ["Brew", "Stray"]),
     ],
 )"#;
 
@@ -124,6 +126,26 @@ impl ExecutionCalculation for Volatile {
     }
 }
 
+/// Writes to an attribute of another, larger catalog: a calculation
+/// registered in two games that kept the wrong one's id.
+struct Stray(AttributeId);
+
+impl ExecutionCalculation for Stray {
+    fn setup(&mut self, _: &mut CalculationSetup<'_>) {}
+
+    fn execute(&self, cx: &mut ExecutionCx<'_>) {
+        cx.output(self.0, ModOp::Flat, 1.0);
+    }
+}
+
+/// The last attribute of a catalog with more attributes than the lab's.
+fn foreign_attribute() -> AttributeId {
+    let names: Vec<String> = (0..12).map(|i| format!("(name: \"A{i}\")")).collect();
+    let mut builder = CatalogBuilder::new();
+    builder.add_source("other.ron", &format!("(attributes: [{}])", names.join(", ")));
+    builder.build().unwrap().attributes().get("A11").unwrap()
+}
+
 /// An aroma's strength: 30 × level / (1 + distance).
 #[derive(Default)]
 struct Falloff {
@@ -151,6 +173,7 @@ fn builder() -> CatalogBuilder {
     builder.add_execution("Brew", Brew::default());
     builder.add_execution("Simmer", Simmer::default());
     builder.add_execution("Volatile", Volatile::default());
+    builder.add_execution("Stray", Stray(foreign_attribute()));
     builder.add_magnitude("Falloff", Falloff::default());
     builder
 }
@@ -400,6 +423,31 @@ fn a_non_finite_output_is_an_error_naming_the_calculation_and_changes_nothing() 
     );
     assert_eq!(after, before);
     assert_eq!(lab.value(cauldron, "Potency"), 0.0);
+}
+
+/// An output naming an attribute the target does not hold is refused
+/// before anything is written (it panicked after the first calculation's
+/// writes).
+#[test]
+fn an_output_to_an_unknown_attribute_is_an_error_and_changes_nothing() {
+    let mut lab = Lab::new(1);
+    let cauldron = lab.cauldron;
+    let before = snapshot::checksum::<()>(&lab.world, &lab.gas);
+    let error = lab.apply(cauldron, lab.spec("GE_Stray")).unwrap_err();
+    assert!(
+        matches!(
+            &error,
+            EffectError::CalculationOutputUnknown { effect, calculation, .. }
+                if effect.name == "GE_Stray" && calculation == "Stray"
+        ),
+        "{error:?}"
+    );
+    assert_eq!(
+        error.to_string(),
+        "effect `GE_Stray`: calculation `Stray` wrote attribute #11 that is not in this catalog"
+    );
+    assert_eq!(lab.value(cauldron, "Potency"), 0.0);
+    assert_eq!(snapshot::checksum::<()>(&lab.world, &lab.gas), before);
 }
 
 #[test]

@@ -201,6 +201,13 @@ impl Attributes {
         self.bases()[id.index()]
     }
 
+    /// Whether `id` names one of these attributes (not an id from a larger
+    /// catalog's schema).
+    #[inline]
+    pub(crate) fn holds(&self, id: AttributeId) -> bool {
+        id.index() < self.count()
+    }
+
     /// Number of attributes.
     #[inline]
     fn count(&self) -> usize {

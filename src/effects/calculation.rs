@@ -299,7 +299,11 @@ impl ExecutionCx<'_> {
 
     /// Writes `value` into the target's `attribute` base with `op`
     /// (`Flat` adds, `Mult` multiplies, `Override` replaces): a meta
-    /// attribute drains into its target as usual.
+    /// attribute drains into its target as usual. The application fails,
+    /// having written nothing, when a value is not finite
+    /// ([`EffectError::CalculationFailed`](super::EffectError::CalculationFailed))
+    /// or names an attribute the target does not hold
+    /// ([`EffectError::CalculationOutputUnknown`](super::EffectError::CalculationOutputUnknown)).
     pub fn output(&mut self, attribute: AttributeId, op: ModOp, value: f64) {
         self.outputs.push((attribute, op, value));
     }

@@ -5,6 +5,7 @@ use std::fmt;
 use hecs::Entity;
 
 use super::def::EffectId;
+use crate::attributes::AttributeId;
 use crate::names::Named;
 use crate::tags::Tag;
 
@@ -50,6 +51,16 @@ pub enum EffectError {
         /// The value.
         value: f64,
     },
+    /// A calculation wrote to an attribute the target's schema does not
+    /// hold (an id from another catalog).
+    CalculationOutputUnknown {
+        /// The effect.
+        effect: Named<EffectId>,
+        /// The calculation's registered name.
+        calculation: String,
+        /// The attribute it wrote.
+        attribute: AttributeId,
+    },
     /// A duration magnitude is not a usable number of seconds.
     BadDuration {
         /// The effect.
@@ -79,6 +90,7 @@ impl EffectError {
             | EffectError::SourceUnavailable { effect }
             | EffectError::NotFinite { effect, .. }
             | EffectError::CalculationFailed { effect, .. }
+            | EffectError::CalculationOutputUnknown { effect, .. }
             | EffectError::BadDuration { effect, .. }
             | EffectError::FollowUpLimit { effect, .. } => Some(effect.id),
         }
@@ -116,6 +128,15 @@ impl fmt::Display for EffectError {
             } => write!(
                 f,
                 "effect {effect}: calculation `{calculation}` produced a non-finite value {value}"
+            ),
+            EffectError::CalculationOutputUnknown {
+                effect,
+                calculation,
+                attribute,
+            } => write!(
+                f,
+                "effect {effect}: calculation `{calculation}` wrote attribute #{} that is not in this catalog",
+                attribute.index()
             ),
             EffectError::BadDuration { effect, seconds } => write!(
                 f,

@@ -248,13 +248,22 @@ impl EffectHost {
                 marks: &mut out.marks,
             };
             registered.calculation.execute(&mut ecx);
-            let bad = out.outputs[first..].iter().find(|(_, _, v)| !v.is_finite());
-            if let Some(&(_, _, value)) = bad {
-                return Err(EffectError::CalculationFailed {
-                    effect: defs.effect(spec.effect),
-                    calculation: defs.calcs.execution_name(id).to_owned(),
-                    value,
-                });
+            let calculation = || defs.calcs.execution_name(id).to_owned();
+            for &(attribute, _, value) in &out.outputs[first..] {
+                if !self.attributes.holds(attribute) {
+                    return Err(EffectError::CalculationOutputUnknown {
+                        effect: defs.effect(spec.effect),
+                        calculation: calculation(),
+                        attribute,
+                    });
+                }
+                if !value.is_finite() {
+                    return Err(EffectError::CalculationFailed {
+                        effect: defs.effect(spec.effect),
+                        calculation: calculation(),
+                        value,
+                    });
+                }
             }
         }
         *rng = scratch;
