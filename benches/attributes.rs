@@ -53,7 +53,7 @@ fn bench(c: &mut Criterion) {
     let hero = schema.profile("Hero").unwrap();
     let strength = schema.get("Strength").unwrap();
     let vitality = schema.get("Vitality").unwrap();
-    let mut values = Attributes::with_profile(schema, hero);
+    let mut values = Attributes::with_profile(schema, hero).unwrap();
     c.bench_function("derived/source change through 3 chained rules", |b| {
         let mut toggle = false;
         b.iter(|| {

@@ -1,7 +1,10 @@
 //! Attributes: the modifier pipeline, bounds, derived attributes, breakdown,
 //! and the worked examples of seeds 001 and 003.
 
-use gaskit::{AttributeId, Attributes, Catalog, CatalogBuilder, LoadErrors, ModOp, SourceId};
+use gaskit::{
+    AttributeError, AttributeId, Attributes, Catalog, CatalogBuilder, Gas, LoadErrors, ModOp,
+    SourceId,
+};
 use rand_chacha::rand_core::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -252,7 +255,7 @@ fn results_are_independent_of_application_order_and_history() {
             .collect();
 
         let apply_all = |order: &[usize], detours: bool, rng: &mut ChaCha8Rng| {
-            let mut a = Attributes::with_profile(schema, schema.profile("Hero").unwrap());
+            let mut a = Attributes::with_profile(schema, schema.profile("Hero").unwrap()).unwrap();
             for &i in order {
                 let (attribute, op, value, source) = mods[i];
                 if detours && rng.next_u32() % 3 == 0 {
@@ -315,7 +318,7 @@ fn seed_003_rules_chain_in_dependency_order() {
     let c = catalog();
     let schema = c.attributes();
     let hero = schema.profile("Hero").unwrap();
-    let mut a = Attributes::with_profile(schema, hero);
+    let mut a = Attributes::with_profile(schema, hero).unwrap();
     let [vitality, strength, max_health, armor, combat_power, attack_power] = [
         "Vitality",
         "Strength",
@@ -367,11 +370,41 @@ fn seed_003_non_finite_result_leaves_the_target_unchanged() {
     let c = builder.build().unwrap();
     let schema = c.attributes();
     let (big, out) = (id(&c, "Big"), id(&c, "Out"));
-    let mut a = Attributes::with_profile(schema, schema.profile("P").unwrap());
+    let mut a = Attributes::with_profile(schema, schema.profile("P").unwrap()).unwrap();
     a.set_base(schema, big, 2.0).unwrap();
     assert_eq!(a.current(out), 1.0 + 2e300);
     a.set_base(schema, big, 1e300).unwrap();
     assert_eq!(a.current(out), 1.0 + 2e300, "1e600 overflows: unchanged");
+}
+
+/// A profile id from another catalog (here one with more profiles) is
+/// refused by every way of making an entity's attributes; it panicked.
+#[test]
+fn a_profile_from_another_catalog_is_refused() {
+    let mut builder = CatalogBuilder::new();
+    builder.add_source(
+        "many.ron",
+        r#"(attributes: [(name: "A"), (name: "B")],
+            derived: [(name: "P", rules: [(target: "B", base: 1, terms: [("A", 2)])]),
+                      (name: "Q", rules: [(target: "B", base: 2, terms: [("A", 1)])])])"#,
+    );
+    let many = builder.build().unwrap();
+    let foreign = many.attributes().profile("Q").unwrap();
+    let mut builder = CatalogBuilder::new();
+    builder.add_source("few.ron", r#"(attributes: [(name: "A"), (name: "B")])"#);
+    let gas = Gas::new(builder.build().unwrap());
+    let schema = gas.catalog().attributes();
+    assert_eq!(schema.profile_count(), 1, "the rule-less one alone");
+    let refused = Err(AttributeError::UnknownProfile(foreign));
+    assert_eq!(Attributes::with_profile(schema, foreign), refused);
+    assert_eq!(Attributes::with_bases(schema, foreign, &[]), refused);
+    let error = gas.new_ability_system_with_profile(foreign).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "derived profile #2 is not in this schema"
+    );
+    assert!(gas.new_ability_system_with(foreign, &[]).is_err());
+    assert_eq!(schema.profile_rules(foreign).count(), 0);
 }
 
 fn profile_errors(profile: &str) -> LoadErrors {

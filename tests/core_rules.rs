@@ -104,7 +104,7 @@ impl Game {
         let hero_profile = gas.catalog().attributes().profile("Hero").unwrap();
         let hero = world.spawn((
             Name("hero".into()),
-            gas.new_ability_system_with_profile(hero_profile),
+            gas.new_ability_system_with_profile(hero_profile).unwrap(),
         ));
         let imp = world.spawn((Name("imp".into()), gas.new_ability_system()));
         let bolt = gas.catalog().abilities().get("GA_Bolt").unwrap();

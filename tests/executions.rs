@@ -142,7 +142,10 @@ impl ExecutionCalculation for Stray {
 fn foreign_attribute() -> AttributeId {
     let names: Vec<String> = (0..12).map(|i| format!("(name: \"A{i}\")")).collect();
     let mut builder = CatalogBuilder::new();
-    builder.add_source("other.ron", &format!("(attributes: [{}])", names.join(", ")));
+    builder.add_source(
+        "other.ron",
+        &format!("(attributes: [{}])", names.join(", ")),
+    );
     builder.build().unwrap().attributes().get("A11").unwrap()
 }
 

@@ -299,7 +299,11 @@ impl AttributeSchema {
         &self,
         id: ProfileId,
     ) -> impl Iterator<Item = (AttributeId, f64, &[(AttributeId, f64)])> {
-        self.profiles[id.index()].rules()
+        // A profile not in this schema has no rules here.
+        self.profiles
+            .get(id.index())
+            .into_iter()
+            .flat_map(|p| p.rules())
     }
 }
 

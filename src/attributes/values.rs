@@ -52,6 +52,9 @@ pub enum AttributeError {
     },
     /// The attribute id is not in this schema (so it has no name).
     UnknownAttribute(AttributeId),
+    /// The derived profile id is not in this schema (an id from another
+    /// catalog, or a saved one).
+    UnknownProfile(ProfileId),
     /// The entity is gone or has no ability system.
     NoSuchEntity(hecs::Entity),
 }
@@ -69,6 +72,9 @@ impl fmt::Display for AttributeError {
             ),
             AttributeError::UnknownAttribute(id) => {
                 write!(f, "attribute #{} is not in this schema", id.index())
+            }
+            AttributeError::UnknownProfile(id) => {
+                write!(f, "derived profile #{} is not in this schema", id.index())
             }
             AttributeError::NoSuchEntity(entity) => {
                 write!(f, "entity {entity:?} is gone or has no ability system")
@@ -132,24 +138,32 @@ impl Attributes {
 
     /// Default base values, no modifiers, no derived profile.
     pub fn new(schema: &AttributeSchema) -> Self {
-        Self::with_profile(schema, ProfileId::NONE)
+        Self::with_profile(schema, ProfileId::NONE).expect("every schema has the rule-less profile")
     }
 
     /// Default base values and the derived rules of `profile`, evaluated;
     /// then attributes with a `starts_at` take that attribute's value.
-    pub fn with_profile(schema: &AttributeSchema, profile: ProfileId) -> Self {
-        Self::with_bases(schema, profile, &[]).expect("no overrides, nothing to refuse")
+    /// Refused for a profile not in `schema`.
+    pub fn with_profile(
+        schema: &AttributeSchema,
+        profile: ProfileId,
+    ) -> Result<Self, AttributeError> {
+        Self::with_bases(schema, profile, &[])
     }
 
     /// Like [`with_profile`](Self::with_profile), with some base values
     /// set first (a level-12 hero's `Intellect`), so derived rules and
-    /// starting values see them. Refused for a non-finite value, an unknown
-    /// id, or an attribute a rule of `profile` owns.
+    /// starting values see them. Refused for a profile not in `schema`, a
+    /// non-finite value, an unknown id, or an attribute a rule of `profile`
+    /// owns.
     pub fn with_bases(
         schema: &AttributeSchema,
         profile: ProfileId,
         bases: &[(AttributeId, f64)],
     ) -> Result<Self, AttributeError> {
+        if profile.index() >= schema.profile_count() {
+            return Err(AttributeError::UnknownProfile(profile));
+        }
         let mut base: SmallVec<[f64; INLINE_VALUES]> =
             schema.ids().map(|id| schema.def(id).base).collect();
         for &(id, value) in bases {

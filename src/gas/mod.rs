@@ -372,9 +372,13 @@ impl Gas {
         AbilitySystem::new(Attributes::new(self.catalog.attributes()))
     }
 
-    /// A fresh component using the derived-attribute profile `profile`.
-    pub fn new_ability_system_with_profile(&self, profile: ProfileId) -> AbilitySystem {
-        AbilitySystem::new(Attributes::with_profile(self.catalog.attributes(), profile))
+    /// A fresh component using the derived-attribute profile `profile`;
+    /// refused for a profile not in this catalog.
+    pub fn new_ability_system_with_profile(
+        &self,
+        profile: ProfileId,
+    ) -> Result<AbilitySystem, AttributeError> {
+        Attributes::with_profile(self.catalog.attributes(), profile).map(AbilitySystem::new)
     }
 
     /// A fresh component with the derived profile `profile` and some base
