@@ -1485,3 +1485,84 @@ fn core_context(tags: &str, content: &str) -> Gas {
     builder.add_source("test.ron", content);
     Gas::new(builder.build().unwrap_or_else(|e| panic!("{e}")))
 }
+
+/// Waits on the wait it holds.
+struct WaitOn(Wait);
+
+impl AbilityBehaviour for WaitOn {
+    fn activate(&self, cx: &mut AbilityCx<'_>) {
+        match self.0 {
+            Wait::AttributeBelow(a, v) => cx.wait_attribute_below(a, v),
+            Wait::AttributeAbove(a, v) => cx.wait_attribute_above(a, v),
+            Wait::Event(t) => cx.wait_event(t),
+            Wait::TagAdded(t) => cx.wait_tag_added(t),
+            Wait::TagRemoved(t) => cx.wait_tag_removed(t),
+            _ => cx.wait_delay(SimDuration::from_secs(1)),
+        }
+    }
+}
+
+/// A wait on something the catalog does not hold (an attribute or tag of
+/// another, larger catalog, a threshold that is not a number) ends the
+/// instance with `InvalidWait`. It panicked at the next reconcile, or
+/// waited for ever and made every later save unrestorable. A valid wait
+/// on the same content still waits.
+#[test]
+fn a_wait_on_what_the_catalog_lacks_ends_the_instance() {
+    const TAGS: &str = "Test.Trigger.Watch\n";
+    const CONTENT: &str = r#"(attributes: [(name: "Light")],
+        abilities: [(name: "GA_Watch", trigger: "Test.Trigger.Watch", behaviour: Registered("Watch"))])"#;
+    let larger = core_context(
+        "Test.Trigger.Watch\nOther.A\nOther.B\nOther.C\n",
+        r#"(attributes: [(name: "Light"), (name: "B"), (name: "C"), (name: "D")])"#,
+    );
+    let foreign_attribute = larger.catalog().attributes().get("D").unwrap();
+    let foreign_tag = larger.catalog().tags().get("Other.C").unwrap();
+    let mine = core_context(TAGS, CONTENT)
+        .catalog()
+        .attributes()
+        .get("Light")
+        .unwrap();
+    for (wait, valid) in [
+        (Wait::AttributeBelow(foreign_attribute, 1.0), false),
+        (Wait::AttributeAbove(mine, f64::NAN), false),
+        (Wait::Event(foreign_tag), false),
+        (Wait::TagRemoved(foreign_tag), false),
+        (Wait::AttributeBelow(mine, -1.0), true),
+    ] {
+        let mut gas = core_context(TAGS, CONTENT);
+        gas.register_behaviour("Watch", WaitOn(wait)).unwrap();
+        gas.trace_mut().set_filter(TraceFilter::ALL);
+        let mut world = World::new();
+        let watcher = world.spawn((gas.new_ability_system(),));
+        let watch = gas.catalog().abilities().get("GA_Watch").unwrap();
+        gas.grant_ability(&mut world, watcher, watch, 1).unwrap();
+        let trigger = gas.catalog().tags().get("Test.Trigger.Watch").unwrap();
+        gas.handle_event(&mut world, watcher, GameplayEvent::new(trigger));
+        gas.advance_by(&mut world, SimDuration::from_secs(1));
+        let ended = gas.trace().events().iter().find_map(|e| match e.kind {
+            TraceKind::AbilityEnded { reason, .. } => Some(reason),
+            _ => None,
+        });
+        let running = world
+            .get::<&AbilitySystem>(watcher)
+            .unwrap()
+            .active_instance(watch)
+            .is_some();
+        if valid {
+            assert_eq!((ended, running), (None, true), "{wait:?}");
+        } else {
+            assert_eq!(
+                (ended, running),
+                (Some(EndReason::InvalidWait), false),
+                "{wait:?}"
+            );
+        }
+        let saved = Snapshot::<()>::save(&world, &gas);
+        let mut restored = Gas::new(gas.catalog().clone());
+        restored.register_behaviour("Watch", WaitOn(wait)).unwrap();
+        saved
+            .restore(&mut World::new(), &mut restored)
+            .unwrap_or_else(|e| panic!("{wait:?}: {e}"));
+    }
+}

@@ -234,6 +234,36 @@ fn a_threshold_is_told_once_per_crossing() {
     assert_eq!(*crossings.lock().unwrap(), [40.0, 45.0]);
 }
 
+/// A fraction of an attribute the entity does not hold (another, larger
+/// catalog's) is never met; delivering the change panicked.
+#[test]
+fn a_threshold_on_an_attribute_the_entity_lacks_is_never_met() {
+    let mut shop = Workshop::new();
+    let names: Vec<String> = (0..40).map(|i| format!("(name: \"A{i}\")")).collect();
+    let mut builder = CatalogBuilder::new();
+    builder.add_source(
+        "other.ron",
+        &format!("(attributes: [{}])", names.join(", ")),
+    );
+    let foreign = builder.build().unwrap().attributes().get("A39").unwrap();
+    let (crossings, log) = collector::<f64>();
+    let energy = shop.attribute("Energy");
+    let threshold = Threshold::FractionOf {
+        attribute: foreign,
+        fraction: 0.5,
+    };
+    shop.gas
+        .observe(Observe::below(energy, threshold), move |_world, _gas, _| {
+            log.lock().unwrap().push(0.0);
+        });
+    let smith = shop.smith;
+    for _ in 0..5 {
+        shop.apply(smith, "GE_Hammer");
+    }
+    assert_eq!(shop.energy(smith), 25.0, "the hammering went on");
+    assert!(crossings.lock().unwrap().is_empty());
+}
+
 #[test]
 fn tag_observers_are_parent_aware_and_see_net_changes_only() {
     let mut shop = Workshop::new();

@@ -229,8 +229,14 @@ impl AbilityCx<'_> {
     }
 
     /// Replaces the instance's wait with `wait` (a delay's length in
-    /// `delay`): what every `wait_*` asks of the context.
+    /// `delay`): what every `wait_*` asks of the context. A wait on
+    /// something the catalog does not hold ends the instance
+    /// ([`EndReason::InvalidWait`]).
     fn wait_for(&mut self, wait: Wait, delay: Option<SimDuration>) {
+        if !wait.is_known(self.gas.catalog()) {
+            self.end_with(EndReason::InvalidWait);
+            return;
+        }
         self.gas
             .set_wait(self.world, self.owner, self.instance, wait, delay);
     }

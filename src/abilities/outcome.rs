@@ -176,6 +176,10 @@ pub enum EndReason {
     TargetGainedTag(Tag),
     /// The behaviour ended itself for a reason of its own (a tag).
     Behaviour(Tag),
+    /// The behaviour asked to wait on something the catalog does not hold
+    /// (a tag or attribute of another catalog, a threshold that is not a
+    /// number): ended rather than left waiting for what cannot come.
+    InvalidWait,
 }
 
 /// Why a waiting ability woke.

@@ -13,6 +13,7 @@ use super::def::AbilityId;
 use super::kept_event::KeptEvent;
 use super::loose::LooseTags;
 use crate::attributes::AttributeId;
+use crate::catalog::Catalog;
 use crate::effects::EffectKey;
 use crate::tags::Tag;
 use crate::time::TimerKey;
@@ -47,6 +48,20 @@ pub enum Wait {
 }
 
 impl Wait {
+    /// Whether what it waits on is in `catalog` (a tag it knows, an
+    /// attribute it holds, a threshold that is finite): a wait on anything
+    /// else could never be met as meant, and a save holding it could not
+    /// be restored.
+    pub(crate) fn is_known(self, catalog: &Catalog) -> bool {
+        match self {
+            Wait::Event(t) | Wait::TagAdded(t) | Wait::TagRemoved(t) => catalog.tags().knows(t),
+            Wait::AttributeBelow(a, v) | Wait::AttributeAbove(a, v) => {
+                a.index() < catalog.attributes().len() && v.is_finite()
+            }
+            Wait::Nothing | Wait::Delay | Wait::EffectRemoved(_) => true,
+        }
+    }
+
     /// True for the waits on the owner's tags, checked whenever a tag
     /// appears or vanishes.
     pub(crate) fn on_tags(self) -> bool {

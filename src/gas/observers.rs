@@ -39,7 +39,8 @@ pub enum Threshold {
     /// A fixed value.
     Value(f64),
     /// A fraction of another attribute's current value, read when the
-    /// change is delivered (`Health` below 25 % of `MaxHealth`).
+    /// change is delivered (`Health` below 25 % of `MaxHealth`); never
+    /// met for an entity that does not hold that attribute.
     FractionOf {
         /// The attribute the fraction is of.
         attribute: AttributeId,
@@ -215,8 +216,12 @@ impl Observe {
                         attribute,
                         fraction,
                     } => match world.get::<&AbilitySystem>(*entity) {
-                        Ok(system) => system.current(attribute) * fraction,
-                        Err(_) => return false,
+                        // An attribute the entity does not hold (another
+                        // catalog's) has no value to take a fraction of.
+                        Ok(system) if system.attributes().holds(attribute) => {
+                            system.current(attribute) * fraction
+                        }
+                        _ => return false,
                     },
                 };
                 *old >= limit && *new < limit

@@ -8,7 +8,7 @@
 //! into a panic on the next step.
 
 use super::{Snapshot, SnapshotComponents, SnapshotError};
-use crate::abilities::{AbilitySystem, Behaviour, GameplayEvent, Wait};
+use crate::abilities::{AbilitySystem, Behaviour, GameplayEvent};
 use crate::catalog::Catalog;
 use crate::effects::{ActiveEffect, EffectSpec, EffectTimer};
 use crate::gas::{Gas, SavedTimer};
@@ -89,14 +89,7 @@ fn check_system(catalog: &Catalog, gas: &Gas, system: &AbilitySystem) -> Result<
             )
         })?;
         check_event(tags, &instance.event.get())?;
-        let wait_ok = match instance.wait {
-            Wait::Event(t) | Wait::TagAdded(t) | Wait::TagRemoved(t) => tags.knows(t),
-            Wait::AttributeBelow(a, v) | Wait::AttributeAbove(a, v) => {
-                a.index() < catalog.attributes().len() && v.is_finite()
-            }
-            Wait::Nothing | Wait::Delay | Wait::EffectRemoved(_) => true,
-        };
-        if !wait_ok {
+        if !instance.wait.is_known(catalog) {
             return Err(format!(
                 "`{}` waits on something not in this catalog",
                 def.name

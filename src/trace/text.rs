@@ -206,5 +206,6 @@ pub(super) fn end_reason(cx: &RenderCx<'_>, reason: &EndReason) -> String {
         EndReason::TargetLost => "target lost".into(),
         EndReason::TargetGainedTag(t) => format!("target gained {}", cx.tag(*t)),
         EndReason::Behaviour(t) => cx.tag(*t).to_owned(),
+        EndReason::InvalidWait => "invalid wait".into(),
     }
 }
