@@ -41,6 +41,16 @@ const CONTENT: &str = r#"(
          executions: ["Brew"]),
         // Brew writes, then Stray names an attribute this catalog lacks.
         (name: "GE_Stray", executions: ["Brew", "Stray"]),
+        // Custom magnitudes worked out again while the effect is active:
+        // a tenth of the Potency there is at each tick; as much Heat as
+        // half the brewer's Skill, followed while it lasts; a tenth of the
+        // Impurity there was at application, at each tick.
+        (name: "GE_Evaporate", duration: Duration(Constant(3)), period: (seconds: 1.0),
+         modifiers: [(attribute: "Potency", op: Flat, magnitude: Custom("Evaporation"))]),
+        (name: "GE_Glow", duration: Duration(Constant(10)),
+         modifiers: [(attribute: "Heat", op: Flat, magnitude: Custom("Glow"))]),
+        (name: "GE_Settle", duration: Duration(Constant(3)), period: (seconds: 1.0),
+         modifiers: [(attribute: "Potency", op: Flat, magnitude: Custom("Sediment"))]),
     ],
 )"#;
 
@@ -138,6 +148,48 @@ impl ExecutionCalculation for Stray {
     }
 }
 
+/// Minus a tenth of the target's Potency, read at each evaluation.
+#[derive(Default)]
+struct Evaporation(Capture);
+
+impl MagnitudeCalculation for Evaporation {
+    fn setup(&mut self, setup: &mut CalculationSetup<'_>) {
+        self.0 = setup.capture("Potency", CaptureFrom::Target, true);
+    }
+
+    fn magnitude(&self, cx: &MagnitudeCx<'_>) -> f64 {
+        -0.1 * cx.captured(self.0)
+    }
+}
+
+/// Half the source's Skill, read live.
+#[derive(Default)]
+struct Glow(Capture);
+
+impl MagnitudeCalculation for Glow {
+    fn setup(&mut self, setup: &mut CalculationSetup<'_>) {
+        self.0 = setup.capture("Skill", CaptureFrom::Source, true);
+    }
+
+    fn magnitude(&self, cx: &MagnitudeCx<'_>) -> f64 {
+        0.5 * cx.captured(self.0)
+    }
+}
+
+/// Minus a tenth of the target's Impurity as it was at application.
+#[derive(Default)]
+struct Sediment(Capture);
+
+impl MagnitudeCalculation for Sediment {
+    fn setup(&mut self, setup: &mut CalculationSetup<'_>) {
+        self.0 = setup.capture("Impurity", CaptureFrom::Target, false);
+    }
+
+    fn magnitude(&self, cx: &MagnitudeCx<'_>) -> f64 {
+        -0.1 * cx.captured(self.0)
+    }
+}
+
 /// The last attribute of a catalog with more attributes than the lab's.
 fn foreign_attribute() -> AttributeId {
     let names: Vec<String> = (0..12).map(|i| format!("(name: \"A{i}\")")).collect();
@@ -177,6 +229,9 @@ fn builder() -> CatalogBuilder {
     builder.add_execution("Simmer", Simmer::default());
     builder.add_execution("Volatile", Volatile::default());
     builder.add_execution("Stray", Stray(foreign_attribute()));
+    builder.add_magnitude("Evaporation", Evaporation::default());
+    builder.add_magnitude("Glow", Glow::default());
+    builder.add_magnitude("Sediment", Sediment::default());
     builder.add_magnitude("Falloff", Falloff::default());
     builder
 }
@@ -453,6 +508,75 @@ fn an_output_to_an_unknown_attribute_is_an_error_and_changes_nothing() {
     assert_eq!(snapshot::checksum::<()>(&lab.world, &lab.gas), before);
 }
 
+/// A custom magnitude on a periodic effect is worked out again at each
+/// execution: a live capture reads the value then, a captured one the
+/// value at application. It was worked out once and reused (Potency
+/// 100 → 70, not 72.9). A held one follows its live capture of the
+/// source. Both at any frame step, and through a snapshot.
+#[test]
+fn custom_magnitudes_are_worked_out_again_while_the_effect_is_active() {
+    let run = |step_ms: u64| {
+        let mut lab = Lab::new(1);
+        let (alchemist, cauldron) = (lab.alchemist, lab.cauldron);
+        let potency = lab.gas.catalog().attributes().get("Potency").unwrap();
+        let impurity = lab.gas.catalog().attributes().get("Impurity").unwrap();
+        lab.gas
+            .set_base_attribute(&mut lab.world, cauldron, potency, 100.0)
+            .unwrap();
+        lab.apply(cauldron, lab.spec("GE_Evaporate")).unwrap();
+        lab.apply(cauldron, lab.spec("GE_Glow")).unwrap();
+        assert_eq!(lab.value(cauldron, "Heat"), 5.0, "half of Skill 10");
+        let mut ticks = Vec::new();
+        let mut at = 0;
+        while at < 3_000 {
+            at += step_ms;
+            lab.gas.advance_to(&mut lab.world, SimTime::from_millis(at));
+            let now = lab.value(cauldron, "Potency");
+            if ticks.last() != Some(&now) && now != 100.0 {
+                ticks.push(now);
+            }
+        }
+        // Practice raises Skill 10 → 11.5 → 13 by 1.4 s into it.
+        lab.apply(alchemist, lab.spec("GE_Practice")).unwrap();
+        lab.gas
+            .advance_by(&mut lab.world, SimDuration::from_millis(1_500));
+        let heat = lab.value(cauldron, "Heat");
+        // A snapshot keeps what a capture at application read: the
+        // sediment is a tenth of Impurity 4 however the Impurity moves.
+        lab.gas
+            .set_base_attribute(&mut lab.world, cauldron, impurity, 4.0)
+            .unwrap();
+        lab.gas
+            .set_base_attribute(&mut lab.world, cauldron, potency, 50.0)
+            .unwrap();
+        lab.apply(cauldron, lab.spec("GE_Settle")).unwrap();
+        lab.gas
+            .set_base_attribute(&mut lab.world, cauldron, impurity, 40.0)
+            .unwrap();
+        let text = Snapshot::<()>::save(&lab.world, &lab.gas).to_ron().unwrap();
+        let mut world = World::new();
+        let mut gas = Gas::new(lab.gas.catalog().clone());
+        Snapshot::<()>::from_ron(&text)
+            .unwrap()
+            .restore(&mut world, &mut gas)
+            .unwrap();
+        let mut restored = Lab { world, gas, ..lab };
+        restored
+            .gas
+            .advance_by(&mut restored.world, SimDuration::from_secs(3));
+        (ticks, heat, restored.value(cauldron, "Potency"))
+    };
+    let (ticks, heat, settled) = run(50);
+    let evaporated = [100.0 * 0.9, 100.0 * 0.9 * 0.9, 100.0 * 0.9 * 0.9 * 0.9];
+    assert_eq!(ticks.len(), 3, "{ticks:?}");
+    for (tick, expected) in ticks.iter().zip(evaporated) {
+        assert!((tick - expected).abs() < 1e-9, "{ticks:?}");
+    }
+    assert_eq!(heat, 6.5, "half of Skill 13, followed while held");
+    assert!((settled - (50.0 - 3.0 * 0.4)).abs() < 1e-9, "{settled}");
+    assert_eq!(run(700), (ticks, heat, settled), "at another frame step");
+}
+
 #[test]
 fn a_failing_periodic_execution_is_recorded_and_the_tick_passes() {
     let mut lab = Lab::new(1);
@@ -522,6 +646,23 @@ fn unknown_calculation_names_are_load_errors_with_suggestions() {
         "{errors}"
     );
     assert!(errors.contains("Skill"), "suggested: {errors}");
+
+    // A held modifier whose custom magnitude reads live the attribute it
+    // moves would feed itself; on a periodic effect (GE_Evaporate) the
+    // same calculation is read once per execution, and loads.
+    let mut feeding = builder();
+    feeding.add_source(
+        "feeding.ron",
+        r#"(effects: [(name: "GE_Boil", duration: Duration(Constant(5)),
+            modifiers: [(attribute: "Potency", op: Flat, magnitude: Custom("Evaporation"))])])"#,
+    );
+    let errors = feeding.build().unwrap_err().to_string();
+    assert!(
+        errors.contains("feeding.ron")
+            && errors
+                .contains("reads `Potency` live from the target, so its value would feed itself"),
+        "{errors}"
+    );
 
     // The same name twice.
     let mut twice = builder();

@@ -92,7 +92,7 @@ impl EffectHost {
         }
         // What the calculations capture of the target once, for every
         // later execution.
-        if !def.executions.is_empty() {
+        if !def.executions.is_empty() || def.custom_modifiers {
             self.capture_target(cx.calcs, def, &mut captures);
         }
         if let Some(key) = self.existing_stack(def, &spec, cx.now) {

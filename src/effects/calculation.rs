@@ -87,7 +87,8 @@ pub struct CaptureDef {
     pub attribute: AttributeId,
     /// Whose.
     pub from: CaptureFrom,
-    /// Read at each execution (a periodic effect's every tick) instead of
+    /// Read at each execution (a periodic effect's every tick), and for a
+    /// held modifier's custom magnitude whenever it changes, instead of
     /// once, when the effect was applied.
     pub live: bool,
 }
@@ -174,8 +175,10 @@ pub trait ExecutionCalculation: Send + Sync + 'static {
 }
 
 /// A custom magnitude calculation: one number for a modifier or a duration,
-/// from captured attributes and the spec, evaluated when the magnitude is
-/// (at application, and again at each periodic execution). Pure: it may
+/// from captured attributes and the spec, evaluated when the magnitude is:
+/// at application; for a modifier, again at each periodic execution, and
+/// on a held modifier whenever a live capture changes (a held modifier
+/// may not read live the attribute it moves: a load error). Pure: it may
 /// not roll, so a dry run (validation before commit) can evaluate it.
 ///
 /// ```

@@ -14,7 +14,7 @@ use super::def::{
     ModifierDef, Period, Shape, Stacking,
 };
 use crate::abilities::AbilityDefs;
-use crate::attributes::{AttributeData, AttributeSchema};
+use crate::attributes::{AttributeData, AttributeId, AttributeSchema};
 use crate::diagnostics::{Diagnostic, LoadErrors, SourceFile};
 use crate::names::NameTable;
 use crate::tags::{TagRegistry, TagSet};
@@ -294,10 +294,26 @@ fn compile(
         // A live capture of a target attribute that its own modifier moves
         // (itself, or through a derived rule or bound) would feed itself:
         // every refresh would move it again.
-        if let Magnitude::Attribute(c) = magnitude {
-            if c.live && c.from == CaptureFrom::Target && attributes.moves(attribute, c.attribute) {
-                let read = attributes.def(c.attribute).name.as_str();
-                let how = if c.attribute == attribute {
+        // A custom magnitude's live captures count on a held modifier; on a
+        // periodic effect it is worked out once per execution, as an
+        // execution's own reads are.
+        let live_reads: SmallVec<[AttributeId; 2]> = match magnitude {
+            Magnitude::Attribute(c) if c.live && c.from == CaptureFrom::Target => {
+                smallvec::smallvec![c.attribute]
+            }
+            Magnitude::Custom(id) if period.is_none() => calculations
+                .magnitude_def(id)
+                .captures
+                .iter()
+                .filter(|c| c.live && c.from == CaptureFrom::Target)
+                .map(|c| c.attribute)
+                .collect(),
+            _ => SmallVec::new(),
+        };
+        for read in live_reads {
+            if attributes.moves(attribute, read) {
+                let read = attributes.def(read).name.as_str();
+                let how = if read == m.attribute {
                     String::new()
                 } else {
                     format!(
@@ -344,13 +360,6 @@ fn compile(
             "executions run on instant or periodic executions; give the effect a period or make it instant".into(),
         ));
     }
-    let live_source_calculation = executions.iter().any(|&id| {
-        calculations
-            .execution_def(id)
-            .captures
-            .iter()
-            .any(|c| c.live && c.from == CaptureFrom::Source)
-    });
 
     let cues = data
         .cues
@@ -426,9 +435,18 @@ fn compile(
         }
     }
 
-    let has_live_capture = modifiers
+    let has_live_capture = modifiers.iter().any(|m: &ModifierDef| match m.magnitude {
+        Magnitude::Attribute(c) => c.live,
+        Magnitude::Custom(id) => calculations
+            .magnitude_def(id)
+            .captures
+            .iter()
+            .any(|c| c.live),
+        _ => false,
+    });
+    let custom_modifiers = modifiers
         .iter()
-        .any(|m: &ModifierDef| matches!(m.magnitude, Magnitude::Attribute(c) if c.live));
+        .any(|m| matches!(m.magnitude, Magnitude::Custom(_)));
 
     let mut def = EffectDef {
         name: data.name.clone(),
@@ -443,8 +461,9 @@ fn compile(
         stacking,
         cues,
         has_live_capture,
-        live_source_calculation,
+        custom_modifiers,
         // Read from the definition itself, just below.
+        live_source_calculation: false,
         reads_source: false,
         executions,
         duration,
@@ -459,7 +478,11 @@ fn compile(
         // Settled with the whole catalog: see `settle_shapes`.
         shape: Shape::default(),
     };
+    let live_source_calculation = def
+        .calculation_captures(calculations)
+        .any(|c| c.live && c.from == CaptureFrom::Source);
     let reads_source = def.source_attributes(calculations).next().is_some();
+    def.live_source_calculation = live_source_calculation;
     def.reads_source = reads_source;
     def
 }

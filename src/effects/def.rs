@@ -181,10 +181,16 @@ pub struct EffectDef {
     pub stacking: Option<Stacking>,
     /// Cues.
     pub cues: SmallVec<[Cue; 1]>,
-    /// True when any modifier reads an attribute live.
+    /// True when any modifier reads an attribute live (an attribute
+    /// magnitude, or a custom one whose calculation captures live).
     pub has_live_capture: bool,
-    /// True when a calculation reads a source attribute live, so each
-    /// periodic execution needs fresh source values.
+    /// True when a modifier's magnitude is a custom calculation: on a
+    /// periodic effect it is evaluated again at each execution, and the
+    /// target attributes it captures once are kept at application.
+    pub custom_modifiers: bool,
+    /// True when a calculation (an execution, or a custom modifier
+    /// magnitude) reads a source attribute live, so each periodic
+    /// execution needs fresh source values.
     pub live_source_calculation: bool,
     /// True when a magnitude or a calculation reads a source attribute, so
     /// an application must read the source first.
@@ -343,6 +349,24 @@ impl EffectDef {
     /// True for `Instant` effects.
     pub fn is_instant(&self) -> bool {
         matches!(self.duration, DurationPolicy::Instant)
+    }
+
+    /// What the calculations it runs again while active capture: its
+    /// custom modifier magnitudes' (evaluated again at each periodic
+    /// execution, or when a live capture moves), then its executions'.
+    pub(crate) fn calculation_captures<'a>(
+        &'a self,
+        calculations: &'a Calculations,
+    ) -> impl Iterator<Item = &'a CaptureDef> + 'a {
+        let custom = self.modifiers.iter().flat_map(move |m| match m.magnitude {
+            Magnitude::Custom(id) => calculations.magnitude_def(id).captures.as_slice(),
+            _ => &[],
+        });
+        let executed = self
+            .executions
+            .iter()
+            .flat_map(move |&id| calculations.execution_def(id).captures.iter());
+        custom.chain(executed)
     }
 
     /// The source attributes an application captures, in the order it

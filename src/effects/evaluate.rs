@@ -4,7 +4,7 @@
 use smallvec::SmallVec;
 
 use super::active::Captures;
-use super::calculation::{CaptureValues, MagnitudeCx};
+use super::calculation::{CalculationId, CaptureValues, MagnitudeCx};
 use super::cx::Defs;
 use super::data::CaptureFrom;
 use super::def::{DurationPolicy, EffectDef, Magnitude};
@@ -85,6 +85,39 @@ impl EffectHost {
         }
     }
 
+    /// A custom magnitude for one stack. At application (`target_now`) it
+    /// reads every target attribute as it is; evaluated again later, it
+    /// reads those it captures once from `captures`, kept at application.
+    pub(crate) fn custom_magnitude(
+        &self,
+        names: Defs<'_>,
+        id: CalculationId,
+        spec: &EffectSpec,
+        captures: &Captures,
+        target_now: bool,
+    ) -> Result<f64, EffectError> {
+        let registered = names.calcs.magnitude_def(id);
+        let cx = MagnitudeCx {
+            spec,
+            values: CaptureValues {
+                defs: &registered.captures,
+                stored: captures,
+                target: &self.attributes,
+                target_now,
+            },
+        };
+        let value = registered.calculation.magnitude(&cx);
+        if value.is_finite() {
+            Ok(value)
+        } else {
+            Err(EffectError::CalculationFailed {
+                effect: names.effect(spec.effect),
+                calculation: names.calcs.magnitude_name(id).to_owned(),
+                value,
+            })
+        }
+    }
+
     /// [`evaluate`](Self::evaluate) for every kind of magnitude, with its
     /// errors.
     #[inline(never)]
@@ -125,27 +158,7 @@ impl EffectHost {
                 };
                 capture.apply(value)
             }
-            Magnitude::Custom(id) => {
-                let registered = names.calcs.magnitude_def(*id);
-                let cx = MagnitudeCx {
-                    spec,
-                    values: CaptureValues {
-                        defs: &registered.captures,
-                        stored: captures,
-                        target: &self.attributes,
-                        target_now: true,
-                    },
-                };
-                let value = registered.calculation.magnitude(&cx);
-                if !value.is_finite() {
-                    return Err(EffectError::CalculationFailed {
-                        effect: names.effect(spec.effect),
-                        calculation: names.calcs.magnitude_name(*id).to_owned(),
-                        value,
-                    });
-                }
-                value
-            }
+            Magnitude::Custom(id) => self.custom_magnitude(names, *id, spec, captures, true)?,
         };
         if value.is_finite() {
             Ok(value)

@@ -278,15 +278,16 @@ impl EffectHost {
         def: &EffectDef,
         captures: &mut Captures,
     ) {
-        for &id in &def.executions {
-            for capture in &calcs.execution_def(id).captures {
-                if capture.from == CaptureFrom::Target && !capture.live {
-                    captures.push((
-                        CaptureFrom::Target,
-                        capture.attribute,
-                        self.attributes.current(capture.attribute),
-                    ));
-                }
+        for capture in def.calculation_captures(calcs) {
+            let known = |&(from, attribute, _): &(CaptureFrom, AttributeId, f64)| {
+                from == CaptureFrom::Target && attribute == capture.attribute
+            };
+            if capture.from == CaptureFrom::Target && !capture.live && !captures.iter().any(known) {
+                captures.push((
+                    CaptureFrom::Target,
+                    capture.attribute,
+                    self.attributes.current(capture.attribute),
+                ));
             }
         }
     }

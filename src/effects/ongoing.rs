@@ -5,8 +5,9 @@
 use hecs::Entity;
 use smallvec::SmallVec;
 
-use super::active::EffectKey;
-use super::cx::{EffectCx, FollowUp, TagLog};
+use super::active::{ActiveEffect, Captures, EffectKey};
+use super::calculation::{CalculationId, Calculations, CaptureDef};
+use super::cx::{Defs, EffectCx, FollowUp, TagLog};
 use super::data::{CaptureFrom, PeriodicWhileDead};
 use super::def::{EffectDefs, Magnitude};
 use super::host::EffectHost;
@@ -117,12 +118,18 @@ impl EffectHost {
             let def = cx.defs.def(effect.def);
             let mut magnitudes: SmallVec<[f64; 2]> = SmallVec::from_slice(effect.magnitudes());
             for (slot, modifier) in magnitudes.iter_mut().zip(&def.modifiers) {
-                let Magnitude::Attribute(capture) = modifier.magnitude else {
-                    continue;
+                let capture = match modifier.magnitude {
+                    Magnitude::Attribute(capture) if capture.live => capture,
+                    Magnitude::Custom(id) => {
+                        if let Some(value) =
+                            self.live_custom_magnitude(cx, effect, id, &source_value)
+                        {
+                            *slot = value;
+                        }
+                        continue;
+                    }
+                    _ => continue,
                 };
-                if !capture.live {
-                    continue;
-                }
                 let value = match capture.from {
                     CaptureFrom::Target => Some(self.attributes.current(capture.attribute)),
                     CaptureFrom::Source => effect
@@ -143,15 +150,55 @@ impl EffectHost {
         }
     }
 
+    /// A held custom magnitude worked out again with its live captures
+    /// read now (a source's through `source_value`) and the rest as kept
+    /// at application; `None` when it reads nothing live, or fails (the
+    /// held value stays, as for a vanished source).
+    fn live_custom_magnitude<P>(
+        &self,
+        cx: &EffectCx<P>,
+        effect: &ActiveEffect,
+        id: CalculationId,
+        source_value: &impl Fn(Entity, AttributeId) -> Option<f64>,
+    ) -> Option<f64> {
+        let reads = &cx.calcs.magnitude_def(id).captures;
+        if !reads.iter().any(|c| c.live) {
+            return None;
+        }
+        let mut captures = Captures::from_slice(effect.captures());
+        for capture in reads
+            .iter()
+            .filter(|c| c.live && c.from == CaptureFrom::Source)
+        {
+            let fresh = effect
+                .source
+                .and_then(|s| source_value(s, capture.attribute));
+            let kept = captures
+                .iter_mut()
+                .find(|(f, a, _)| *f == CaptureFrom::Source && *a == capture.attribute);
+            if let (Some(value), Some(kept)) = (fresh, kept) {
+                kept.2 = value;
+            }
+        }
+        self.custom_magnitude(Defs::of(cx), id, &effect.spec(), &captures, false)
+            .ok()
+    }
+
     /// The entities whose attributes this host's live effects read.
-    pub(crate) fn live_sources(&self, defs: &EffectDefs) -> SmallVec<[Entity; 2]> {
+    pub(crate) fn live_sources(
+        &self,
+        defs: &EffectDefs,
+        calcs: &Calculations,
+    ) -> SmallVec<[Entity; 2]> {
         let mut sources = SmallVec::new();
         for effect in self.listening_effects() {
             let def = defs.def(effect.def);
-            let reads_source = def
-                .modifiers
-                .iter()
-                .any(|m| matches!(m.magnitude, Magnitude::Attribute(c) if c.live && c.from == CaptureFrom::Source));
+            let live_source = |c: &CaptureDef| c.live && c.from == CaptureFrom::Source;
+            let reads_source = def.modifiers.iter().any(|m| match m.magnitude {
+                Magnitude::Attribute(c) => c.live && c.from == CaptureFrom::Source,
+                Magnitude::Custom(id) => calcs.magnitude_def(id).captures.iter().any(live_source),
+                _ => false,
+            });
             if let (true, Some(source)) = (reads_source, effect.source) {
                 if !sources.contains(&source) {
                     sources.push(source);

@@ -4,8 +4,9 @@
 use smallvec::SmallVec;
 
 use super::active::{ActiveEffect, Captures, EffectKey};
-use super::cx::EffectCx;
+use super::cx::{Defs, EffectCx};
 use super::data::StackExpiry;
+use super::def::Magnitude;
 use super::expiry::{ExpiryTimer, ExpiryTimers};
 use super::host::{EffectHost, EffectTimer};
 use crate::time::{Lane, SimTime};
@@ -91,7 +92,7 @@ impl EffectHost {
             return;
         }
         let spec = effect.spec();
-        let magnitudes: SmallVec<[f64; 2]> = SmallVec::from_slice(effect.magnitudes());
+        let mut magnitudes: SmallVec<[f64; 2]> = SmallVec::from_slice(effect.magnitudes());
         let stacks = effect.stacks;
         let mut captures = Captures::from_slice(effect.captures());
         // Live source captures read fresh values for this tick.
@@ -104,7 +105,22 @@ impl EffectHost {
             }
         }
         let effect_id = spec.effect;
-        if let Err(error) = self.execute(cx, def, spec, &magnitudes, stacks, &captures) {
+        let mut outcome = Ok(());
+        // Custom magnitudes are worked out again for each execution, from
+        // what they capture live and what they captured at application.
+        if def.custom_modifiers {
+            for (slot, modifier) in magnitudes.iter_mut().zip(&def.modifiers) {
+                if let Magnitude::Custom(id) = modifier.magnitude {
+                    match self.custom_magnitude(Defs::of(cx), id, &spec, &captures, false) {
+                        Ok(value) => *slot = value,
+                        Err(error) => outcome = Err(error),
+                    }
+                }
+            }
+        }
+        let outcome =
+            outcome.and_then(|()| self.execute(cx, def, spec, &magnitudes, stacks, &captures));
+        if let Err(error) = outcome {
             cx.trace.record(
                 cx.now,
                 TraceKind::EffectFailed {

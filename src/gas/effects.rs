@@ -365,14 +365,11 @@ impl Gas {
         let Some(source) = active.source else {
             return values;
         };
-        let calcs = self.catalog.calculations();
-        for &id in &def.executions {
-            for capture in &calcs.execution_def(id).captures {
-                if capture.live && capture.from == CaptureFrom::Source {
-                    // A vanished source keeps the value it gave last.
-                    if let Some(value) = read_attribute(world, source, capture.attribute) {
-                        values.push((CaptureFrom::Source, capture.attribute, value));
-                    }
+        for capture in def.calculation_captures(self.catalog.calculations()) {
+            if capture.live && capture.from == CaptureFrom::Source {
+                // A vanished source keeps the value it gave last.
+                if let Some(value) = read_attribute(world, source, capture.attribute) {
+                    values.push((CaptureFrom::Source, capture.attribute, value));
                 }
             }
         }

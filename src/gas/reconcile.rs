@@ -151,7 +151,7 @@ impl Gas {
                 }
                 system
                     .host
-                    .live_sources(self.catalog.effects())
+                    .live_sources(self.catalog.effects(), self.catalog.calculations())
                     .into_iter()
                     .filter_map(|s| {
                         let other = world.get::<&AbilitySystem>(s).ok()?;
