@@ -130,7 +130,7 @@ impl Scenario {
             combat,
             source,
             errors: &mut errors,
-            from: 0,
+            entry: None,
         };
         let seconds = |cx: &mut Resolver<'_>, what: &str, value: f64| {
             SimDuration::from_secs_f64(value).unwrap_or_else(|_| {
@@ -161,23 +161,23 @@ impl Scenario {
         };
         let mut names = Roster::default();
         // Each combatant's findings are located from its `name`.
-        let combatant_at = |index| locate_field(&source.text, "name", index).unwrap_or(0);
         for (index, c) in data.combatants.iter().enumerate() {
             if !names.add(&c.name) {
-                cx.from = combatant_at(index);
+                cx.entry = Some(("name", index));
                 let e = cx.error_at(&c.name, format!("combatant `{}` is listed twice", c.name));
                 cx.errors.push(e);
             }
         }
         let combatants = (data.combatants.iter().enumerate())
             .map(|(index, c)| {
-                cx.from = combatant_at(index);
+                cx.entry = Some(("name", index));
                 cx.combatant(c)
             })
             .collect();
         let mut timeline: Vec<(SimTime, Action)> = Vec::new();
+        // Each input's findings are located from its `at`.
         for (index, input) in data.timeline.iter().enumerate() {
-            cx.from = locate_field(&source.text, "at", index).unwrap_or(0);
+            cx.entry = Some(("at", index));
             let at = SimTime::from_secs_f64(input.at).unwrap_or_else(|_| {
                 let e = cx.error_at("at", format!("input time must be ≥ 0, found {}", input.at));
                 cx.errors.push(e);
@@ -229,21 +229,28 @@ struct Resolver<'a> {
     combat: &'a CombatDefs,
     source: &'a SourceFile,
     errors: &'a mut LoadErrors,
-    /// Where in the file the part being resolved begins (a combatant's
-    /// or a timeline input's), so its findings are located there and not
-    /// at the first text like them.
-    from: usize,
+    /// The part being resolved, as the field that begins each entry of
+    /// its list and its index there (a combatant's `name`, a timeline
+    /// input's `at`), so its findings are located in it and not at the
+    /// first text like them.
+    entry: Option<(&'static str, usize)>,
 }
 
 impl Resolver<'_> {
-    /// An error located at the first `needle` from [`from`](Self::from),
-    /// or in the whole file when there is none after it (a combatant whose
-    /// `name` is not its first field).
+    /// An error located at the first `needle` in the [entry](Self::entry)
+    /// being resolved, or in the whole file when there is none after the
+    /// entry's start (a combatant whose `name` is not its first field).
+    /// The entry is found only here: a scenario of forty thousand fighters
+    /// looks through its text once per finding, not once per fighter.
     fn error_at(&self, needle: &str, message: impl Into<String>) -> Diagnostic {
         let text = &self.source.text;
         let error = Diagnostic::error(&self.source.name, message);
-        match locate(&text[self.from..], needle, 0) {
-            Some(_) => error.at_text_from(text, self.from, needle),
+        let from = self
+            .entry
+            .and_then(|(field, index)| locate_field(text, field, index))
+            .unwrap_or(0);
+        match locate(&text[from..], needle, 0) {
+            Some(_) => error.at_text_from(text, from, needle),
             None => error.at_text(text, needle),
         }
     }
