@@ -1927,6 +1927,157 @@ fn a_cost_of_several_modifiers_is_checked_by_their_sum() {
     assert_eq!(g.read(hero, "Focus").1, 5.0);
 }
 
+/// A cost is checked as it would be paid, whatever its magnitude: half
+/// the maximum mana, an attribute magnitude, is refused from 80 mana when
+/// the maximum is 200 (it was not checked at all, so the spell went off
+/// and took the mana to its floor).
+#[test]
+fn a_cost_of_any_magnitude_is_checked_as_it_would_be_paid() {
+    let catalog = catalog_with(
+        r#"(
+        effects: [(name: "GE_Nova_Cost", modifiers: [(attribute: "Mana", op: Flat,
+                   magnitude: Attribute(attribute: "MaxMana", coefficient: -0.5))])],
+        abilities: [(name: "GA_Nova", trigger: "Action.Trigger.Hurl", cost: "GE_Nova_Cost",
+                     behaviour: ApplyEffects([]))],
+    )"#,
+    )
+    .unwrap();
+    let mut g = Game::over(catalog);
+    let hero = g.hero;
+    let nova = g.gas.catalog().abilities().get("GA_Nova").unwrap();
+    g.gas.grant_ability(&mut g.world, hero, nova, 1).unwrap();
+    let event = GameplayEvent::new(g.tag("Action.Trigger.Hurl"));
+    assert!(g.gas.handle_event(&mut g.world, hero, event).activated());
+    assert_eq!(g.read(hero, "Mana").1, 100.0, "200 less half of 200");
+    let mana = g.attribute("Mana");
+    g.gas
+        .set_base_attribute(&mut g.world, hero, mana, 80.0)
+        .unwrap();
+    let refused = g.gas.handle_event(&mut g.world, hero, event);
+    assert_eq!(
+        refused.first_failure(),
+        Some(ActivationFailure::Cost { attribute: mana })
+    );
+    assert_eq!(g.read(hero, "Mana").1, 80.0, "nothing paid");
+}
+
+/// A commit's effects must do what the ability says, so what would not is
+/// a load error naming the ability: a cost or cooldown left to chance, a
+/// cooldown that never ends, and authored seconds that a cooldown with a
+/// fixed duration would ignore.
+#[test]
+fn a_commit_that_could_not_do_what_it_says_is_a_load_error() {
+    let ability = |cost: &str, cooldown: &str| {
+        format!(
+            r#"(
+            effects: [
+                (name: "GE_Lucky", chance: 0.5, modifiers: [(attribute: "Gold", op: Flat, magnitude: Constant(-1))]),
+                (name: "GE_Lucky_Cooldown", chance: 0.5, duration: Duration(SetByCaller("Cooldown.Spell.Bolt")),
+                 granted_tags: ["Cooldown.Spell.Bolt"]),
+                (name: "GE_Forever", duration: Infinite, granted_tags: ["Cooldown.Spell.Bolt"]),
+                (name: "GE_Fixed", duration: Duration(Constant(3)), granted_tags: ["Cooldown.Spell.Bolt"]),
+            ],
+            abilities: [(name: "GA_Try", trigger: "Action.Trigger.Hurl", {cost} {cooldown}
+                         behaviour: ApplyEffects([]))],
+        )"#
+        )
+    };
+    let cases = [
+        (
+            ability(r#"cost: "GE_Lucky","#, ""),
+            "ability `GA_Try`: cost effect `GE_Lucky` applies by chance",
+        ),
+        (
+            ability("", r#"cooldown: (effect: "GE_Lucky_Cooldown", seconds: 2),"#),
+            "ability `GA_Try`: cooldown effect `GE_Lucky_Cooldown` applies by chance",
+        ),
+        (
+            ability("", r#"cooldown: (effect: "GE_Forever"),"#),
+            "ability `GA_Try`: cooldown effect `GE_Forever` never ends",
+        ),
+        (
+            ability("", r#"cooldown: (effect: "GE_Fixed", seconds: 5),"#),
+            "ability `GA_Try`: cooldown effect `GE_Fixed` does not take its duration from a SetByCaller value, so `seconds: 5` would be ignored",
+        ),
+    ];
+    for (content, expected) in cases {
+        let errors = catalog_with(&content).unwrap_err().to_string();
+        assert!(errors.contains(expected), "{expected}\nin\n{errors}");
+        assert!(errors.contains("extra.ron:"), "{errors}");
+    }
+    // The fixed cooldown without authored seconds is fine.
+    catalog_with(&ability("", r#"cooldown: (effect: "GE_Fixed"),"#)).unwrap();
+}
+
+/// Shows how a commit that comes late goes: it waits a second, then
+/// commits, and records whether the commit went through.
+struct LateCommit(Arc<Mutex<Vec<Result<(), ActivationFailure>>>>);
+
+impl AbilityBehaviour for LateCommit {
+    fn activate(&self, cx: &mut AbilityCx<'_>) {
+        cx.wait_delay(SimDuration::from_secs(1));
+    }
+
+    fn wake(&self, cx: &mut AbilityCx<'_>, _: gaskit::WakeReason) {
+        let committed = cx.commit();
+        self.0.lock().unwrap().push(committed);
+        cx.end();
+    }
+}
+
+/// A commit checks the cooldown again, as Unreal's does: a charge that
+/// commits a second after it starts is refused when a bolt sharing its
+/// cooldown tag went off meanwhile, and pays nothing; with the cooldown
+/// clear it commits.
+#[test]
+fn a_commit_checks_the_cooldown_again() {
+    let catalog = catalog_with(
+        r#"(
+        effects: [(name: "GE_Charge_Cost", modifiers: [(attribute: "Gold", op: Flat, magnitude: Constant(-5))])],
+        abilities: [(name: "GA_Charge", trigger: "Action.Trigger.Hurl", cost: "GE_Charge_Cost",
+                     cooldown: (effect: "GE_Bolt_Cooldown", seconds: 5),
+                     behaviour: Registered("LateCommit"))],
+    )"#,
+    )
+    .unwrap();
+    for bolt_meanwhile in [true, false] {
+        let mut g = Game::over(catalog.clone());
+        let commits = Arc::new(Mutex::new(Vec::new()));
+        g.gas
+            .register_behaviour("LateCommit", LateCommit(commits.clone()))
+            .unwrap();
+        let hero = g.hero;
+        let charge = g.gas.catalog().abilities().get("GA_Charge").unwrap();
+        g.gas.grant_ability(&mut g.world, hero, charge, 1).unwrap();
+        let gold = g.attribute("Gold");
+        g.gas
+            .set_base_attribute(&mut g.world, hero, gold, 100.0)
+            .unwrap();
+        let event = GameplayEvent::new(g.tag("Action.Trigger.Hurl"));
+        assert!(g.gas.handle_event(&mut g.world, hero, event).activated());
+        g.at(0.5);
+        if bolt_meanwhile {
+            let bolt = GameplayEvent::new(g.tag("Action.Trigger.Bolt"))
+                .target(g.imp)
+                .magnitude(10.0);
+            assert!(g.gas.handle_event(&mut g.world, hero, bolt).activated());
+        }
+        g.at(1.5);
+        let committed = commits.lock().unwrap().clone();
+        if bolt_meanwhile {
+            let tag = g.tag("Cooldown.Spell.Bolt");
+            assert!(
+                matches!(committed[..], [Err(ActivationFailure::Cooldown { tag: t, .. })] if t == tag),
+                "{committed:?}"
+            );
+            assert_eq!(g.read(hero, "Gold").1, 100.0, "nothing paid");
+        } else {
+            assert_eq!(committed, [Ok(())]);
+            assert_eq!(g.read(hero, "Gold").1, 95.0);
+        }
+    }
+}
+
 /// A commit applies its cost and cooldown both or neither, and an
 /// application the owner's rules refuse is not applied: the dead owner's
 /// release, whose cost does not affect the dead, is refused whole (no gold

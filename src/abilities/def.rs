@@ -310,12 +310,22 @@ fn compile(
 
     let trigger =
         tag(&data.trigger, errors).unwrap_or(tags[crate::tags::native::FAIL_INVALID_PAYLOAD]);
+    // A commit is checked, then paid: one left to chance would be skipped
+    // as often as it missed.
+    let by_chance = |text: &str, what: &str, id, errors: &mut LoadErrors| {
+        if effects.def(id).chance.is_some() {
+            errors.push(file.error_after(name, text, format!("ability `{name}`: {what} effect `{text}` applies by chance, so the commit would skip it when the roll misses; drop its `chance`")));
+        }
+    };
     if let Some(cost) = &data.cost {
-        effect(cost, errors);
+        if let Some(id) = effect(cost, errors) {
+            by_chance(cost, "cost", id, errors);
+        }
     }
     let cooldown = data.cooldown.as_ref().and_then(|c| {
         let id = effect(&c.effect, errors)?;
         let def = effects.def(id);
+        by_chance(&c.effect, "cooldown", id, errors);
         let duration_key = match &def.duration {
             DurationPolicy::Duration(Magnitude::SetByCaller(key)) => Some(*key),
             _ => None,
@@ -323,9 +333,14 @@ fn compile(
         if def.granted_tags.is_empty() {
             errors.push(file.error_after(name, &c.effect, format!("ability `{name}`: cooldown effect `{}` grants no tag, so it can never gate anything", c.effect)));
         }
+        if matches!(def.duration, DurationPolicy::Infinite) {
+            errors.push(file.error_after(name, &c.effect, format!("ability `{name}`: cooldown effect `{}` never ends, so the ability could be used once", c.effect)));
+        }
         if let Some(seconds) = c.seconds {
             if !(seconds.is_finite() && seconds >= 0.0) {
                 errors.push(file.error_after(name, "seconds", format!("ability `{name}`: cooldown seconds must be ≥ 0, found {seconds}")));
+            } else if duration_key.is_none() {
+                errors.push(file.error_after(name, "seconds", format!("ability `{name}`: cooldown effect `{}` does not take its duration from a SetByCaller value, so `seconds: {seconds}` would be ignored; give it `duration: Duration(SetByCaller(...))` or drop `seconds`", c.effect)));
             }
         }
         Some(Cooldown {

@@ -12,7 +12,7 @@ use crate::abilities::{
     GameplayEvent, Instance, InstanceKey, Recipient, TargetedBy, Wait,
 };
 use crate::attributes::ModOp;
-use crate::effects::{Calculated, EffectSpec, Executing, Magnitude};
+use crate::effects::{ApplyOutcome, Calculated, EffectSpec, Executing};
 use crate::tags::{Tag, TagSet};
 use crate::time::SimDuration;
 use crate::trace::TraceKind;
@@ -32,8 +32,9 @@ impl Gas {
     /// 4. required: the owner matches `activation_required`;
     /// 5. source and target requirements;
     /// 6. cooldown: the owner holds a tag its cooldown effect grants;
-    /// 7. cost: the owner can afford the cost effect (its flat amounts
-    ///    summed per attribute), and neither the cost nor the cooldown
+    /// 7. cost: the owner can afford the cost effect (its flat amounts,
+    ///    of any kind of magnitude, summed per attribute), and neither the
+    ///    cost nor the cooldown
     ///    would be refused on the owner (requirements, life rule, immunity);
     /// 8. the behaviour's own validation.
     ///
@@ -204,19 +205,12 @@ impl Gas {
             }
         }
         // 6. Cooldown.
-        if let Some(cooldown) = def.cooldown {
-            let gates = &self.catalog.effects().def(cooldown.effect).granted_tags;
-            if let Some(tag) = gates.iter().find(|&t| owned.has(t)) {
-                let remaining = system
-                    .host
-                    .time_remaining(self.catalog.effects(), self.now, tag)
-                    .map_or(SimDuration::ZERO, |(remaining, _)| remaining);
-                return Err(ActivationFailure::Cooldown { tag, remaining });
-            }
+        if let Some(failure) = self.cooling_down(&system, |t| owned.has(t), def) {
+            return Err(failure);
         }
         // 7. Cost, and a commit the owner would refuse.
         if let Some(cost) = def.cost {
-            if let Some(attribute) = self.unaffordable(&system, cost, granted.level) {
+            if let Some(attribute) = self.unaffordable(world, &system, owner, cost, granted.level) {
                 return Err(ActivationFailure::Cost { attribute });
             }
         }
@@ -319,26 +313,53 @@ impl Gas {
         Ok(())
     }
 
+    /// The cooldown refusal of `def` for an owner that `holds` the tags it
+    /// holds: one of its cooldown effect's tags is held, with the time it
+    /// has left.
+    fn cooling_down(
+        &self,
+        system: &AbilitySystem,
+        holds: impl Fn(Tag) -> bool,
+        def: &AbilityDef,
+    ) -> Option<ActivationFailure> {
+        let cooldown = def.cooldown?;
+        let gates = &self.catalog.effects().def(cooldown.effect).granted_tags;
+        let tag = gates.iter().find(|&t| holds(t))?;
+        let remaining = system
+            .host
+            .time_remaining(self.catalog.effects(), self.now, tag)
+            .map_or(SimDuration::ZERO, |(remaining, _)| remaining);
+        Some(ActivationFailure::Cooldown { tag, remaining })
+    }
+
     /// The attribute a cost cannot be paid from, if any: the cost's flat
     /// amounts on it, summed, would drive it below its lower bound (a
     /// constant, or another attribute's current value), or below zero
     /// without one. Summed, because the cost is paid whole: two modifiers
-    /// each affordable alone may not be together.
+    /// each affordable alone may not be together. Every kind of magnitude
+    /// counts, evaluated as the payment would be (a tenth of `MaxMana`, a
+    /// custom one); a cost that cannot be evaluated is left to the check
+    /// of its application, which refuses it.
     fn unaffordable(
         &self,
+        world: &World,
         system: &AbilitySystem,
+        owner: Entity,
         cost: crate::effects::EffectId,
         level: u32,
     ) -> Option<crate::attributes::AttributeId> {
         let schema = self.catalog.attributes();
+        let defs = self.defs();
+        let effect = self.catalog.effects().def(cost);
+        let spec = cost_spec(cost, owner, level);
+        let captures = super::effects::source_captures(world, defs, effect, &spec).ok()?;
+        let (amounts, _) = system
+            .host
+            .evaluate_spec(defs, effect, &spec, &captures)
+            .ok()?;
         // Each attribute's net flat amount, in the order the cost names it.
         let mut totals: SmallVec<[(crate::attributes::AttributeId, f64); 2]> = SmallVec::new();
-        for m in &self.catalog.effects().def(cost).modifiers {
-            let amount = match &m.magnitude {
-                Magnitude::Constant(v) => *v,
-                Magnitude::Scaled(table) => Magnitude::scaled_at(table, level),
-                _ => continue,
-            };
+        for (m, &amount) in effect.modifiers.iter().zip(&amounts) {
             if m.op != ModOp::Flat {
                 continue;
             }
@@ -521,8 +542,14 @@ impl Gas {
             let Ok(system) = world.get::<&AbilitySystem>(owner) else {
                 return Err(ActivationFailure::TargetRequirements);
             };
+            // A cooldown started since the activation (another ability's
+            // on a shared tag, or this one's own earlier commit) holds.
+            let owned = system.host.tags_at(self.catalog.effects(), self.now);
+            if let Some(failure) = self.cooling_down(&system, |t| owned.has(t), def) {
+                return Err(failure);
+            }
             if let Some(cost) = def.cost {
-                if let Some(attribute) = self.unaffordable(&system, cost, level) {
+                if let Some(attribute) = self.unaffordable(world, &system, owner, cost, level) {
                     return Err(ActivationFailure::Cost { attribute });
                 }
             }
@@ -535,9 +562,12 @@ impl Gas {
         self.check_specs(world, specs.iter().map(|s| (owner, s)))?;
         for spec in specs {
             let effect = spec.effect;
-            // Checked just above: an application cannot fail here.
-            self.apply_effect(world, owner, spec)
-                .map_err(|_| ActivationFailure::CannotApply(effect))?;
+            // Checked just above, so an application fails here only when
+            // paying the cost changed the owner (it died of it): the
+            // cooldown that did not apply fails the commit.
+            if let Err(_) | Ok(ApplyOutcome::Blocked(_)) = self.apply_effect(world, owner, spec) {
+                return Err(ActivationFailure::CannotApply(effect));
+            }
         }
         Ok(())
     }
@@ -553,7 +583,7 @@ fn commit_specs(
 ) -> SmallVec<[EffectSpec; 2]> {
     let mut specs = SmallVec::new();
     if let Some(cost) = def.cost {
-        specs.push(EffectSpec::new(cost).with_level(level).with_source(owner));
+        specs.push(cost_spec(cost, owner, level));
     }
     if let Some(cooldown) = def.cooldown {
         let mut spec = EffectSpec::new(cooldown.effect)
@@ -565,6 +595,11 @@ fn commit_specs(
         specs.push(spec);
     }
     specs
+}
+
+/// The spec a cost is paid with.
+fn cost_spec(cost: crate::effects::EffectId, owner: Entity, level: u32) -> EffectSpec {
+    EffectSpec::new(cost).with_level(level).with_source(owner)
 }
 
 /// What an `ApplyEffects` ability applies, to whom: one spec per entry, with
