@@ -1513,11 +1513,12 @@ fn a_wait_on_what_the_catalog_lacks_ends_the_instance() {
     const CONTENT: &str = r#"(attributes: [(name: "Light")],
         abilities: [(name: "GA_Watch", trigger: "Test.Trigger.Watch", behaviour: Registered("Watch"))])"#;
     let larger = core_context(
-        "Test.Trigger.Watch\nOther.A\nOther.B\nOther.C\n",
+        // Last in id order, past every id of the smaller catalog.
+        "Test.Trigger.Watch\nZz.A\nZz.B\nZz.C\n",
         r#"(attributes: [(name: "Light"), (name: "B"), (name: "C"), (name: "D")])"#,
     );
     let foreign_attribute = larger.catalog().attributes().get("D").unwrap();
-    let foreign_tag = larger.catalog().tags().get("Other.C").unwrap();
+    let foreign_tag = larger.catalog().tags().get("Zz.C").unwrap();
     let mine = core_context(TAGS, CONTENT)
         .catalog()
         .attributes()
@@ -1565,4 +1566,102 @@ fn a_wait_on_what_the_catalog_lacks_ends_the_instance() {
             .restore(&mut World::new(), &mut restored)
             .unwrap_or_else(|e| panic!("{wait:?}: {e}"));
     }
+}
+
+/// Refuses with whatever tag it was built with.
+struct RefuseWith(Tag);
+
+impl AbilityBehaviour for RefuseWith {
+    fn can_activate(&self, _: &World, _: &Gas, _: &gaskit::Activation<'_>) -> Result<(), Tag> {
+        Err(self.0)
+    }
+
+    fn activate(&self, cx: &mut AbilityCx<'_>) {
+        cx.end();
+    }
+}
+
+/// Input naming what the catalog does not have, from game code (a server's
+/// event, a spec, a loose tag, a behaviour's refusal), is refused or
+/// dropped, changing nothing, and rendered without panicking; every save
+/// stays restorable. Each was kept, and refused every later restore, or
+/// panicked the renderer.
+#[test]
+fn game_code_naming_what_the_catalog_lacks_changes_nothing() {
+    const TAGS: &str = "Test.Trigger.Listen\nTest.Trigger.Refuse\nSetByCaller.Amount\n";
+    const CONTENT: &str = r#"(
+        attributes: [(name: "Gold")],
+        effects: [(name: "GE_Tip", duration: Duration(Constant(5)),
+                   modifiers: [(attribute: "Gold", op: Flat, magnitude: Constant(1))])],
+        abilities: [
+            (name: "GA_Listen", trigger: "Test.Trigger.Listen", behaviour: Registered("Hold")),
+            (name: "GA_Refuse", trigger: "Test.Trigger.Refuse", behaviour: Registered("Refuse")),
+        ])"#;
+    // Last in id order, past every id of the smaller catalog.
+    let larger = core_context(&format!("{TAGS}Zz.A\nZz.B\nZz.C\nZz.D\n"), "()");
+    let foreign = larger.catalog().tags().get("Zz.D").unwrap();
+    let mut gas = core_context(TAGS, CONTENT);
+    assert!(!gas.catalog().tags().knows(foreign));
+    gas.register_behaviour("Hold", Hold).unwrap();
+    gas.register_behaviour("Refuse", RefuseWith(foreign))
+        .unwrap();
+    gas.trace_mut().set_filter(TraceFilter::ALL);
+    let mut world = World::new();
+    let owner = world.spawn((gas.new_ability_system(),));
+    for name in ["GA_Listen", "GA_Refuse"] {
+        let id = gas.catalog().abilities().get(name).unwrap();
+        gas.grant_ability(&mut world, owner, id, 1).unwrap();
+    }
+    let tag = |gas: &Gas, name: &str| gas.catalog().tags().get(name).unwrap();
+    let listen = tag(&gas, "Test.Trigger.Listen");
+    let tip = gas.catalog().effects().get("GE_Tip").unwrap();
+    let amount = tag(&gas, "SetByCaller.Amount");
+
+    // A server's event with a magnitude that is not a number, queued or
+    // handled at once, starts nothing.
+    let timers = gas.pending_timers();
+    gas.send_event(owner, GameplayEvent::new(listen).magnitude(f64::NAN));
+    assert_eq!(gas.pending_timers(), timers, "dropped, not queued");
+    let outcome = gas.handle_event(
+        &mut world,
+        owner,
+        GameplayEvent::new(listen).magnitude(f64::NAN),
+    );
+    assert_eq!(
+        outcome.first_failure(),
+        Some(ActivationFailure::MalformedEvent)
+    );
+    // A spec whose unread SetByCaller value is not a number, or that
+    // carries a tag of another catalog, is refused.
+    let unread_nan = EffectSpec::new(tip).with_set_by_caller(amount, f64::NAN);
+    assert!(matches!(
+        gas.apply_effect(&mut world, owner, unread_nan),
+        Err(EffectError::NotFinite { value, .. }) if value.is_nan()
+    ));
+    assert!(matches!(
+        gas.apply_effect(&mut world, owner, EffectSpec::new(tip).with_tag(foreign)),
+        Err(EffectError::UnknownSpecTag { .. })
+    ));
+    // A loose tag of another catalog is not added.
+    assert!(!gas.add_loose_tag(&mut world, owner, foreign, true));
+    // A refusal naming another catalog's tag renders as `?`.
+    let refuse = GameplayEvent::new(tag(&gas, "Test.Trigger.Refuse"));
+    assert!(!gas.handle_event(&mut world, owner, refuse).activated());
+    let text = gaskit::render_text(&world, gas.catalog(), gas.trace().events());
+    assert!(text.contains("fail GA_Refuse"), "{text}");
+    assert_eq!(gas.catalog().tags().name(foreign), "?");
+    assert_eq!(gas.catalog().tags().subtree(foreign).count(), 0);
+
+    let listen_id = gas.catalog().abilities().get("GA_Listen").unwrap();
+    let system = world.get::<&AbilitySystem>(owner).unwrap();
+    assert!(system.active_instance(listen_id).is_none());
+    assert_eq!(system.effects().effect_count(SimTime::ZERO), 0);
+    drop(system);
+    let saved = Snapshot::<()>::save(&world, &gas);
+    let mut restored = Gas::new(gas.catalog().clone());
+    restored.register_behaviour("Hold", Hold).unwrap();
+    restored
+        .register_behaviour("Refuse", RefuseWith(foreign))
+        .unwrap();
+    saved.restore(&mut World::new(), &mut restored).unwrap();
 }

@@ -879,12 +879,13 @@ fn what_only_run_time_knows_refuses_before_the_cooldown_or_cost_is_spent() {
         outcome.first_failure(),
         Some(ActivationFailure::CannotApply(bolt))
     );
-    // A client's NaN is the same.
+    // A magnitude that is not a number makes the event malformed, whoever
+    // sends it.
     let nan = GameplayEvent::new(trigger).target(imp).magnitude(f64::NAN);
     let outcome = g.gas.handle_event(&mut g.world, hero, nan);
     assert_eq!(
         outcome.first_failure(),
-        Some(ActivationFailure::CannotApply(bolt))
+        Some(ActivationFailure::MalformedEvent)
     );
 
     assert!(g

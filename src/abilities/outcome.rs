@@ -65,6 +65,10 @@ pub enum ActivationFailure {
     CannotApply(EffectId),
     /// The behaviour's own validation refused, with an `Activation.Fail.*` tag.
     Refused(Tag),
+    /// The event names a tag the catalog does not know, or carries a
+    /// magnitude that is not a number, whoever sent it (a client's is
+    /// refused earlier, with [`ClientInput`](Self::ClientInput)).
+    MalformedEvent,
 }
 
 impl ActivationFailure {
@@ -83,7 +87,9 @@ impl ActivationFailure {
             ActivationFailure::Cooldown { .. } => tags[native::FAIL_COOLDOWN],
             ActivationFailure::Cost { .. } => tags[native::FAIL_COST],
             ActivationFailure::NoBehaviour => tags[native::FAIL_NO_BEHAVIOUR],
-            ActivationFailure::CannotApply(_) => tags[native::FAIL_INVALID_PAYLOAD],
+            ActivationFailure::CannotApply(_) | ActivationFailure::MalformedEvent => {
+                tags[native::FAIL_INVALID_PAYLOAD]
+            }
             ActivationFailure::Refused(tag) => tag,
         }
     }

@@ -30,6 +30,12 @@ pub enum EffectError {
         /// The key it asked for.
         key: Named<Tag>,
     },
+    /// The spec carries a tag or a SetByCaller key this catalog does not
+    /// know (another catalog's).
+    UnknownSpecTag {
+        /// The effect.
+        effect: Named<EffectId>,
+    },
     /// A source attribute was needed but the source is gone or has none.
     SourceUnavailable {
         /// The effect.
@@ -88,6 +94,7 @@ impl EffectError {
             EffectError::MissingSetByCaller { effect, .. }
             | EffectError::AmbiguousSetByCaller { effect, .. }
             | EffectError::SourceUnavailable { effect }
+            | EffectError::UnknownSpecTag { effect }
             | EffectError::NotFinite { effect, .. }
             | EffectError::CalculationFailed { effect, .. }
             | EffectError::CalculationOutputUnknown { effect, .. }
@@ -113,6 +120,10 @@ impl fmt::Display for EffectError {
             EffectError::AmbiguousSetByCaller { effect, key } => write!(
                 f,
                 "effect {effect} found several SetByCaller values under {key}"
+            ),
+            EffectError::UnknownSpecTag { effect } => write!(
+                f,
+                "effect {effect}: the spec carries a tag or SetByCaller key not in this catalog"
             ),
             EffectError::SourceUnavailable { effect } => write!(
                 f,

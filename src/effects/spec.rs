@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 
 use super::def::EffectId;
-use crate::tags::{Tag, TagSet};
+use crate::tags::{Tag, TagRegistry, TagSet};
 
 /// An effect definition plus everything decided at the moment of use (the
 /// role of `FGameplayEffectSpec`).
@@ -59,6 +59,23 @@ pub enum SetByCallerError {
 }
 
 impl EffectSpec {
+    /// A SetByCaller value it carries that is not finite, read or not: an
+    /// active effect keeps its spec whole, and a save holding one could
+    /// never be restored.
+    pub(crate) fn non_finite_value(&self) -> Option<f64> {
+        self.set_by_caller
+            .iter()
+            .map(|&(_, value)| value)
+            .find(|value| !value.is_finite())
+    }
+
+    /// Whether every SetByCaller key and tag it carries is `tags`' own
+    /// (for the same reason).
+    pub(crate) fn tags_known(&self, tags: &TagRegistry) -> bool {
+        self.set_by_caller.iter().all(|&(key, _)| tags.knows(key))
+            && self.tags.iter().all(|t| tags.knows(t))
+    }
+
     /// A level-1 spec with no source and no SetByCaller values.
     pub fn new(effect: EffectId) -> Self {
         Self {

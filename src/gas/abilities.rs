@@ -222,17 +222,18 @@ impl Gas {
     /// time the clock advances (even by zero), after everything queued
     /// before it.
     ///
-    /// A client's event naming a tag the catalog does not know, or with a
-    /// magnitude that is not finite, is dropped: its handling would refuse
-    /// it, and queued it would make every save refused until then.
+    /// An event naming a tag the catalog does not know, or with a
+    /// magnitude that is not finite, is dropped, whoever sent it: its
+    /// handling would refuse it, and queued it would make every save
+    /// refused until then.
     pub fn send_event(&mut self, to: Entity, event: GameplayEvent) {
         self.send_event_at(self.now, to, event);
     }
 
     /// Queues `event` for `to` at `at` (not before now); a malformed
-    /// client's event is dropped, as by [`send_event`](Self::send_event).
+    /// event is dropped, as by [`send_event`](Self::send_event).
     pub fn send_event_at(&mut self, at: SimTime, to: Entity, event: GameplayEvent) {
-        if matches!(event.origin, Origin::Client(_)) && !event.is_well_formed(self.catalog.tags()) {
+        if !event.is_well_formed(self.catalog.tags()) {
             return;
         }
         let key = self.queued_events.insert((to, event));
@@ -298,6 +299,13 @@ impl Gas {
             // happened, so there is nothing to reconcile or deliver.
             return outcome;
         }
+        // A malformed event wakes nothing; the activations it would start
+        // are refused, each with its reason.
+        let waiting = if event.is_well_formed(self.catalog.tags()) {
+            waiting
+        } else {
+            SmallVec::new()
+        };
         for (instance, ability) in waiting {
             // A client's event wakes only what it could have activated.
             let def = self.catalog.abilities().def(ability);

@@ -152,8 +152,13 @@ impl Gas {
             .abilities
             .granted(ability)
             .ok_or(ActivationFailure::NoBehaviour)?;
-        // 1. Authority.
+        // 1. Authority, and an event the catalog can hold: an instance
+        // keeps the event it started on, and a save of one naming what the
+        // catalog lacks could never be restored.
         client_may(world, self.catalog.tags(), owner, def, event)?;
+        if !event.is_well_formed(self.catalog.tags()) {
+            return Err(ActivationFailure::MalformedEvent);
+        }
         // 2. Already active.
         let running = system.abilities.instance_of(ability);
         if running.is_some() && !def.retrigger {

@@ -75,6 +75,14 @@ impl Gas {
             let Some(def) = self.catalog.effects().try_def(spec.effect) else {
                 return Err(EffectError::UnknownEffect(spec.effect));
             };
+            if let Some(value) = spec.non_finite_value() {
+                let effect = self.defs().effect(spec.effect);
+                return Err(EffectError::NotFinite { effect, value });
+            }
+            if !spec.tags_known(self.catalog.tags()) {
+                let effect = self.defs().effect(spec.effect);
+                return Err(EffectError::UnknownSpecTag { effect });
+            }
             (
                 source_captures(world, self.defs(), def, &spec)?,
                 def.has_live_capture,

@@ -19,7 +19,9 @@ impl Gas {
     }
 
     /// Adds one reference to a loose tag; `saved` marks it as part of saved
-    /// state. Returns `true` when the tag became present.
+    /// state. Returns `true` when the tag became present. A tag the
+    /// catalog does not know (another catalog's) is not added, and the
+    /// answer is `false`.
     pub fn add_loose_tag(
         &mut self,
         world: &mut World,
@@ -27,6 +29,9 @@ impl Gas {
         tag: Tag,
         saved: bool,
     ) -> bool {
+        if !self.catalog.tags().knows(tag) {
+            return false;
+        }
         let appeared = {
             let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(entity) else {
                 return false;

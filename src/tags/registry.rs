@@ -110,24 +110,38 @@ impl TagRegistry {
         nearest(name, self.names.iter().map(|n| &**n))
     }
 
-    /// The dotted name of `tag`.
+    /// The dotted name of `tag`; `?` for a tag not in this registry
+    /// (another catalog's), so a log or trace line never fails on one.
     pub fn name(&self, tag: Tag) -> &str {
-        &self.names[tag.index()]
+        self.names.get(tag.index()).map_or("?", |name| name)
     }
 
-    /// The parent of `tag`, or `None` for a root.
+    /// The parent of `tag`, or `None` for a root (or a tag not in this
+    /// registry).
     pub fn parent(&self, tag: Tag) -> Option<Tag> {
-        self.parents[tag.index()]
+        self.parents.get(tag.index()).copied().flatten()
     }
 
     /// `tag` and every tag below it, in id order.
     pub fn subtree(&self, tag: Tag) -> impl Iterator<Item = Tag> + '_ {
-        self.tags[tag.index()..tag.subtree_end()].iter().copied()
+        // Nothing for a tag not in this registry.
+        let known = self.knows(tag);
+        let range = if known {
+            tag.index()..tag.subtree_end()
+        } else {
+            0..0
+        };
+        self.tags[range].iter().copied()
     }
 
     /// The direct children of `tag`, in id order.
     pub fn children(&self, tag: Tag) -> impl Iterator<Item = Tag> + '_ {
-        self.tags[tag.index() + 1..tag.subtree_end()]
+        let range = if self.knows(tag) {
+            tag.index() + 1..tag.subtree_end()
+        } else {
+            0..0
+        };
+        self.tags[range]
             .iter()
             .copied()
             .filter(move |t| self.parents[t.index()] == Some(tag))
@@ -135,12 +149,13 @@ impl TagRegistry {
 
     /// The developer comment written next to the tag in its `.tags` file.
     pub fn comment(&self, tag: Tag) -> Option<&str> {
-        self.comments[tag.index()].as_deref()
+        self.comments.get(tag.index())?.as_deref()
     }
 
-    /// Where the tag was first declared, or `None` for an implicit parent.
+    /// Where the tag was first declared, or `None` for an implicit parent
+    /// (or a tag not in this registry).
     pub fn origin(&self, tag: Tag) -> Option<&TagOrigin> {
-        self.origins[tag.index()].as_ref()
+        self.origins.get(tag.index())?.as_ref()
     }
 
     /// The resolved tag for a core native constant. An array read.
