@@ -2010,6 +2010,59 @@ fn a_commit_that_could_not_do_what_it_says_is_a_load_error() {
     catalog_with(&ability("", r#"cooldown: (effect: "GE_Fixed"),"#)).unwrap();
 }
 
+/// A `Mult` on an Interval attribute divides its span, so a factor that
+/// is zero or below, alone or summed over the stack limit, would make the
+/// span endless or negative: a load error when authored, a refused
+/// application when it comes at run time (it was accepted, and the span
+/// kept its old value, or went below zero). The same file's other span
+/// mistakes: a points cap above 1, a duration table with a negative entry.
+#[test]
+fn a_span_multiplier_must_stay_above_zero() {
+    let errors = catalog_with(
+        r#"(
+        attributes: [(name: "Recharge", base: 10, mode: Interval), (name: "Wide", mode: Interval, cap: 1.5)],
+        effects: [
+            (name: "GE_Freeze", duration: Duration(Constant(5)),
+             modifiers: [(attribute: "Recharge", op: Mult, magnitude: Constant(0))]),
+            (name: "GE_Slow", duration: Duration(Constant(5)), stacking: (by: Target, limit: 5),
+             modifiers: [(attribute: "Recharge", op: Mult, magnitude: Constant(0.75))]),
+            (name: "GE_Odd", duration: Duration(Scaled([5, -1]))),
+        ],
+    )"#,
+    )
+    .unwrap_err()
+    .to_string();
+    for expected in [
+        "a Mult on the Interval attribute `Recharge` divides its span, so it must stay above 0; found 0",
+        "found 0.75 (-0.25 at its 5 stacks)",
+        "attribute `Wide`: an Interval attribute's points shorten its span by that fraction, so its cap must be at most 1",
+        "duration must be a number of seconds ≥ 0, found -1",
+    ] {
+        assert!(errors.contains(expected), "{expected}\nin\n{errors}");
+    }
+
+    let catalog = catalog_with(
+        r#"(
+        attributes: [(name: "Recharge", base: 10, mode: Interval)],
+        effects: [(name: "GE_Haste", duration: Duration(Constant(5)),
+                   modifiers: [(attribute: "Recharge", op: Mult, magnitude: SetByCaller("SetByCaller.Amount"))])],
+    )"#,
+    )
+    .unwrap();
+    let mut g = Game::over(catalog);
+    let hero = g.hero;
+    let amount = g.tag("SetByCaller.Amount");
+    let before = gaskit::snapshot::checksum::<()>(&g.world, &g.gas);
+    let error = g.failure(hero, g.spec("GE_Haste").with_set_by_caller(amount, 0.0));
+    assert_eq!(
+        error,
+        "effect `GE_Haste` multiplies a span (an Interval attribute) by 0, which at its stack limit is not above 0"
+    );
+    assert_eq!(gaskit::snapshot::checksum::<()>(&g.world, &g.gas), before);
+    g.apply(hero, g.spec("GE_Haste").with_set_by_caller(amount, 2.0));
+    assert_eq!(g.read(hero, "Recharge"), (10.0, 5.0), "twice as fast");
+}
+
 /// Shows how a commit that comes late goes: it waits a second, then
 /// commits, and records whether the commit went through.
 struct LateCommit(Arc<Mutex<Vec<Result<(), ActivationFailure>>>>);

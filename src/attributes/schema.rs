@@ -335,6 +335,12 @@ fn compile_attribute(
                 "cap",
                 format!("attribute `{name}`: cap must not be negative, found {cap}"),
             ));
+        } else if cap > 1.0 && data.mode == AttributeMode::Interval {
+            errors.push(file.error_after(
+                name,
+                "cap",
+                format!("attribute `{name}`: an Interval attribute's points shorten its span by that fraction, so its cap must be at most 1 (a span below zero), found {cap}"),
+            ));
         }
     }
     let bound = |which: &str, data: &Option<BoundData>, errors: &mut LoadErrors| -> Option<Bound> {

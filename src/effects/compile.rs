@@ -14,7 +14,7 @@ use super::def::{
     ModifierDef, Period, Shape, Stacking,
 };
 use crate::abilities::AbilityDefs;
-use crate::attributes::{AttributeData, AttributeId, AttributeSchema};
+use crate::attributes::{AttributeData, AttributeId, AttributeSchema, ModOp};
 use crate::diagnostics::{Diagnostic, LoadErrors, SourceFile};
 use crate::names::NameTable;
 use crate::tags::{TagRegistry, TagSet};
@@ -217,13 +217,19 @@ fn compile(
         DurationData::Infinite => DurationPolicy::Infinite,
         DurationData::Duration(m) => {
             let m = magnitude("duration", m, errors);
-            if let Magnitude::Constant(secs) = m {
-                if SimDuration::from_secs_f64(secs).is_err() {
-                    errors.push(err(
-                        "Duration",
-                        format!("duration must be a number of seconds ≥ 0, found {secs}"),
-                    ));
-                }
+            let authored: &[f64] = match &m {
+                Magnitude::Constant(secs) => std::slice::from_ref(secs),
+                Magnitude::Scaled(table) => table,
+                _ => &[],
+            };
+            if let Some(secs) = authored
+                .iter()
+                .find(|&&secs| SimDuration::from_secs_f64(secs).is_err())
+            {
+                errors.push(err(
+                    "Duration",
+                    format!("duration must be a number of seconds ≥ 0, found {secs}"),
+                ));
             }
             DurationPolicy::Duration(m)
         }
@@ -291,6 +297,36 @@ fn compile(
             ));
         }
         let magnitude = magnitude("modifier", &m.magnitude, errors);
+        // A `Mult` on an Interval attribute divides its span: a factor of
+        // zero or below (as authored, or summed over the stack limit by the
+        // stacking rule) would make it endless or negative.
+        let span = attributes.def(attribute).mode == crate::attributes::AttributeMode::Interval;
+        if span && m.op == ModOp::Mult {
+            let limit = data.stacking.as_ref().map_or(1, |s| s.limit.max(1));
+            let authored: &[f64] = match &magnitude {
+                Magnitude::Constant(value) => std::slice::from_ref(value),
+                Magnitude::Scaled(table) => table,
+                _ => &[],
+            };
+            let stacked = authored
+                .iter()
+                .map(|&value| (value, m.op.stacked(value, limit)))
+                .find(|&(_, stacked)| stacked <= 0.0);
+            if let Some((value, stacked)) = stacked {
+                let how = if limit > 1 {
+                    format!(" ({stacked} at its {limit} stacks)")
+                } else {
+                    String::new()
+                };
+                errors.push(err(
+                    &m.attribute,
+                    format!(
+                        "a Mult on the Interval attribute `{}` divides its span, so it must stay above 0; found {value}{how}",
+                        m.attribute
+                    ),
+                ));
+            }
+        }
         // A live capture of a target attribute that its own modifier moves
         // (itself, or through a derived rule or bound) would feed itself:
         // every refresh would move it again.
@@ -331,6 +367,7 @@ fn compile(
             }
         }
         modifiers.push(ModifierDef {
+            divides_span: span && m.op == ModOp::Mult,
             attribute,
             op: m.op,
             magnitude,

@@ -126,6 +126,9 @@ pub struct ModifierDef {
     pub op: ModOp,
     /// Magnitude.
     pub magnitude: Magnitude,
+    /// A `Mult` on an Interval attribute: it divides a span, so a factor
+    /// of zero or below (stacked) is refused when the magnitude is known.
+    pub divides_span: bool,
 }
 
 /// Compiled stacking policy.

@@ -67,6 +67,14 @@ pub enum EffectError {
         /// The attribute it wrote.
         attribute: AttributeId,
     },
+    /// A `Mult` on an Interval attribute (which divides its span) came to
+    /// zero or below, by itself or summed over the stack limit.
+    SpanMultiplier {
+        /// The effect.
+        effect: Named<EffectId>,
+        /// The factor for one stack.
+        value: f64,
+    },
     /// A duration magnitude is not a usable number of seconds.
     BadDuration {
         /// The effect.
@@ -99,6 +107,7 @@ impl EffectError {
             | EffectError::CalculationFailed { effect, .. }
             | EffectError::CalculationOutputUnknown { effect, .. }
             | EffectError::BadDuration { effect, .. }
+            | EffectError::SpanMultiplier { effect, .. }
             | EffectError::FollowUpLimit { effect, .. } => Some(effect.id),
         }
     }
@@ -148,6 +157,11 @@ impl fmt::Display for EffectError {
                 f,
                 "effect {effect}: calculation `{calculation}` wrote attribute #{} that is not in this catalog",
                 attribute.index()
+            ),
+            EffectError::SpanMultiplier { effect, value } => write!(
+                f,
+                "effect {effect} multiplies a span (an Interval attribute) by {value}, \
+                 which at its stack limit is not above 0"
             ),
             EffectError::BadDuration { effect, seconds } => write!(
                 f,

@@ -29,7 +29,17 @@ impl EffectHost {
         // stays out of line and cost 2.4 % of an attack.
         let mut magnitudes = SmallVec::new();
         for modifier in &def.modifiers {
-            magnitudes.push(self.evaluate(names, &modifier.magnitude, spec, captures)?);
+            let value = self.evaluate(names, &modifier.magnitude, spec, captures)?;
+            if modifier.divides_span {
+                let limit = def.stacking.map_or(1, |s| s.limit);
+                if modifier.op.stacked(value, limit) <= 0.0 {
+                    return Err(EffectError::SpanMultiplier {
+                        effect: names.effect(spec.effect),
+                        value,
+                    });
+                }
+            }
+            magnitudes.push(value);
         }
         Ok((
             magnitudes,
