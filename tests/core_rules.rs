@@ -2063,6 +2063,40 @@ fn a_span_multiplier_must_stay_above_zero() {
     assert_eq!(g.read(hero, "Recharge"), (10.0, 5.0), "twice as fast");
 }
 
+/// An effect's conditional, expiry and removal effects are given its
+/// SetByCaller values, so the values they read must be given where the
+/// chain starts: a missing one is a load error naming the effect that
+/// reads it and the one that causes it (it loaded, and every activation
+/// failed at run time after the first effect applied).
+#[test]
+fn a_follow_up_reading_a_value_nobody_gives_is_a_load_error() {
+    let content = |given: &str| {
+        format!(
+            r#"(
+            effects: [
+                (name: "GE_Hex", modifiers: [(attribute: "Gold", op: Flat, magnitude: SetByCaller("SetByCaller.Amount"))],
+                 conditional: [(effect: "GE_Curse")]),
+                (name: "GE_Curse", duration: Duration(Constant(4)), on_expiry: ["GE_Drain"]),
+                (name: "GE_Drain", modifiers: [(attribute: "Gold", op: Flat, magnitude: SetByCaller("SetByCaller.Bonus"))]),
+            ],
+            abilities: [(name: "GA_Hex", trigger: "Action.Trigger.Hurl",
+                         behaviour: ApplyEffects([(effect: "GE_Hex", to: Owner, set_by_caller: [{given}])]))],
+        )"#
+        )
+    };
+    let errors = catalog_with(&content(r#"("SetByCaller.Amount", -1)"#))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        errors.contains("ability `GA_Hex`: effect `GE_Drain` (caused by `GE_Hex`, with its values) needs a SetByCaller value under `SetByCaller.Bonus`"),
+        "{errors}"
+    );
+    catalog_with(&content(
+        r#"("SetByCaller.Amount", -1), ("SetByCaller.Bonus", -2)"#,
+    ))
+    .unwrap();
+}
+
 /// Shows how a commit that comes late goes: it waits a second, then
 /// commits, and records whether the commit went through.
 struct LateCommit(Arc<Mutex<Vec<Result<(), ActivationFailure>>>>);

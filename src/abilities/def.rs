@@ -471,25 +471,35 @@ fn check_set_by_caller(
     errors: &mut LoadErrors,
 ) {
     let name = data.name.as_str();
-    let mut report = |anchor: &str, effect: EffectId, key: Tag, giver: &str| {
+    // `applied` starts the chain; `reader`, it or an effect it causes,
+    // reads the key.
+    let mut report = |anchor: &str, applied: EffectId, reader: EffectId, key: Tag, giver: &str| {
+        let by = if reader == applied {
+            String::new()
+        } else {
+            format!(
+                " (caused by `{}`, with its values)",
+                effects.def(applied).name
+            )
+        };
         errors.push(file.error_after(
             name,
             anchor,
             format!(
-                "ability `{name}`: effect `{}` needs a SetByCaller value under `{}`, and {giver}",
-                effects.def(effect).name,
+                "ability `{name}`: effect `{}`{by} needs a SetByCaller value under `{}`, and {giver}",
+                effects.def(reader).name,
                 tags.name(key)
             ),
         ));
     };
     if let (Some(cost), Some(anchor)) = (cost, data.cost.as_deref()) {
-        for key in effects.def(cost).set_by_caller_keys() {
-            report(anchor, cost, key, "a cost is applied without any");
+        for (reader, key) in effects.chain_set_by_caller_keys(cost) {
+            report(anchor, cost, reader, key, "a cost is applied without any");
         }
     }
     if let (Some(cooldown), Some(data_cooldown)) = (cooldown, &data.cooldown) {
         let registered = matches!(behaviour, Behaviour::Registered(_));
-        for key in effects.def(cooldown.effect).set_by_caller_keys() {
+        for (reader, key) in effects.chain_set_by_caller_keys(cooldown.effect) {
             let is_duration = Some(key) == cooldown.duration_key;
             if is_duration && (cooldown.seconds.is_some() || registered) {
                 continue;
@@ -499,7 +509,7 @@ fn check_set_by_caller(
             } else {
                 "a cooldown is given only its duration"
             };
-            report(&data_cooldown.effect, cooldown.effect, key, giver);
+            report(&data_cooldown.effect, cooldown.effect, reader, key, giver);
         }
     }
     let Behaviour::ApplyEffects(list) = behaviour else {
@@ -507,7 +517,7 @@ fn check_set_by_caller(
     };
     for application in list {
         let written = effects.def(application.effect).name.as_str();
-        for key in effects.def(application.effect).set_by_caller_keys() {
+        for (reader, key) in effects.chain_set_by_caller_keys(application.effect) {
             let given = application
                 .set_by_caller
                 .iter()
@@ -518,6 +528,7 @@ fn check_set_by_caller(
                 report(
                     written,
                     application.effect,
+                    reader,
                     key,
                     "neither `set_by_caller` nor `event_magnitude` gives it",
                 );

@@ -63,7 +63,8 @@ impl EffectDefs {
             };
             match names.resolve_in(effect, &file.name, &file.text) {
                 Ok(id) => {
-                    if let Some(key) = defs[id].set_by_caller_keys().next() {
+                    let chain = super::def::chain_set_by_caller_keys(&defs, EffectId::new(id));
+                    if let Some(&(_, key)) = chain.first() {
                         errors.push(file.error_after(&data.name, effect, format!(
                             "attribute `{}`: on_zero effect `{effect}` needs a SetByCaller value under `{}`, which nobody gives it",
                             data.name, tags.name(key)

@@ -530,6 +530,15 @@ impl EffectDefs {
         &self.defs[id.index()]
     }
 
+    /// Every SetByCaller key `id` reads, and those the effects it causes
+    /// read (its conditional, expiry and removal effects, and theirs), each
+    /// with the effect that reads it, `id`'s own first. A caused effect is
+    /// given its cause's values, so the spec that starts the chain must
+    /// carry them all.
+    pub fn chain_set_by_caller_keys(&self, id: EffectId) -> Vec<(EffectId, Tag)> {
+        chain_set_by_caller_keys(&self.defs, id)
+    }
+
     /// Every definition, in id order.
     pub fn iter(&self) -> impl ExactSizeIterator<Item = &EffectDef> {
         self.defs.iter()
@@ -551,6 +560,28 @@ impl EffectDefs {
             .resolve_in(name, &file.name, &file.text)
             .map(EffectId::new)
     }
+}
+
+/// [`EffectDefs::chain_set_by_caller_keys`] over definitions still being
+/// compiled.
+pub(crate) fn chain_set_by_caller_keys(defs: &[EffectDef], id: EffectId) -> Vec<(EffectId, Tag)> {
+    let mut seen = vec![id];
+    let mut keys = Vec::new();
+    let mut at = 0;
+    while let Some(&effect) = seen.get(at) {
+        at += 1;
+        let def = &defs[effect.index()];
+        keys.extend(def.set_by_caller_keys().map(|key| (effect, key)));
+        let caused = (def.conditional.iter().map(|&(e, _)| e))
+            .chain(def.on_expiry.iter().copied())
+            .chain(def.on_removal.iter().copied());
+        for next in caused {
+            if !seen.contains(&next) {
+                seen.push(next);
+            }
+        }
+    }
+    keys
 }
 
 #[cfg(test)]
