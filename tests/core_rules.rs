@@ -21,6 +21,7 @@ SetByCaller.Amount
 SetByCaller.Bonus
 Action.Trigger.Bolt
 Action.Trigger.Hurl
+GameplayCue.Slow
 ";
 
 const CONTENT: &str = r#"(
@@ -2095,6 +2096,51 @@ fn a_follow_up_reading_a_value_nobody_gives_is_a_load_error() {
         r#"("SetByCaller.Amount", -1), ("SetByCaller.Bonus", -2)"#,
     ))
     .unwrap();
+}
+
+/// A cue carries its effect's first magnitude for all its stacks by the
+/// rule the modifier is held with: a ×0.9 slow at three stacks is held as
+/// ×0.7 and its cues say 0.7 (they said 2.7, the magnitude times the
+/// stacks). An empty immunity query means no immunity, as an empty
+/// `activation_blocked` means no block (it made the owner immune to all).
+#[test]
+fn cues_carry_the_stacked_magnitude_and_an_empty_immunity_blocks_nothing() {
+    let catalog = catalog_with(
+        r#"(
+        effects: [
+            (name: "GE_Slow", duration: Duration(Constant(2)), stacking: (by: Target, limit: 3),
+             modifiers: [(attribute: "Stamina", op: Mult, magnitude: Constant(0.9))],
+             cues: [(tag: "GameplayCue.Slow", on: Add), (tag: "GameplayCue.Slow", on: Remove)]),
+            (name: "GE_Nothing", duration: Infinite, immunity: (any: [])),
+        ],
+    )"#,
+    )
+    .unwrap();
+    let mut g = Game::over(catalog);
+    let hero = g.hero;
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = seen.clone();
+    g.gas.observe(
+        Observe::cue(g.tag("GameplayCue.Slow")),
+        move |_world, _gas, observed| {
+            if let Some(TraceKind::Cue { magnitude, .. }) = observed.kind() {
+                log.lock().unwrap().push(*magnitude);
+            }
+        },
+    );
+    g.apply(hero, g.spec("GE_Nothing"));
+    for _ in 0..3 {
+        g.apply(hero, g.spec("GE_Slow"));
+    }
+    assert!((g.read(hero, "Stamina").1 - 7.0).abs() < 1e-9, "10 at ×0.7");
+    g.at(5.0);
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(seen.len(), 2, "{seen:?}");
+    assert!(
+        (seen[0] - 0.9).abs() < 1e-12,
+        "added at one stack: {seen:?}"
+    );
+    assert!((seen[1] - 0.7).abs() < 1e-12, "removed at three: {seen:?}");
 }
 
 /// Shows how a commit that comes late goes: it waits a second, then

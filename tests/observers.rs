@@ -739,3 +739,33 @@ fn a_record_observer_hears_only_its_category() {
     shop.at(1.0);
     assert_eq!(*loud.lock().unwrap(), [Chime { bell, loud: true }]);
 }
+
+/// A restore forgets what the abandoned timeline left undelivered: a cue
+/// game code fired between steps, then rolled back past, is not told to
+/// observers of the restored one (it was, at the next call).
+#[test]
+fn a_restore_forgets_observations_the_abandoned_timeline_left() {
+    let mut shop = Workshop::new();
+    let (told, log) = collector::<f64>();
+    let saw = shop.tag("GameplayCue.Work.Saw");
+    shop.gas
+        .observe(Observe::cue(saw), move |_world, _gas, observed| {
+            if let Some(TraceKind::Cue { magnitude, .. }) = observed.kind() {
+                log.lock().unwrap().push(*magnitude);
+            }
+        });
+    let saved = gaskit::snapshot::Snapshot::<()>::save(&shop.world, &shop.gas);
+    let smith = shop.smith;
+    shop.gas.fire_cue(smith, None, saw, 1.0, &TagSet::new());
+    saved.restore(&mut shop.world, &mut shop.gas).unwrap();
+    shop.gas.advance_by(&mut shop.world, SimDuration::ZERO);
+    assert!(
+        told.lock().unwrap().is_empty(),
+        "{:?}",
+        told.lock().unwrap()
+    );
+    // Fired in the restored timeline, it is told.
+    shop.gas.fire_cue(smith, None, saw, 2.0, &TagSet::new());
+    shop.gas.advance_by(&mut shop.world, SimDuration::ZERO);
+    assert_eq!(*told.lock().unwrap(), [2.0]);
+}

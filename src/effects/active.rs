@@ -6,7 +6,7 @@ use slotmap::{new_key_type, Key};
 use smallvec::SmallVec;
 
 use super::data::CaptureFrom;
-use super::def::EffectId;
+use super::def::{EffectDef, EffectId};
 use super::expiry::ExpiryTimer;
 use super::spec::{EffectSpec, SetByCallers};
 use crate::attributes::{AttributeId, SourceId};
@@ -401,12 +401,15 @@ impl ActiveEffect {
         }
     }
 
-    /// The magnitude its add and remove cues carry: its first modifier's,
-    /// for all its stacks (zero without modifiers).
-    pub fn cue_magnitude(&self) -> f64 {
-        self.magnitudes()
-            .first()
-            .map_or(0.0, |m| m * f64::from(self.stacks))
+    /// The magnitude its add and remove cues carry: its first modifier's
+    /// (`def`'s) for all its stacks, by the stacking rule its modifiers
+    /// hold it with (×0.9 at three stacks is ×0.7; an override does not
+    /// scale); zero without modifiers.
+    pub fn cue_magnitude(&self, def: &EffectDef) -> f64 {
+        match (self.magnitudes().first(), def.modifiers.first()) {
+            (Some(&magnitude), Some(modifier)) => modifier.op.stacked(magnitude, self.stacks),
+            _ => 0.0,
+        }
     }
 
     /// Does it end lazily (see [`EffectDef::ends_lazily`](super::EffectDef::ends_lazily))?

@@ -300,9 +300,11 @@ impl ExecutionCx<'_> {
         roll(self.rng, p)
     }
 
-    /// Writes `value` into the target's `attribute` base with `op`
-    /// (`Flat` adds, `Mult` multiplies, `Override` replaces): a meta
-    /// attribute drains into its target as usual. The application fails,
+    /// Writes `value` into the target's `attribute` base with `op`, by the
+    /// rule a modifier of that op follows (`Flat` adds, `Override`
+    /// replaces; `Mult` multiplies, and divides an Interval attribute's
+    /// span; `Points` scale by their clamped sum): a meta attribute drains
+    /// into its target as usual. The application fails,
     /// having written nothing, when a value is not finite
     /// ([`EffectError::CalculationFailed`](super::EffectError::CalculationFailed))
     /// or names an attribute the target does not hold

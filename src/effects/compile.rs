@@ -495,7 +495,11 @@ fn compile(
         application_requirements: query(&data.application_requirements, errors),
         ongoing_requirements,
         remove_effects_with_tags: tag_set(&data.remove_effects_with_tags, errors),
-        immunity: data.immunity.as_ref().map(|q| query(q, errors)),
+        // An empty query matches everything; as an immunity it means none,
+        // as its siblings' empty queries (`activation_blocked`) do.
+        immunity: (data.immunity.as_ref())
+            .map(|q| query(q, errors))
+            .filter(|q| !q.is_empty()),
         stacking,
         cues,
         has_live_capture,

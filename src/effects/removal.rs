@@ -47,7 +47,7 @@ impl EffectHost {
             }
         });
         let def = cx.defs.def(effect.def);
-        self.fire_cues(cx, def, CueEvent::Remove, effect, effect.cue_magnitude());
+        self.fire_cues(cx, def, CueEvent::Remove, effect, effect.cue_magnitude(def));
         let next = match reason {
             RemovalReason::Expired => &def.on_expiry,
             _ => &def.on_removal,

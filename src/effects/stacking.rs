@@ -85,7 +85,7 @@ impl EffectHost {
             self.set_inhibited(cx, key, false);
         }
         let effect = &self.effects[key];
-        self.fire_cues(cx, def, CueEvent::Add, effect, effect.cue_magnitude());
+        self.fire_cues(cx, def, CueEvent::Add, effect, effect.cue_magnitude(def));
         if def.period.is_some_and(|p| p.execute_on_application) {
             self.execute_period(cx, key);
         }

@@ -91,5 +91,13 @@ impl Gas {
         self.live_holders = state.live_holders.clone();
         self.attributes_moved = state.attributes_moved;
         self.trace.rewind_to(state.trace_seq);
+        // What the abandoned timeline left in flight belongs to it: the
+        // observations not yet delivered, the effects its work had yet to
+        // cause, and the count of work its instants did (a restored
+        // context and a fresh one count the restored instant alike, from
+        // nothing).
+        drop(self.trace.take_observations());
+        self.follow_ups.clear();
+        self.instant_work = (state.now, 0);
     }
 }

@@ -64,6 +64,14 @@
 //! context; see [`Trace`](crate::Trace) for draining) and leaves a trace
 //! that has not got that far alone.
 //!
+//! Save at a step's boundary, before the frame's inputs, as a rollback
+//! loop does: what game code does between steps without a call that
+//! delivers (a cue fired with [`Gas::fire_cue`], a record kept with
+//! [`Gas::record_game`]) reaches observers at the next call and is not
+//! part of a save taken in between. A restore forgets such deliveries
+//! still owed by the timeline it abandons, and the count of work the
+//! per-instant budget keeps starts again from the restored instant.
+//!
 //! Snapshots are trusted local state (a rollback buffer, a replay file the
 //! server wrote). The serialized form carries a checksum, so a damaged file
 //! is refused rather than half-loaded; saves that come from players belong

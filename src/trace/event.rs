@@ -317,8 +317,10 @@ pub enum TraceKind {
         /// The effect that fired it (`None` for a cue game code fired).
         effect: Option<EffectId>,
         /// How strong: the first value the effect writes (its first
-        /// modifier's magnitude times its stacks, or its first execution
-        /// output), or what game code passed; zero when there is none.
+        /// modifier's magnitude for all its stacks, by the stacking rule:
+        /// a ×0.9 slow at three stacks is 0.7, an override does not scale;
+        /// or its first execution output), or what game code passed; zero
+        /// when there is none.
         magnitude: f64,
         /// The spec's own tags, with those its executions marked (a crit).
         tags: TagSet,
