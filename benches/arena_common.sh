@@ -12,17 +12,23 @@ count_option() { # option value what
 }
 
 # Prints the arena binary to run: ARENA, or this checkout's release
-# build (built first). Call it before changing directory, so a relative
-# ARENA is the caller's.
+# build (built first, into CARGO_TARGET_DIR when set). Call it before
+# changing directory, so a relative ARENA is the caller's. Fails when the
+# build does: called as `arena=$(find_arena)`, where `set -e` does not
+# reach, it must say so itself, or an older binary would be measured.
 find_arena() {
     if [[ -n "${ARENA:-}" ]]; then
         [[ -x "$ARENA" ]] || { echo "error: ARENA=$ARENA is not an executable" >&2; exit 2; }
         realpath -m "$ARENA"
     else
-        local root
+        local root target
         root=$(realpath -m "$(dirname "${BASH_SOURCE[0]}")/..")
-        (cd "$root" && cargo build --release --example arena >&2)
-        echo "$root/target/release/examples/arena"
+        target=$(realpath -m "${CARGO_TARGET_DIR:-$root/target}")
+        if ! (cd "$root" && cargo build --release --example arena >&2); then
+            echo "error: building the arena failed; nothing measured" >&2
+            return 2
+        fi
+        echo "$target/release/examples/arena"
     fi
 }
 

@@ -148,6 +148,12 @@ impl StepWalls {
         self.0.len()
     }
 
+    /// The bytes the log itself has written: the arena's measuring, not a
+    /// fighter's memory, so not counted against them.
+    fn bytes(&self) -> usize {
+        std::mem::size_of_val(self.0.as_slice())
+    }
+
     fn median(&self) -> f64 {
         let mut sorted = self.0.clone();
         sorted.sort_by(f64::total_cmp);
@@ -346,7 +352,8 @@ fn main() -> ExitCode {
         "  memory                  peak {:.1} MiB; per combatant {:.0} bytes after spawn, {:.0} in the fight",
         peak as f64 / (1 << 20) as f64,
         rss_spawned.saturating_sub(rss_before) as f64 / options.combatants as f64,
-        rss_end.saturating_sub(rss_before) as f64 / options.combatants as f64
+        (rss_end.saturating_sub(rss_before)).saturating_sub(step_walls.bytes() as u64) as f64
+            / options.combatants as f64
     );
     println!(
         "  in huge pages           {:.1} MiB",

@@ -24,6 +24,38 @@ fn scenario_traces() {
     });
 }
 
+/// A context whose work budget stops each call after one timer gives the
+/// same trace, in frames of five seconds: the runner carries a stopped
+/// call on before it applies an input, which it applied early, at the
+/// clock the call stopped at.
+#[test]
+fn a_tight_work_budget_changes_no_trace() {
+    let catalog = Arc::new(gaskit::combat::default_catalog());
+    for name in [
+        "fourth_attacker_rejected.ron",
+        "walk_up_then_engage.ron",
+        "free_actions_mid_fight.ron",
+    ] {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/scenarios")
+            .join(name);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let scenario = Scenario::parse(&text, name, &catalog).unwrap();
+        let mut tight = ScenarioRun::new(catalog.clone(), scenario).unwrap();
+        tight.gas.set_work_limits(gaskit::WorkLimits {
+            per_instant: 1 << 20,
+            per_call: 1,
+        });
+        // Frames of five seconds: many timers come due before each input.
+        tight.run(Some(gaskit::SimDuration::from_secs(5)));
+        assert_eq!(
+            tight.text_trace(),
+            run(&path, &catalog).text_trace(),
+            "{name}"
+        );
+    }
+}
+
 #[test]
 fn json_lines_follow_the_documented_schema() {
     let catalog = Arc::new(gaskit::combat::default_catalog());

@@ -196,9 +196,10 @@ fn run(options: &Options, out: &mut String) -> Result<ScenarioRun, String> {
     if !options.quiet {
         let _ = writeln!(
             out,
-            "gaskit duel: seed {}, frame step {}, on the embedded default data\n",
+            "gaskit duel: seed {}, frame step {}s, on the embedded default data\n",
             run.scenario().seed,
-            run.scenario().step
+            // Exactly as given (0.0069 s, not the 0.006 s of three decimals).
+            run.scenario().step.as_secs_f64()
         );
         for (name, entity) in run.fighters.clone() {
             let _ = writeln!(out, "  {name:<8} {}", loadout(&run, entity));

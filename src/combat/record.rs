@@ -20,6 +20,8 @@
 //! | `style_changed` | Combat | `style` (tag) |
 //! | `autocast_changed` | Combat | `spell` (or null) |
 //! | `ate` | Combat | `item` |
+//! | `equipped` | Combat | `item` |
+//! | `equip_refused` | Combat | `item`, `reason` (tag), `message`: nothing changed |
 //! | `saved` | Combat | (none) |
 //! | `chase` | Movement | `phase` (`begin`, `reissue`, `end`), `x`, `y` (destination, cm) |
 //! | `xp` | Progress | `skill` (tag), `xp` |

@@ -66,9 +66,13 @@ pub struct ScenarioSnapshot {
 impl ScenarioRun {
     /// Sets up `scenario` over `catalog`: a context seeded from the
     /// scenario, the combat layer, and every fighter spawned at time zero.
+    /// Its trace keeps every event the scenario's filter lets through (a
+    /// scenario's trace is its output; a context's default keeps only the
+    /// newest 16 384).
     pub fn new(catalog: Arc<Catalog>, scenario: Scenario) -> Result<Self, MissingDefinition> {
         let mut gas = Gas::with_seed(catalog, scenario.seed);
         gas.trace_mut().set_filter(scenario.trace_filter);
+        gas.trace_mut().set_capacity(None);
         let runtime = combat::install(&mut gas)?;
         let mut run = ScenarioRun {
             world: World::new(),
@@ -184,14 +188,22 @@ impl ScenarioRun {
             if at > to {
                 break;
             }
-            self.gas.advance_to(&mut self.world, at);
+            self.reach(at);
             self.apply(action);
             self.next_input += 1;
             // Handle what the input queued now, so inputs at one instant
             // take effect in file order.
-            self.gas.advance_by(&mut self.world, SimDuration::ZERO);
+            self.reach(self.gas.now());
         }
-        self.gas.advance_to(&mut self.world, to);
+        self.reach(to);
+    }
+
+    /// Advances until the clock has reached `at` with all of its work
+    /// done: a call the context's work budgets stop part way is carried
+    /// on, so an input never lands before its instant. (Each call moves
+    /// the clock or finishes the instant, so this ends.)
+    fn reach(&mut self, at: SimTime) {
+        while self.gas.advance_to(&mut self.world, at) != crate::gas::Advance::Reached {}
     }
 
     /// Runs to the scenario's end in frames of `step` (the scenario's step

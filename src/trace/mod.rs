@@ -43,7 +43,7 @@
 //! | `attribute_changed` | Attributes | `attribute`, `old`, `new` (current values; meta attributes are not recorded) |
 //! | `cue` | Cues | `cue` (a `GameplayCue.*` tag), `event` (`execute`, `add`, `remove`), `effect` (or null), `magnitude`, `tags` (the spec's, when any) |
 //! | `ability_activated` | Abilities | `ability`; `target` is the event's target |
-//! | `ability_failed` | Abilities | `ability`, `reason` (an `Activation.Fail.*` tag), `message`, and what refused: `blocked_by` (tag), `blocked_by_ability`, `missing` (tag), `cooldown` (tag) with `remaining` (s), `attribute` (a cost), `effect` (cannot apply), `client_field` (`instigator`, `magnitude`: what a client may not set) |
+//! | `ability_failed` | Abilities | `ability`, `reason` (an `Activation.Fail.*` tag), `message`, and what refused: `blocked_by` (tag), `blocked_by_ability`, `missing` (tag), `cooldown` (tag) with `remaining` (s), `attribute` (a cost), `effect` (cannot apply), `client_field` (`instigator`, `magnitude`, `tag`: what a client may not set) |
 //! | `ability_ended` | Abilities | `ability`, `reason` |
 //! | `tag_changed` | Tags | `tag`, `present` (bool: appeared or vanished) |
 //! | `game` | Game | `tag`, `magnitude` (or null), `payload` (tag or null): a [`GameRecord`] |
