@@ -229,16 +229,21 @@ impl AbilityCx<'_> {
     }
 
     /// Replaces the instance's wait with `wait` (a delay's length in
-    /// `delay`): what every `wait_*` asks of the context. A wait on
-    /// something the catalog does not hold ends the instance
-    /// ([`EndReason::InvalidWait`]).
+    /// `delay`): what every `wait_*` asks of the context.
     fn wait_for(&mut self, wait: Wait, delay: Option<SimDuration>) {
-        if !wait.is_known(self.gas.catalog()) {
-            self.end_with(EndReason::InvalidWait);
-            return;
-        }
         self.gas
             .set_wait(self.world, self.owner, self.instance, wait, delay);
+    }
+
+    /// [`wait_for`](Self::wait_for) a wait that names something of the
+    /// catalog's; one on something the catalog does not hold ends the
+    /// instance ([`EndReason::InvalidWait`]).
+    fn wait_on(&mut self, wait: Wait) {
+        if wait.is_known(self.gas.catalog()) {
+            self.wait_for(wait, None);
+        } else {
+            self.end_with(EndReason::InvalidWait);
+        }
     }
 
     /// Wakes the instance after `delay` (replacing any other wait). Like
@@ -250,26 +255,26 @@ impl AbilityCx<'_> {
 
     /// Wakes the instance when the owner receives an event matching `tag`.
     pub fn wait_event(&mut self, tag: Tag) {
-        self.wait_for(Wait::Event(tag), None);
+        self.wait_on(Wait::Event(tag));
     }
 
     /// Wakes the instance when the owner gains `tag`.
     pub fn wait_tag_added(&mut self, tag: Tag) {
-        self.wait_for(Wait::TagAdded(tag), None);
+        self.wait_on(Wait::TagAdded(tag));
     }
 
     /// Wakes the instance once the owner's current `attribute` is below
     /// `threshold` (right after this call if it already is): a retreat at
     /// low health.
     pub fn wait_attribute_below(&mut self, attribute: AttributeId, threshold: f64) {
-        self.wait_for(Wait::AttributeBelow(attribute, threshold), None);
+        self.wait_on(Wait::AttributeBelow(attribute, threshold));
     }
 
     /// Wakes the instance once the owner's current `attribute` is above
     /// `threshold` (right after this call if it already is): a channel
     /// that waits for mana.
     pub fn wait_attribute_above(&mut self, attribute: AttributeId, threshold: f64) {
-        self.wait_for(Wait::AttributeAbove(attribute, threshold), None);
+        self.wait_on(Wait::AttributeAbove(attribute, threshold));
     }
 
     /// Wakes the instance when the owner's active effect `key` ends, for
@@ -281,6 +286,6 @@ impl AbilityCx<'_> {
 
     /// Wakes the instance when the owner loses `tag`.
     pub fn wait_tag_removed(&mut self, tag: Tag) {
-        self.wait_for(Wait::TagRemoved(tag), None);
+        self.wait_on(Wait::TagRemoved(tag));
     }
 }

@@ -507,6 +507,7 @@ fn compile(
         // Read from the definition itself, just below.
         live_source_calculation: false,
         reads_source: false,
+        set_by_caller_reads: 0,
         executions,
         duration,
         affects_dead: data.affects_dead,
@@ -526,6 +527,7 @@ fn compile(
     let reads_source = def.source_attributes(calculations).next().is_some();
     def.live_source_calculation = live_source_calculation;
     def.reads_source = reads_source;
+    def.set_by_caller_reads = def.set_by_caller_keys().count();
     def
 }
 

@@ -198,6 +198,10 @@ pub struct EffectDef {
     /// True when a magnitude or a calculation reads a source attribute, so
     /// an application must read the source first.
     pub reads_source: bool,
+    /// How many SetByCaller keys it reads ([`set_by_caller_keys`](Self::set_by_caller_keys)):
+    /// a spec carrying no more values than that, and no tags, has each of
+    /// its values checked by the evaluation that reads it.
+    pub set_by_caller_reads: usize,
     /// Applies to (and ticks on) an owner the life rule calls dead.
     pub affects_dead: bool,
     /// The chance it applies at all (`None`: always).

@@ -59,6 +59,14 @@ pub enum SetByCallerError {
 }
 
 impl EffectSpec {
+    /// Whether it carries more than the `reads` SetByCaller values its
+    /// definition reads, or any tag: only then can it hold something no
+    /// evaluation checks (see [`non_finite_value`](Self::non_finite_value)).
+    #[inline]
+    pub(crate) fn carries_more_than(&self, reads: usize) -> bool {
+        self.set_by_caller.len() > reads || !self.tags.is_empty()
+    }
+
     /// A SetByCaller value it carries that is not finite, read or not: an
     /// active effect keeps its spec whole, and a save holding one could
     /// never be restored.

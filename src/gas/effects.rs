@@ -75,13 +75,13 @@ impl Gas {
             let Some(def) = self.catalog.effects().try_def(spec.effect) else {
                 return Err(EffectError::UnknownEffect(spec.effect));
             };
-            if let Some(value) = spec.non_finite_value() {
-                let effect = self.defs().effect(spec.effect);
-                return Err(EffectError::NotFinite { effect, value });
-            }
-            if !spec.tags_known(self.catalog.tags()) {
-                let effect = self.defs().effect(spec.effect);
-                return Err(EffectError::UnknownSpecTag { effect });
+            // What the evaluation reads it checks; the rest (values no
+            // magnitude reads, the spec's tags) needs checking only on an
+            // effect that keeps its spec (an instant's, a hit's with its
+            // damage type, is gone once executed) and carries any: off the
+            // path every swing takes.
+            if !def.is_instant() && spec.carries_more_than(def.set_by_caller_reads) {
+                self.check_spec(&spec)?;
             }
             (
                 source_captures(world, self.defs(), def, &spec)?,
@@ -554,6 +554,25 @@ impl Gas {
             tags: self.catalog.tags(),
             calcs: self.catalog.calculations(),
         }
+    }
+}
+
+impl Gas {
+    /// Refuses a spec that carries a value that is not finite, or a tag or
+    /// key of another catalog: an active effect keeps its spec whole, and
+    /// a save holding such a one could never be restored.
+    #[cold]
+    #[inline(never)]
+    fn check_spec(&self, spec: &EffectSpec) -> Result<(), EffectError> {
+        if let Some(value) = spec.non_finite_value() {
+            let effect = self.defs().effect(spec.effect);
+            return Err(EffectError::NotFinite { effect, value });
+        }
+        if !spec.tags_known(self.catalog.tags()) {
+            let effect = self.defs().effect(spec.effect);
+            return Err(EffectError::UnknownSpecTag { effect });
+        }
+        Ok(())
     }
 }
 
