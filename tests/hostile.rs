@@ -475,6 +475,38 @@ fn a_snapshot_naming_combat_content_the_catalog_lacks_is_refused() {
         "{error}"
     );
 
+    // Shapes play never makes: a worn stack of none (the next shot would
+    // underflow it), one rune in two stacks (counted whole, paid from
+    // one), and a book that is no book.
+    let worn = text.find("equipment:(slots:[(").unwrap();
+    let worn_end = worn + text[worn..].find("]),").unwrap();
+    let (item_start, _) = text[worn..worn_end].rmatch_indices(',').next().unwrap();
+    let emptied = format!("{},0{}", &text[..worn + item_start], &text[worn_end - 1..]);
+    let error = refusal(emptied);
+    assert!(error.contains("as play never would"), "{error}");
+    let stacks = text.find("inventory:(stacks:[(").unwrap() + "inventory:(stacks:[".len();
+    let first_stack = &text[stacks..stacks + text[stacks..].find("),(").unwrap() + 1];
+    let error = refusal(format!(
+        "{}{first_stack},{}",
+        &text[..stacks],
+        &text[stacks..]
+    ));
+    assert!(error.contains("one item in two stacks"), "{error}");
+    let book = text.find("current:(id:").unwrap() + "current:".len();
+    let book_end = book + text[book..].find(')').unwrap() + 1;
+    let stunned = catalog.tags().get("Status.Stunned").unwrap();
+    let error = refusal(format!(
+        "{}(id:{},end:{}){}",
+        &text[..book],
+        stunned.index(),
+        stunned.index() + 1,
+        &text[book_end..]
+    ));
+    assert!(
+        error.contains("spellbook is not one of the catalog's books"),
+        "{error}"
+    );
+
     // A body with a negative speed is refused the same way.
     let speed = text.find("speed:").unwrap() + "speed:".len();
     let error = refusal(format!("{}-1{}", &text[..speed], &text[speed..]));

@@ -52,6 +52,38 @@ impl RollbackComponent for Combatant {
         if !spells_known {
             return Err("a combatant names a spell not in this catalog".into());
         }
+        if !defs.is_known_book(book.current) {
+            return Err("a combatant's spellbook is not one of the catalog's books".into());
+        }
+        // The shapes play keeps: one stack an item, one item a slot (its
+        // own), never an empty one. A worn stack of none would underflow
+        // at the next shot; two stacks of one rune would be counted whole
+        // and paid from one.
+        let mut slots = Vec::new();
+        for (slot, item, quantity) in self.equipment.iter() {
+            let own = defs.item(item).and_then(|d| d.slot) == Some(slot);
+            if quantity == 0 || !own || slots.contains(&slot) {
+                return Err(format!(
+                    "a combatant wears `{}` as play never would (an empty stack, another slot's item, or a slot twice)",
+                    tags.name(slot)
+                ));
+            }
+            slots.push(slot);
+        }
+        for (what, held) in [
+            ("inventory", &self.inventory),
+            ("cold storage", &self.cold_storage),
+        ] {
+            let mut seen = Vec::new();
+            for (item, quantity) in held.iter() {
+                if quantity == 0 || seen.contains(&item) {
+                    return Err(format!(
+                        "a combatant's {what} holds an empty stack, or one item in two stacks"
+                    ));
+                }
+                seen.push(item);
+            }
+        }
         Ok(())
     }
 }
