@@ -1174,6 +1174,38 @@ fn bonuses_sum_across_slots_and_drive_the_rolls() {
     assert_eq!(naked.max_hit, max_hit(effective_level(50, 3), 0));
 }
 
+/// Spells and the default book against the books defined: an undefined
+/// book is reported for the spell that names it, even after a spell
+/// defined twice (the pairing slipped, and named the wrong spell), and a
+/// default book no `spellbooks` entry defines is an error (every new
+/// combatant would start in it, with no spell learned).
+#[test]
+fn books_are_checked_against_the_books_defined() {
+    let build = |content: &str| {
+        let mut builder = gaskit::combat::default_catalog_builder();
+        builder.tags().add_source("lunar.tags", "Spellbook.Lunar\n");
+        builder.add_source("bad.ron", content);
+        builder.build().unwrap_err().to_string()
+    };
+    let errors = build(
+        r#"(spells: [
+            (name: "Twice", book: "Spellbook.Standard", max_damage: 1, cast_interval: 1),
+            (name: "Twice", book: "Spellbook.Standard", max_damage: 1, cast_interval: 1),
+            (name: "Moon", book: "Spellbook.Lunar", max_damage: 1, cast_interval: 1),
+        ])"#,
+    );
+    assert!(
+        errors.contains("spell `Moon`: spellbook `Spellbook.Lunar` is not defined"),
+        "{errors}"
+    );
+    assert!(!errors.contains("spell `Twice`: spellbook"), "{errors}");
+    let errors = build(r#"(combat: (default_spellbook: "Spellbook.Lunar"))"#);
+    assert!(
+        errors.contains("default_spellbook `Spellbook.Lunar` is not defined"),
+        "{errors}"
+    );
+}
+
 #[test]
 fn invalid_combat_content_is_reported() {
     let cases: &[(&str, &str, bool)] = &[
@@ -1240,6 +1272,26 @@ fn invalid_combat_content_is_reported() {
         (
             r#"(spells: [(name: "S", book: "Spellbook.Standard", runes: [("Soul Rune", 1)], max_damage: 1, cast_interval: 1)])"#,
             "unknown item `Soul Rune`",
+            true,
+        ),
+        (
+            r#"(items: [(name: "X", slot: "Item.Slot.Weapon")])"#,
+            "item `X` is in Item.Slot.Weapon but has no `weapon:` data",
+            true,
+        ),
+        (
+            r#"(kinds: [(name: "Default"), (name: "Default")])"#,
+            "combatant kind `Default` is defined twice",
+            true,
+        ),
+        (
+            r#"(combat: (respawn_position: (NaN, 0)))"#,
+            "respawn_position must be a finite number, found NaN",
+            true,
+        ),
+        (
+            r#"(combat: (routing: (aggressive: (NaN, 0), defensive_melee: (NaN, 0), defensive_other: (NaN, 0), controlled: (NaN, 0))))"#,
+            "routing must be a finite number ≥ 0, found NaN",
             true,
         ),
     ];

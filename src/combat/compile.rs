@@ -99,8 +99,11 @@ impl CombatDefs {
         let mut kinds = vec![CombatKind::default_named("Default")];
         let mut kind_names = NameTable::new("combatant kind");
         let _ = kind_names.insert("Default");
+        let mut default_given = false;
         for (file, data) in &sources.kinds {
-            if data.name == "Default" {
+            // `Default` is there from the start; content may restate it
+            // once (a second would silently win).
+            if data.name == "Default" && !std::mem::replace(&mut default_given, true) {
                 kinds[0] = compile_kind(file, data, errors);
                 continue;
             }
@@ -133,6 +136,8 @@ impl CombatDefs {
             .collect();
         let mut spell_names = NameTable::new("spell");
         let mut spells = Vec::new();
+        // The source of each spell kept, in step with `spells`.
+        let mut spell_sources = Vec::new();
         for (file, data) in &sources.spells {
             if spell_names.insert(&data.name).is_err() {
                 errors.push(file.error_at(
@@ -143,6 +148,7 @@ impl CombatDefs {
             }
             let min = settings.min_attack_interval;
             spells.push(compile_spell(file, data, tags, &item_names, min, errors));
+            spell_sources.push((file, data));
         }
         for (kind, count) in [
             ("combatant kind", kinds.len()),
@@ -168,7 +174,22 @@ impl CombatDefs {
                 name: data.name.clone(),
             });
         }
-        for (spell, (file, data)) in spells.iter().zip(&sources.spells) {
+        // A default book the content names must be one it defines: every
+        // new combatant starts in it.
+        let named_default = (sources.settings.iter().rev())
+            .find_map(|(file, data)| Some((file, data.default_spellbook.as_deref()?)));
+        if let Some((file, name)) = named_default {
+            if !spellbooks
+                .iter()
+                .any(|b| b.tag == settings.default_spellbook)
+            {
+                errors.push(file.error_at(
+                    name,
+                    format!("default_spellbook `{name}` is not defined (add it to `spellbooks`)"),
+                ));
+            }
+        }
+        for (spell, (file, data)) in spells.iter().zip(spell_sources) {
             if !spellbooks.iter().any(|b| b.tag == spell.book) {
                 errors.push(file.error_after(
                     &data.name,
@@ -297,6 +318,25 @@ fn attack_interval(
 
 /// `value` when it is a finite number ≥ 0; otherwise an error at `what`,
 /// and 0.
+/// `value`, or 0 with an error naming `what` when it is not finite.
+fn finite_number(
+    file: &SourceFile,
+    anchor: &str,
+    what: &str,
+    value: f64,
+    errors: &mut LoadErrors,
+) -> f64 {
+    if value.is_finite() {
+        return value;
+    }
+    errors.push(file.error_after(
+        anchor,
+        what,
+        format!("{what} must be a finite number, found {value}"),
+    ));
+    0.0
+}
+
 fn non_negative(
     file: &SourceFile,
     anchor: &str,
@@ -424,6 +464,8 @@ fn compile_settings(
             s.death_item_retention = n;
         }
         if let Some((x, y)) = data.respawn_position {
+            let x = finite_number(file, anchor, "respawn_position", x, errors);
+            let y = finite_number(file, anchor, "respawn_position", y, errors);
             s.respawn_position = Vec2::new(x, y);
         }
         if let Some(name) = &data.unarmed_damage_type {
@@ -437,15 +479,24 @@ fn compile_settings(
             }
         }
         if let Some(r) = &data.routing {
-            s.routing_aggressive = r.aggressive;
-            s.routing_defensive_melee = r.defensive_melee;
-            s.routing_defensive_other = r.defensive_other;
-            s.routing_controlled = r.controlled;
+            // Shares of XP: each a number ≥ 0 (a NaN passed the totals'
+            // comparison below, and took every fighter's XP with it).
+            let share = |(a, b): (f64, f64), errors: &mut LoadErrors| {
+                (
+                    non_negative(file, anchor, "routing", a, errors),
+                    non_negative(file, anchor, "routing", b, errors),
+                )
+            };
+            s.routing_aggressive = share(r.aggressive, errors);
+            s.routing_defensive_melee = share(r.defensive_melee, errors);
+            s.routing_defensive_other = share(r.defensive_other, errors);
+            s.routing_controlled = share(r.controlled, errors);
+            let r = &s;
             let totals = [
-                r.aggressive,
-                r.defensive_melee,
-                r.defensive_other,
-                r.controlled,
+                r.routing_aggressive,
+                r.routing_defensive_melee,
+                r.routing_defensive_other,
+                r.routing_controlled,
             ]
             .map(|(a, b)| a + b);
             if totals.iter().any(|t| (t - totals[0]).abs() > 1e-9) {
@@ -639,6 +690,12 @@ fn compile_item(
         errors.push(file.error_at(
             name,
             format!("item `{name}` has weapon data but is not in Item.Slot.Weapon"),
+        ));
+    }
+    if data.weapon.is_none() && slot == Some(tags[native::ITEM_SLOT_WEAPON]) {
+        errors.push(file.error_at(
+            name,
+            format!("item `{name}` is in Item.Slot.Weapon but has no `weapon:` data (it would fight as bare hands)"),
         ));
     }
     if !data.magic_damage.is_finite() {
