@@ -665,3 +665,47 @@ fn saved_values_list_base_then_current_and_round_trip() {
         "{error}"
     );
 }
+
+/// Starting values follow their chain whatever the file's order (Shield
+/// starts at Health, which starts at MaxHealth: Shield listed first read
+/// Health before it had started, 0), a base the spawn gives wins over the
+/// start (a wounded respawn kept full health), and a start at a meta
+/// attribute or round a loop is a load error.
+#[test]
+fn starting_values_follow_their_chain_and_yield_to_a_given_base() {
+    let mut builder = CatalogBuilder::new();
+    builder.add_source(
+        "start.ron",
+        r#"(attributes: [
+            (name: "Shield", starts_at: "Health"),
+            (name: "MaxHealth", base: 100, min: 1),
+            (name: "Health", min: 0, max: "MaxHealth", starts_at: "MaxHealth"),
+        ])"#,
+    );
+    let gas = Gas::new(builder.build().unwrap());
+    let id = |name: &str| gas.catalog().attributes().get(name).unwrap();
+    let fresh = gas.new_ability_system();
+    assert_eq!(fresh.current(id("Health")), 100.0);
+    assert_eq!(fresh.current(id("Shield")), 100.0, "after Health started");
+    let wounded = gas
+        .new_ability_system_with(gaskit::ProfileId::NONE, &[(id("Health"), 30.0)])
+        .unwrap();
+    assert_eq!(wounded.current(id("Health")), 30.0, "the given base stays");
+    assert_eq!(wounded.current(id("Shield")), 30.0);
+
+    for (content, expected) in [
+        (
+            r#"(attributes: [(name: "Damage", meta: true), (name: "Ward", starts_at: "Damage")])"#,
+            "attribute `Ward` cannot start at `Damage`",
+        ),
+        (
+            r#"(attributes: [(name: "A", starts_at: "B"), (name: "B", starts_at: "A")])"#,
+            "attribute `A` cannot start at `B`",
+        ),
+    ] {
+        let mut builder = CatalogBuilder::new();
+        builder.add_source("bad.ron", content);
+        let errors = builder.build().unwrap_err().to_string();
+        assert!(errors.contains(expected), "{expected}\nin\n{errors}");
+    }
+}

@@ -98,6 +98,9 @@ pub struct AttributeSchema {
     names: NameTable,
     profiles: Vec<DerivedProfile>,
     profile_names: NameTable,
+    /// The attributes with a `starts_at`, each after the one it starts at
+    /// (a chain starts at its root's value, whatever the file's order).
+    starts: Vec<AttributeId>,
 }
 
 impl Default for AttributeSchema {
@@ -137,6 +140,11 @@ impl AttributeSchema {
                 ),
             ));
             kept.truncate(MAX_ATTRIBUTES);
+            // Names past the last id kept would resolve to no definition.
+            names = NameTable::new("attribute");
+            for (_, data) in &kept {
+                let _ = names.insert(&data.name);
+            }
         }
 
         let mut defs = Vec::with_capacity(kept.len());
@@ -157,6 +165,37 @@ impl AttributeSchema {
                     ),
                 ));
                 defs[index].drains = None;
+            }
+        }
+        // A starting value copies another attribute's: not a meta one's
+        // (always 0 at rest), and not along a loop.
+        for (index, &(file, data)) in kept.iter().enumerate() {
+            let Some(from) = defs[index].starts_at else {
+                continue;
+            };
+            let mut at = from;
+            let mut steps = 0;
+            let looped = loop {
+                match defs[at.index()].starts_at {
+                    _ if at.index() == index => break true,
+                    Some(next) if steps < defs.len() => {
+                        at = next;
+                        steps += 1;
+                    }
+                    _ => break false,
+                }
+            };
+            if defs[from.index()].meta || looped {
+                errors.push(file.error_after(
+                    &data.name,
+                    "starts_at",
+                    format!(
+                        "attribute `{}` cannot start at `{}`: a meta attribute is always 0 at rest, and starting values may not go round in a loop",
+                        data.name,
+                        defs[from.index()].name
+                    ),
+                ));
+                defs[index].starts_at = None;
             }
         }
         let schema_bounds_ok = derived::check_bound_cycles(&defs, &kept, errors);
@@ -208,12 +247,20 @@ impl AttributeSchema {
                 compiled.push(profile);
             }
         }
+        let starts = start_order(&defs);
         AttributeSchema {
             defs,
             names,
             profiles: compiled,
             profile_names,
+            starts,
         }
+    }
+
+    /// The attributes with a starting value, each after the one it starts
+    /// at.
+    pub(crate) fn starts(&self) -> &[AttributeId] {
+        &self.starts
     }
 
     /// Number of attributes.
@@ -305,6 +352,26 @@ impl AttributeSchema {
             .into_iter()
             .flat_map(|p| p.rules())
     }
+}
+
+/// The attributes with a `starts_at` (loops already refused), each after
+/// the one it starts at, otherwise in id order.
+fn start_order(defs: &[AttributeDef]) -> Vec<AttributeId> {
+    let mut placed = vec![false; defs.len()];
+    let mut order = Vec::new();
+    for index in 0..defs.len() {
+        // The chain from this attribute down to its root, then placed
+        // root first.
+        let mut chain = Vec::new();
+        let mut at = AttributeId::new(index);
+        while let (false, Some(from)) = (placed[at.index()], defs[at.index()].starts_at) {
+            placed[at.index()] = true;
+            chain.push(at);
+            at = from;
+        }
+        order.extend(chain.into_iter().rev());
+    }
+    order
 }
 
 fn compile_attribute(

@@ -188,9 +188,15 @@ impl Attributes {
         for &id in schema.derived(profile).order() {
             attributes.recompute_one(schema, id, &mut changes);
         }
-        // Starting values read what the rules computed (Health at MaxHealth).
-        for &id in schema.derived(profile).order() {
-            if let Some(from) = schema.def(id).starts_at {
+        // Starting values read what the rules computed (Health at
+        // MaxHealth), each after the one it starts at; a base given here
+        // is the caller's, and stays.
+        for &id in schema.starts() {
+            let from = schema
+                .def(id)
+                .starts_at
+                .expect("only attributes with a start");
+            if !bases.iter().any(|&(given, _)| given == id) {
                 *attributes.base_mut(id.index()) = attributes.current(from);
                 attributes.refresh_into(schema, id, &mut changes);
             }
