@@ -191,6 +191,12 @@ fn bad_scenarios_are_located_errors() {
         ("(duration: 5, trace: [\"Combta\"], combatants: [])", "did you mean `Combat`?"),
         ("(duration: 5, combatants: [(name: \"a\", style: \"Status.Dead\")])", "is not a combat style"),
         ("(duration: 5, combatants: [], timeline: [(at: 1, do: Dance(\"a\"))])", "Dance"),
+        ("(duration: 5, combatants: [(name: \"a\", spellbook: \"Status.Dead\")])", "`Status.Dead` is not a spellbook of the catalog's"),
+        ("(duration: 5, combatants: [(name: \"a\", speed: -100)])", "combatant `a`: speed must be a number ≥ 0, found -100"),
+        ("(duration: 5, combatants: [(name: \"a\", position: (inf, 0))])", "combatant `a`: position must be finite"),
+        ("(duration: 5, combatants: [(name: \"a\")], timeline: [(at: 1, do: SetStyle(\"a\", \"Status.Dead\"))])", "`Status.Dead` is not a combat style"),
+        ("(duration: 5, combatants: [(name: \"a\")], timeline: [(at: 1, do: Move(\"a\", (NaN, 0)))])", "a move's destination must be finite"),
+        ("(duration: 5, combatants: [(name: \"a\")], timeline: [(at: 6, do: Disengage(\"a\"))])", "input at 6 s comes after the scenario ends (5 s)"),
     ];
     for (text, expected) in cases {
         let errors = Scenario::parse(text, "bad.ron", &catalog).expect_err(text);

@@ -183,6 +183,17 @@ impl Scenario {
                 cx.errors.push(e);
                 SimTime::ZERO
             });
+            // One past the end would never run.
+            if at > SimTime::ZERO + duration {
+                let e = cx.error_at(
+                    "at",
+                    format!(
+                        "input at {} s comes after the scenario ends ({} s)",
+                        input.at, data.duration
+                    ),
+                );
+                cx.errors.push(e);
+            }
             if let Some(action) = cx.action(&input.action, &names) {
                 timeline.push((at, action));
             }
@@ -393,20 +404,43 @@ impl Resolver<'_> {
         }
         let style = match &data.style {
             None => Style::Aggressive,
-            Some(name) => match self
-                .tag(name)
-                .and_then(|t| Style::from_tag(&combat.tags, t))
-            {
-                Some(s) => s,
-                None => {
-                    if tags.get(name).is_some() {
-                        self.errors
-                            .push(self.error_at(name, format!("`{name}` is not a combat style")));
-                    }
-                    Style::Aggressive
-                }
-            },
+            Some(name) => self.style(name).unwrap_or(Style::Aggressive),
         };
+        let spellbook = data.spellbook.as_deref().and_then(|book| {
+            let tag = self.tag(book)?;
+            if !combat.is_known_book(tag) {
+                let e = self.error_at(
+                    book,
+                    format!("`{book}` is not a spellbook of the catalog's"),
+                );
+                self.errors.push(e);
+                return None;
+            }
+            Some(tag)
+        });
+        // A body the mover can move: where it stands, finite, and how fast,
+        // a number ≥ 0.
+        let (x, y) = data.position;
+        if !(x.is_finite() && y.is_finite()) {
+            let e = self.error_at(
+                "position",
+                format!(
+                    "combatant `{}`: position must be finite, found ({x}, {y})",
+                    data.name
+                ),
+            );
+            self.errors.push(e);
+        }
+        if !(data.speed.is_finite() && data.speed >= 0.0) {
+            let e = self.error_at(
+                "speed",
+                format!(
+                    "combatant `{}`: speed must be a number ≥ 0, found {}",
+                    data.name, data.speed
+                ),
+            );
+            self.errors.push(e);
+        }
         let attributes = data
             .attributes
             .iter()
@@ -434,7 +468,7 @@ impl Resolver<'_> {
             equipment: self.worn(&data.name, &data.equipment),
             inventory: self.items(&data.inventory),
             style,
-            spellbook: data.spellbook.as_deref().and_then(|b| self.tag(b)),
+            spellbook,
             autocast: data.autocast.as_deref().and_then(|s| self.spell(s)),
             position: Vec2::new(data.position.0, data.position.1),
             speed: data.speed,
@@ -442,6 +476,17 @@ impl Resolver<'_> {
             owner: data.owner,
             abilities: self.abilities(data),
         }
+    }
+
+    /// The combat style `name` names, or `None` with an error.
+    fn style(&mut self, name: &str) -> Option<Style> {
+        let tag = self.tag(name)?;
+        let style = Style::from_tag(&self.combat.tags, tag);
+        if style.is_none() {
+            let e = self.error_at(name, format!("`{name}` is not a combat style"));
+            self.errors.push(e);
+        }
+        style
     }
 
     fn abilities(&mut self, data: &CombatantData) -> Vec<AbilityId> {
@@ -488,7 +533,10 @@ impl Resolver<'_> {
             ActionData::Cast(a, b, s) => {
                 Action::Cast(self.who(a, names)?, self.who(b, names)?, self.spell(s)?)
             }
-            ActionData::SetStyle(a, s) => Action::SetStyle(self.who(a, names)?, self.tag(s)?),
+            ActionData::SetStyle(a, s) => {
+                let style = self.style(s)?;
+                Action::SetStyle(self.who(a, names)?, style.tag(&self.combat.tags))
+            }
             ActionData::Disengage(a) => Action::Disengage(self.who(a, names)?),
             ActionData::Autocast(a, s) => {
                 let spell = match s {
@@ -499,7 +547,17 @@ impl Resolver<'_> {
             }
             ActionData::Eat(a, i) => Action::Eat(self.who(a, names)?, self.item(i)?),
             ActionData::Event(a, t) => Action::Event(self.who(a, names)?, self.tag(t)?),
-            ActionData::Move(a, (x, y)) => Action::Move(self.who(a, names)?, Vec2::new(*x, *y)),
+            ActionData::Move(a, (x, y)) => {
+                if !(x.is_finite() && y.is_finite()) {
+                    let e = self.error_at(
+                        "Move",
+                        format!("a move's destination must be finite, found ({x}, {y})"),
+                    );
+                    self.errors.push(e);
+                    return None;
+                }
+                Action::Move(self.who(a, names)?, Vec2::new(*x, *y))
+            }
             ActionData::OpenModal(a, t) => Action::OpenModal(self.who(a, names)?, self.tag(t)?),
             ActionData::CloseModal(a, t) => Action::CloseModal(self.who(a, names)?, self.tag(t)?),
             ActionData::Stun(a, secs) => {

@@ -55,9 +55,10 @@ pub struct CombatantData {
     pub spellbook: Option<String>,
     /// Autocast spell.
     pub autocast: Option<String>,
-    /// Start position in cm.
+    /// Start position in cm (default the origin); finite.
     pub position: (f64, f64),
-    /// Mover speed in cm/s.
+    /// Mover speed in cm/s, ≥ 0 (default 0: the fighter never moves, so
+    /// give one to any fighter that has to walk up or chase).
     pub speed: f64,
     /// Base attribute overrides applied after spawning: `{"AttackSpeed": 1.25}`.
     pub attributes: BTreeMap<String, f64>,
