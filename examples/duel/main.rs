@@ -221,11 +221,12 @@ fn run(options: &Options, out: &mut String) -> Result<ScenarioRun, String> {
     let step = run.scenario().step;
     let mut now = SimTime::ZERO;
     let mut died_at = None;
+    let mut scanned = 0;
     'frames: while now < end {
         let next = (now + step).min(end);
         while let Some((name, entity, at)) = looks.first().filter(|(_, _, at)| *at <= next) {
             run.advance_to((*at).max(now));
-            died_at = first_death(run.gas.trace().events());
+            died_at = died_at.or(first_death(run.gas.trace().events(), &mut scanned));
             if died_at.is_some_and(|died| died < *at) {
                 break 'frames;
             }
@@ -238,7 +239,7 @@ fn run(options: &Options, out: &mut String) -> Result<ScenarioRun, String> {
         }
         now = next;
         run.advance_to(now);
-        died_at = first_death(run.gas.trace().events());
+        died_at = died_at.or(first_death(run.gas.trace().events(), &mut scanned));
         if died_at.is_some() {
             break;
         }
@@ -310,9 +311,13 @@ fn inspections_asked(
 }
 
 /// The instant of the first death in `events`, if any.
-fn first_death(events: &[TraceEvent]) -> Option<SimTime> {
-    events
-        .iter()
+/// The first death in `events`, looking only past the `scanned` events a
+/// call before already looked through (the trace keeps everything and
+/// only grows, so each frame reads its own events, not the whole fight).
+fn first_death(events: &[TraceEvent], scanned: &mut usize) -> Option<SimTime> {
+    let new = events.get(*scanned..).unwrap_or_default();
+    *scanned = events.len();
+    new.iter()
         .find(|e| matches!(e.record(), Some(CombatRecord::Died { .. })))
         .map(|e| e.time)
 }

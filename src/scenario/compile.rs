@@ -136,7 +136,10 @@ impl Scenario {
             SimDuration::from_secs_f64(value).unwrap_or_else(|_| {
                 cx.errors.push(source.error_at_field(
                     what,
-                    format!("{what} must be a number of seconds ≥ 0, found {value}"),
+                    format!(
+                        "{what} must be a number of seconds from 0 to {}, found {value}",
+                        SimDuration::MAX.as_secs_f64()
+                    ),
                 ));
                 SimDuration::ZERO
             })
@@ -179,7 +182,14 @@ impl Scenario {
         for (index, input) in data.timeline.iter().enumerate() {
             cx.entry = Some(("at", index));
             let at = SimTime::from_secs_f64(input.at).unwrap_or_else(|_| {
-                let e = cx.error_at("at", format!("input time must be ≥ 0, found {}", input.at));
+                let e = cx.error_at(
+                    "at",
+                    format!(
+                        "input time must be a number of seconds from 0 to {}, found {}",
+                        SimTime::MAX.as_secs_f64(),
+                        input.at
+                    ),
+                );
                 cx.errors.push(e);
                 SimTime::ZERO
             });
