@@ -296,41 +296,61 @@ pub fn locate(source: &str, needle: &str, occurrence: usize) -> Option<(u32, u32
 /// their `at`), so a finding in one entry is located there and not at the
 /// first text that looks like it.
 pub fn locate_field(source: &str, field: &str, occurrence: usize) -> Option<usize> {
+    field_offsets(source, field).nth(occurrence)
+}
+
+/// Byte offset of the name in the `occurrence`-th (0-based) definition
+/// `name: "name"` in `source` (inside its quotes): where a definition made
+/// twice in one file is, the second time.
+pub fn locate_definition(source: &str, name: &str, occurrence: usize) -> Option<usize> {
+    let quoted = format!("\"{name}\"");
+    field_offsets(source, "name")
+        .filter_map(|at| {
+            let value = source[at + "name".len()..].trim_start().strip_prefix(':')?;
+            let trimmed = value.trim_start();
+            let start = source.len() - trimmed.len();
+            trimmed.starts_with(&quoted).then_some(start + 1)
+        })
+        .nth(occurrence)
+}
+
+/// The byte offsets of every RON struct field named `field` in `source`,
+/// in order (see [`locate_field`]), found in one pass.
+fn field_offsets<'a>(source: &'a str, field: &'a str) -> impl Iterator<Item = usize> + 'a {
     let bytes = source.as_bytes();
-    let mut found = 0;
     let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'"' => i = skip_quoted(bytes, i + 1, b'"'),
-            b'\'' => i = skip_quoted(bytes, i + 1, b'\''),
-            b'/' if bytes.get(i + 1) == Some(&b'/') => {
-                i = bytes[i..]
-                    .iter()
-                    .position(|&b| b == b'\n')
-                    .map_or(bytes.len(), |at| i + at + 1);
-            }
-            b'/' if bytes.get(i + 1) == Some(&b'*') => {
-                i = source[i + 2..]
-                    .find("*/")
-                    .map_or(bytes.len(), |at| i + 2 + at + 2);
-            }
-            b if b.is_ascii_alphabetic() || b == b'_' => {
-                let start = i;
-                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
-                    i += 1;
+    std::iter::from_fn(move || {
+        while i < bytes.len() {
+            match bytes[i] {
+                b'"' => i = skip_quoted(bytes, i + 1, b'"'),
+                b'\'' => i = skip_quoted(bytes, i + 1, b'\''),
+                b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                    i = bytes[i..]
+                        .iter()
+                        .position(|&b| b == b'\n')
+                        .map_or(bytes.len(), |at| i + at + 1);
                 }
-                let after = source[i..].trim_start();
-                if &source[start..i] == field && after.starts_with(':') {
-                    if found == occurrence {
+                b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                    i = source[i + 2..]
+                        .find("*/")
+                        .map_or(bytes.len(), |at| i + 2 + at + 2);
+                }
+                b if b.is_ascii_alphabetic() || b == b'_' => {
+                    let start = i;
+                    while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_')
+                    {
+                        i += 1;
+                    }
+                    let after = source[i..].trim_start();
+                    if &source[start..i] == field && after.starts_with(':') {
                         return Some(start);
                     }
-                    found += 1;
                 }
+                _ => i += 1,
             }
-            _ => i += 1,
         }
-    }
-    None
+        None
+    })
 }
 
 /// The index just past the `close` that ends a quoted literal whose text
@@ -424,6 +444,18 @@ fn edit_distance(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A definition made twice in one file is found the second time, by
+    /// its `name` field, not where the name is first mentioned.
+    #[test]
+    fn locate_definition_finds_the_nth_definition_of_a_name() {
+        let source = "(a: \"X\", effects: [\n  (name: \"X\"),\n  (name:\"Y\"),\n  (name : \"X\")])";
+        let first = locate_definition(source, "X", 0).unwrap();
+        assert_eq!(line_column(source, first), (2, 11));
+        let second = locate_definition(source, "X", 1).unwrap();
+        assert_eq!(line_column(source, second), (4, 12));
+        assert_eq!(locate_definition(source, "X", 2), None);
+    }
 
     /// A field is an identifier followed by `:`, never text inside a
     /// string or a comment, nor a longer identifier ending in it.

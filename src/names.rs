@@ -71,12 +71,18 @@ impl NameTable {
         match self.insert(name) {
             Ok(index) => Some(index),
             Err(first) => {
-                let message = format!(
-                    "{} `{name}` is already defined in {}",
-                    self.kind,
-                    defined_in(first)
+                let first_file = defined_in(first);
+                let message = format!("{} `{name}` is already defined in {first_file}", self.kind);
+                // At this definition: the second of the name in this file
+                // when the first is here too (or the first here).
+                let nth = usize::from(first_file == file.name);
+                let error = crate::diagnostics::Diagnostic::error(&file.name, message);
+                errors.push(
+                    match crate::diagnostics::locate_definition(&file.text, name, nth) {
+                        Some(at) => error.at_text_from(&file.text, at - 1, name),
+                        None => error.at_text(&file.text, name),
+                    },
                 );
-                errors.push(file.error_at(name, message));
                 None
             }
         }

@@ -155,3 +155,20 @@ fn an_event_triggers_abilities_whose_trigger_is_its_tag_or_an_ancestor() {
     assert_eq!(by("Market.Open"), ["GA_Sell"]);
     assert!(by("Farm.Sow").is_empty() && by("Market").is_empty());
 }
+
+/// A definition made twice in one file is reported at the second, not at
+/// the first mention of the name (which may be a reference to it).
+#[test]
+fn a_definition_made_twice_is_reported_where_it_is_made_again() {
+    let mut builder = gaskit::CatalogBuilder::new();
+    builder.add_source(
+        "burn.ron",
+        "(effects: [\n    (name: \"GE_Spark\", duration: Infinite, on_removal: [\"GE_Burn\"]),\n    (name: \"GE_Burn\"),\n    (name: \"GE_Burn\"),\n])",
+    );
+    let errors = builder.build().unwrap_err().to_string();
+    assert!(
+        errors.contains("effect `GE_Burn` is already defined in burn.ron")
+            && errors.contains("burn.ron:4:13"),
+        "{errors}"
+    );
+}

@@ -165,7 +165,10 @@ fn a_bad_input_is_located_at_its_own_entry() {
     assert_eq!(findings.len(), 4, "{rendered}");
     for (expected, location) in [
         ("combatant `a` is listed twice", "bad.ron:4:52"),
-        ("input time must be a number of seconds from 0 to", "bad.ron:7:10"),
+        (
+            "input time must be a number of seconds from 0 to",
+            "bad.ron:7:10",
+        ),
         ("stun seconds must be ≥ 0, found -1", "bad.ron:8:21"),
         ("unknown combatant `zed`", "bad.ron:9:34"),
     ] {
