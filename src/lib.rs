@@ -369,7 +369,7 @@ pub use attributes::{
 };
 pub use catalog::{Catalog, CatalogBuilder, ContentFile, ContentSection, Fingerprint, SectionCx};
 pub use diagnostics::{
-    locate, locate_field, nearest, Diagnostic, LoadErrors, Severity, SourceFile,
+    locate, locate_definition, locate_field, nearest, Diagnostic, LoadErrors, Severity, SourceFile,
 };
 pub use effects::{
     ApplyOutcome, AttributeCapture, AttributeMagnitudeData, CalculationId, CalculationSetup,
