@@ -946,6 +946,20 @@ fn a_catalog_holds_at_most_65_536_definitions_of_a_kind() {
     );
 }
 
+/// A meta attribute is zeroed once an execution has drained it: one that
+/// drains nowhere lost what was written to it, unseen by the trace and
+/// the post-execute step alike.
+#[test]
+fn a_meta_attribute_must_drain_somewhere() {
+    let mut builder = CatalogBuilder::new();
+    builder.add_source("xp.ron", r#"(attributes: [(name: "XpGain", meta: true)])"#);
+    let errors = builder.build().unwrap_err().to_string();
+    assert!(
+        errors.contains("meta attribute `XpGain` drains nowhere"),
+        "{errors}"
+    );
+}
+
 #[test]
 fn a_meta_attribute_may_not_drain_into_another() {
     let mut builder = CatalogBuilder::new();

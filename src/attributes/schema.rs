@@ -501,6 +501,15 @@ fn compile_attribute(
             format!("meta attribute `{name}` holds no state; its base must be 0"),
         ));
     }
+    // An execution zeroes a meta attribute once it has drained it; one
+    // that drains nowhere would lose what was written to it, unseen.
+    if data.meta && data.drains.is_none() {
+        errors.push(file.error_after(
+            name,
+            "meta",
+            format!("meta attribute `{name}` drains nowhere: what an execution writes to it would vanish; give it `drains:` (the attribute it is subtracted from)"),
+        ));
+    }
     AttributeDef {
         name: name.clone(),
         base,
