@@ -2143,6 +2143,30 @@ fn cues_carry_the_stacked_magnitude_and_an_empty_immunity_blocks_nothing() {
     assert!((seen[1] - 0.7).abs() < 1e-12, "removed at three: {seen:?}");
 }
 
+/// Settings that could never fire are load errors: a cue on Execute on an
+/// effect that never executes (neither instant nor periodic), and
+/// `on_expiry` on an effect that never expires.
+#[test]
+fn what_could_never_fire_is_a_load_error() {
+    let errors = catalog_with(
+        r#"(
+        effects: [
+            (name: "GE_Glow", duration: Duration(Constant(5)),
+             cues: [(tag: "GameplayCue.Slow", on: Execute)]),
+            (name: "GE_Vow", duration: Infinite, on_expiry: ["GE_Revive"]),
+        ],
+    )"#,
+    )
+    .unwrap_err()
+    .to_string();
+    for expected in [
+        "a cue on Execute fires at each execution, and this effect has none",
+        "an Infinite effect never expires, so its on_expiry effects would never apply",
+    ] {
+        assert!(errors.contains(expected), "{expected}\nin\n{errors}");
+    }
+}
+
 /// Shows how a commit that comes late goes: it waits a second, then
 /// commits, and records whether the commit went through.
 struct LateCommit(Arc<Mutex<Vec<Result<(), ActivationFailure>>>>);

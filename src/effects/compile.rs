@@ -416,6 +416,12 @@ fn compile(
                     "an instant effect only fires cues on Execute".into(),
                 ));
             }
+            if !instant && period.is_none() && c.on == CueEvent::Execute {
+                errors.push(err(
+                    &c.tag,
+                    "a cue on Execute fires at each execution, and this effect has none (it is neither instant nor periodic); use Add or Remove".into(),
+                ));
+            }
             Some(Cue { tag: cue, on: c.on })
         })
         .collect();
@@ -430,6 +436,12 @@ fn compile(
         }
         valid
     });
+    if matches!(duration, DurationPolicy::Infinite) && !data.on_expiry.is_empty() {
+        errors.push(err(
+            "on_expiry",
+            "an Infinite effect never expires, so its on_expiry effects would never apply (on_removal runs when it is removed)".into(),
+        ));
+    }
     if instant && (!data.on_expiry.is_empty() || !data.on_removal.is_empty()) {
         errors.push(err(
             "on_",
