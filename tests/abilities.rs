@@ -1665,3 +1665,67 @@ fn game_code_naming_what_the_catalog_lacks_changes_nothing() {
         .unwrap();
     saved.restore(&mut World::new(), &mut restored).unwrap();
 }
+
+/// Waits on a tag, then records how it woke.
+struct AwaitTag(Wait, Arc<Mutex<Vec<(f64, String)>>>);
+
+impl AbilityBehaviour for AwaitTag {
+    fn activate(&self, cx: &mut AbilityCx<'_>) {
+        match self.0 {
+            Wait::TagAdded(t) => cx.wait_tag_added(t),
+            Wait::TagRemoved(t) => cx.wait_tag_removed(t),
+            _ => unreachable!("a tag wait"),
+        }
+    }
+
+    fn wake(&self, cx: &mut AbilityCx<'_>, reason: WakeReason) {
+        let now = cx.gas.now().as_secs_f64();
+        self.1.lock().unwrap().push((now, format!("{reason:?}")));
+        cx.end();
+    }
+}
+
+/// A tag wait already met when it is set wakes at once, as Unreal's do: a
+/// wait for a tag the owner holds, or for one it lacks to be gone (it
+/// waited for a change that might never come). One not met waits for the
+/// change.
+#[test]
+fn a_tag_wait_already_met_wakes_at_once() {
+    const TAGS: &str = "Test.Trigger.Wait\nStatus.Calm\nStatus.Stunned\n";
+    const CONTENT: &str = r#"(abilities: [(name: "GA_Wait", trigger: "Test.Trigger.Wait", behaviour: Registered("Await"))])"#;
+    for (holds_calm, removed, expect_at_once) in [
+        (true, false, true),   // waits to be calm, is calm
+        (false, false, false), // waits to be calm, is not
+        (false, true, true),   // waits for no stun, has none
+    ] {
+        let mut gas = core_context(TAGS, CONTENT);
+        let tag = |gas: &Gas, name: &str| gas.catalog().tags().get(name).unwrap();
+        let wait = if removed {
+            Wait::TagRemoved(tag(&gas, "Status.Stunned"))
+        } else {
+            Wait::TagAdded(tag(&gas, "Status.Calm"))
+        };
+        let woken = Arc::new(Mutex::new(Vec::new()));
+        gas.register_behaviour("Await", AwaitTag(wait, woken.clone()))
+            .unwrap();
+        let mut world = World::new();
+        let owner = world.spawn((gas.new_ability_system(),));
+        let ability = gas.catalog().abilities().get("GA_Wait").unwrap();
+        gas.grant_ability(&mut world, owner, ability, 1).unwrap();
+        if holds_calm {
+            gas.add_loose_tag(&mut world, owner, tag(&gas, "Status.Calm"), false);
+        }
+        let trigger = GameplayEvent::new(tag(&gas, "Test.Trigger.Wait"));
+        assert!(gas.handle_event(&mut world, owner, trigger).activated());
+        gas.advance_by(&mut world, SimDuration::from_secs(1));
+        let at_once = woken.lock().unwrap().clone();
+        if expect_at_once {
+            assert_eq!(at_once.len(), 1, "{wait:?}: {at_once:?}");
+            assert_eq!(at_once[0].0, 0.0, "{wait:?}: {at_once:?}");
+        } else {
+            assert!(at_once.is_empty(), "{wait:?}: {at_once:?}");
+            gas.add_loose_tag(&mut world, owner, tag(&gas, "Status.Calm"), false);
+            assert_eq!(woken.lock().unwrap().len(), 1, "woken by the change");
+        }
+    }
+}

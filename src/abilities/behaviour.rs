@@ -258,7 +258,8 @@ impl AbilityCx<'_> {
         self.wait_on(Wait::Event(tag));
     }
 
-    /// Wakes the instance when the owner gains `tag`.
+    /// Wakes the instance when the owner holds `tag` (parent-aware; right
+    /// after this call if it already does, as Unreal's tag waits).
     pub fn wait_tag_added(&mut self, tag: Tag) {
         self.wait_on(Wait::TagAdded(tag));
     }
@@ -284,7 +285,9 @@ impl AbilityCx<'_> {
         self.wait_for(Wait::EffectRemoved(key), None);
     }
 
-    /// Wakes the instance when the owner loses `tag`.
+    /// Wakes the instance when the owner no longer holds `tag` (right
+    /// after this call if it already does not: a channel that waits out a
+    /// stun starts at once when there is none).
     pub fn wait_tag_removed(&mut self, tag: Tag) {
         self.wait_on(Wait::TagRemoved(tag));
     }

@@ -33,9 +33,11 @@ pub enum Wait {
     Delay,
     /// A gameplay event whose tag matches (parent-aware).
     Event(Tag),
-    /// The owner gaining the tag (parent-aware).
+    /// The owner holding the tag (parent-aware; at once if it already
+    /// does).
     TagAdded(Tag),
-    /// The owner no longer having the tag (parent-aware).
+    /// The owner no longer having the tag (parent-aware; at once if it
+    /// already has not).
     TagRemoved(Tag),
     /// The owner's current value of the attribute being below the
     /// threshold (at once if it already is).

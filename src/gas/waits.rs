@@ -88,7 +88,7 @@ impl Gas {
         if !was_watched && system.reactive_waits.any() {
             self.notice_lazy_ends_of(owner, system);
         }
-        if wait.on_state() {
+        if wait.on_state() || wait.on_tags() {
             // Already met: the reconcile ending this call wakes it.
             self.queue_reconcile(owner, system);
         }
@@ -331,13 +331,16 @@ impl Gas {
         }
     }
 
-    /// Wakes the owner's instances whose attribute or effect wait is met.
+    /// Wakes the owner's instances whose attribute or effect wait is met,
+    /// or whose tag wait already was when it was set (as Unreal's tag
+    /// waits fire at once when the tag is already there, or already gone).
     pub(super) fn ability_state_waits(&mut self, world: &mut World, owner: Entity) {
         let wake: SmallVec<[(InstanceKey, Wait, WakeReason); 2]> = {
             let Ok(system) = world.get::<&AbilitySystem>(owner) else {
                 return;
             };
             let attribute = |attribute, value| WakeReason::Attribute { attribute, value };
+            let effects = self.catalog.effects();
             system
                 .abilities
                 .instances
@@ -354,6 +357,10 @@ impl Gas {
                             (system.host.effect(effect, self.now).is_none())
                                 .then_some(WakeReason::EffectRemoved(effect))
                         }
+                        Wait::TagAdded(t) => (system.host.has_tag(effects, self.now, t))
+                            .then_some(WakeReason::TagAdded(t)),
+                        Wait::TagRemoved(t) => (!system.host.has_tag(effects, self.now, t))
+                            .then_some(WakeReason::TagRemoved(t)),
                         _ => None,
                     };
                     Some((key, instance.wait, reason?))
