@@ -20,7 +20,9 @@ use crate::time::TimerKey;
 
 new_key_type! {
     /// An active ability instance on one entity. Generation-checked: a
-    /// wake-up for an ended instance finds nothing and is ignored.
+    /// wake-up for an ended instance finds nothing and is ignored. Like an
+    /// [`EffectKey`], a key is its entity's alone: another entity's names
+    /// nothing there, or one of its own instances.
     pub struct InstanceKey;
 }
 

@@ -15,7 +15,10 @@ use crate::time::{SimDuration, SimTime, TimerKey};
 
 new_key_type! {
     /// An active effect on one entity. Generation-checked: the key of a
-    /// removed effect never matches a later one.
+    /// removed effect never matches a later one. A key is its entity's
+    /// alone: each entity numbers its effects from the start, so another
+    /// entity's key names nothing there, or one of its own effects. Keep
+    /// the entity with the key.
     pub struct EffectKey;
 }
 
