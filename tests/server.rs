@@ -1239,3 +1239,64 @@ fn work_limits_bite_where_they_would_without_a_trace() {
     assert!(quiet.1 > 0, "the instant ran past its budget");
     assert_eq!(run(TraceFilter::ALL), quiet);
 }
+
+/// Polls its target every tenth of a second.
+struct Watch;
+
+impl AbilityBehaviour for Watch {
+    fn activate(&self, cx: &mut AbilityCx<'_>) {
+        cx.wait_delay(SimDuration::from_millis(100));
+    }
+
+    fn wake(&self, cx: &mut AbilityCx<'_>, _reason: WakeReason) {
+        cx.wait_delay(SimDuration::from_millis(100));
+    }
+}
+
+/// With a rollback window, a target despawned through the context is gone
+/// for the abilities aimed at it from that instant, whatever the frame
+/// step: its kept handle counted as present until the advance that freed
+/// it ended, so one long step lost the target later than short ones.
+#[test]
+fn a_despawned_target_is_lost_at_the_same_instant_at_any_step() {
+    let lost_at = |step_ms: u64| {
+        let mut builder = CatalogBuilder::new();
+        builder.tags().add_source("watch.tags", "Ability.Watch\n");
+        builder.add_source(
+            "watch.ron",
+            r#"(abilities: [(name: "GA_Watch", trigger: "Ability.Watch", behaviour: Registered("Watch"))])"#,
+        );
+        let mut gas = Gas::new(builder.build().unwrap());
+        gas.register_behaviour("Watch", Watch).unwrap();
+        gas.trace_mut().set_filter(TraceFilter::ALL);
+        gas.set_rollback_window(Some(SimDuration::from_millis(500)));
+        let mut world = World::new();
+        let watcher = world.spawn((gas.new_ability_system(),));
+        let chest = world.spawn((Name("chest".into()),));
+        let watch = gas.catalog().abilities().get("GA_Watch").unwrap();
+        gas.grant_ability(&mut world, watcher, watch, 1).unwrap();
+        let trigger = gas.catalog().tags().get("Ability.Watch").unwrap();
+        let event = GameplayEvent::new(trigger).target(chest);
+        assert!(gas.handle_event(&mut world, watcher, event).activated());
+        gas.advance_to(&mut world, SimTime::from_millis(50));
+        gas.despawn(&mut world, chest);
+        let mut at = 50;
+        while at < 1_000 {
+            at += step_ms;
+            gas.advance_to(&mut world, SimTime::from_millis(at));
+        }
+        gas.trace()
+            .events()
+            .iter()
+            .find_map(|e| match e.kind {
+                TraceKind::AbilityEnded {
+                    reason: EndReason::TargetLost,
+                    ..
+                } => Some(e.time),
+                _ => None,
+            })
+            .expect("the target is lost")
+    };
+    assert_eq!(lost_at(50), SimTime::from_millis(100));
+    assert_eq!(lost_at(950), SimTime::from_millis(100));
+}

@@ -49,16 +49,23 @@ pub struct Attackers {
 impl Attackers {
     /// Forgets attackers that no longer exist.
     pub fn prune(&mut self, world: &World) {
-        self.current.retain(|e| world.contains(*e));
+        self.current.retain(|e| in_play(world, *e));
     }
 
     /// Would `attacker` be accepted under `max`? Idempotent: one already in
     /// the set is accepted whatever the count. Attackers that no longer
     /// exist do not count against `max`.
     pub fn would_accept(&self, world: &World, attacker: Entity, max: u32) -> bool {
-        let present = self.current.iter().filter(|&&e| world.contains(e)).count();
+        let present = self.current.iter().filter(|&&e| in_play(world, e)).count();
         self.current.contains(&attacker) || (present as u32) < max
     }
+}
+
+/// Whether `entity` still fights: in the world, and not the kept handle of
+/// one despawned through the context for a rollback (see
+/// [`Gas::in_play`](crate::Gas::in_play)).
+fn in_play(world: &World, entity: Entity) -> bool {
+    world.contains(entity) && !world.satisfies::<&crate::gas::Reserved>(entity)
 }
 
 /// The spellbook state: the current book, the books unlocked, the autocast spell.
@@ -126,5 +133,14 @@ mod tests {
         world.despawn(second).unwrap();
         assert!(attackers.would_accept(&world, newcomer, 2), "a place freed");
         assert!(!attackers.would_accept(&world, newcomer, 1));
+        // A handle kept for a rollback is no attacker either.
+        world.despawn(first).unwrap();
+        world.spawn_at(
+            first,
+            (crate::gas::Reserved {
+                since: crate::SimTime::ZERO,
+            },),
+        );
+        assert!(attackers.would_accept(&world, newcomer, 1), "a kept handle");
     }
 }

@@ -53,6 +53,15 @@ impl Gas {
         self.reserved.len()
     }
 
+    /// Whether `entity` is in play: in the world, and not the handle of an
+    /// entity despawned through the context, kept for a rollback (which
+    /// is freed only when an advance ends, so as an answer to "is it
+    /// there" it would depend on the frame step).
+    pub fn in_play(&self, world: &World, entity: Entity) -> bool {
+        world.contains(entity)
+            && (self.rollback_window.is_none() || !world.satisfies::<&Reserved>(entity))
+    }
+
     /// Takes `entity` out of the world: despawned, or, with a rollback
     /// window, emptied and kept as [`Reserved`]. `false` if it was gone.
     pub(crate) fn retire(&mut self, world: &mut World, entity: Entity) -> bool {

@@ -183,7 +183,7 @@ impl Gas {
         what: (AbilityId, GameplayEvent, u32),
         reason: WakeReason,
     ) {
-        if what.1.target.is_some_and(|t| !world.contains(t)) {
+        if what.1.target.is_some_and(|t| !self.in_play(world, t)) {
             self.end_instance(world, owner, instance, EndReason::TargetLost);
             return;
         }
