@@ -2143,6 +2143,50 @@ fn cues_carry_the_stacked_magnitude_and_an_empty_immunity_blocks_nothing() {
     assert!((seen[1] - 0.7).abs() < 1e-12, "removed at three: {seen:?}");
 }
 
+/// An inhibited effect plays no cue, as Unreal's: applied while held back
+/// it plays no add cue until it starts, it plays its remove cue when held
+/// back and its add cue when it resumes, and removed while held back it
+/// plays nothing more (its add cue played on application whatever the
+/// inhibition, and stopping and resuming played nothing).
+#[test]
+fn cues_follow_inhibition() {
+    let catalog = catalog_with(
+        r#"(effects: [(name: "GE_Aura", duration: Infinite,
+             ongoing_requirements: (none: ["Status.Stunned"]),
+             modifiers: [(attribute: "Stamina", op: Flat, magnitude: Constant(1))],
+             cues: [(tag: "GameplayCue.Slow", on: Add), (tag: "GameplayCue.Slow", on: Remove)])])"#,
+    )
+    .unwrap();
+    let mut g = Game::over(catalog);
+    let hero = g.hero;
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = seen.clone();
+    g.gas.observe(
+        Observe::cue(g.tag("GameplayCue.Slow")),
+        move |_world, gas, observed| {
+            if let Some(TraceKind::Cue { event, .. }) = observed.kind() {
+                log.lock().unwrap().push((gas.now().as_secs_f64(), *event));
+            }
+        },
+    );
+    g.apply(hero, g.stun(1.0));
+    let aura = g.apply(hero, g.spec("GE_Aura"));
+    let ApplyOutcome::Added(aura) = aura else {
+        panic!("{aura:?}")
+    };
+    g.at(2.0); // the stun ends at 1: the aura starts
+    g.apply(hero, g.stun(1.0)); // held back at 2
+    g.at(4.0); // resumes at 3
+    g.apply(hero, g.stun(5.0)); // held back at 4
+    g.at(5.0);
+    assert!(g.gas.remove_effect(&mut g.world, hero, aura));
+    use gaskit::CueEvent::{Add, Remove};
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [(1.0, Add), (2.0, Remove), (3.0, Add), (4.0, Remove)]
+    );
+}
+
 /// Settings that could never fire are load errors: a cue on Execute on an
 /// effect that never executes (neither instant nor periodic), and
 /// `on_expiry` on an effect that never expires.

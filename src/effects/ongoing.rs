@@ -8,23 +8,46 @@ use smallvec::SmallVec;
 use super::active::{ActiveEffect, Captures, EffectKey};
 use super::calculation::{CalculationId, Calculations, CaptureDef};
 use super::cx::{Defs, EffectCx, FollowUp, TagLog};
-use super::data::{CaptureFrom, PeriodicWhileDead};
+use super::data::{CaptureFrom, CueEvent, PeriodicWhileDead};
 use super::def::{EffectDefs, Magnitude};
 use super::host::EffectHost;
 use crate::attributes::AttributeId;
 use crate::trace::{RemovalReason, TraceKind};
 
 impl EffectHost {
-    /// Starts or stops an effect's modifiers and granted tags.
+    /// Starts or stops an effect's modifiers and granted tags, and fires
+    /// its add cues as it starts and its remove cues as it stops (as
+    /// Unreal's inhibition does: an effect held back plays no cue, and one
+    /// that resumes plays its add cues again).
     pub(crate) fn set_inhibited<P>(
         &mut self,
         cx: &mut EffectCx<P>,
         key: EffectKey,
         inhibited: bool,
     ) {
+        if self.switch_inhibited(cx, key, inhibited) {
+            let effect = &self.effects[key];
+            let def = cx.defs.def(effect.def);
+            let event = if inhibited {
+                CueEvent::Remove
+            } else {
+                CueEvent::Add
+            };
+            self.fire_cues(cx, def, event, effect, effect.cue_magnitude(def));
+        }
+    }
+
+    /// [`set_inhibited`](Self::set_inhibited) without the cues (a removal
+    /// fires its own, after its record); `true` when it changed anything.
+    pub(crate) fn switch_inhibited<P>(
+        &mut self,
+        cx: &mut EffectCx<P>,
+        key: EffectKey,
+        inhibited: bool,
+    ) -> bool {
         let effect = &mut self.effects[key];
         if effect.inhibited == inhibited {
-            return;
+            return false;
         }
         effect.inhibited = inhibited;
         let def_id = effect.def;
@@ -51,6 +74,7 @@ impl EffectHost {
                 },
             ));
         }
+        true
     }
 
     /// Brings every effect's inhibition in line with its ongoing

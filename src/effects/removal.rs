@@ -23,8 +23,10 @@ impl EffectHost {
         let Some(effect) = self.effects.get(key) else {
             return false;
         };
-        if !effect.inhibited {
-            self.set_inhibited(cx, key, true);
+        // An inhibited effect played its remove cues when it stopped.
+        let was_active = !effect.inhibited;
+        if was_active {
+            self.switch_inhibited(cx, key, true);
         }
         // Everything that reads the effect runs while it is still in its
         // slot; then it is dropped there (moving an effect out just to drop
@@ -47,7 +49,9 @@ impl EffectHost {
             }
         });
         let def = cx.defs.def(effect.def);
-        self.fire_cues(cx, def, CueEvent::Remove, effect, effect.cue_magnitude(def));
+        if was_active {
+            self.fire_cues(cx, def, CueEvent::Remove, effect, effect.cue_magnitude(def));
+        }
         let next = match reason {
             RemovalReason::Expired => &def.on_expiry,
             _ => &def.on_removal,

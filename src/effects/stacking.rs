@@ -6,7 +6,7 @@ use smallvec::SmallVec;
 
 use super::active::{ActiveEffect, Captures, EffectKey};
 use super::cx::{Defs, EffectCx};
-use super::data::{CueEvent, DurationOnReapply, PeriodOnReapply, StackBy};
+use super::data::{DurationOnReapply, PeriodOnReapply, StackBy};
 use super::def::EffectDef;
 use super::host::{EffectHost, EffectTimer};
 use super::spec::EffectSpec;
@@ -81,11 +81,11 @@ impl EffectHost {
                 duration,
             }
         });
+        // Started, it plays its add cues; held back, it plays none until it
+        // starts.
         if def.ongoing_requirements.matches(self.tags.tags()) {
             self.set_inhibited(cx, key, false);
         }
-        let effect = &self.effects[key];
-        self.fire_cues(cx, def, CueEvent::Add, effect, effect.cue_magnitude(def));
         if def.period.is_some_and(|p| p.execute_on_application) {
             self.execute_period(cx, key);
         }
