@@ -316,8 +316,6 @@ fn attack_interval(
     interval
 }
 
-/// `value` when it is a finite number ≥ 0; otherwise an error at `what`,
-/// and 0.
 /// `value`, or 0 with an error naming `what` when it is not finite.
 fn finite_number(
     file: &SourceFile,
@@ -326,17 +324,19 @@ fn finite_number(
     value: f64,
     errors: &mut LoadErrors,
 ) -> f64 {
-    if value.is_finite() {
-        return value;
-    }
-    errors.push(file.error_after(
+    number_that(
+        file,
         anchor,
         what,
-        format!("{what} must be a finite number, found {value}"),
-    ));
-    0.0
+        value,
+        "a finite number",
+        f64::is_finite,
+        errors,
+    )
 }
 
+/// `value` when it is a finite number ≥ 0; otherwise an error at `what`,
+/// and 0.
 fn non_negative(
     file: &SourceFile,
     anchor: &str,
@@ -344,15 +344,38 @@ fn non_negative(
     value: f64,
     errors: &mut LoadErrors,
 ) -> f64 {
-    if !(value.is_finite() && value >= 0.0) {
-        errors.push(file.error_after(
-            anchor,
-            what,
-            format!("{what} must be a finite number ≥ 0, found {value}"),
-        ));
-        return 0.0;
+    let valid = |v: f64| v.is_finite() && v >= 0.0;
+    number_that(
+        file,
+        anchor,
+        what,
+        value,
+        "a finite number ≥ 0",
+        valid,
+        errors,
+    )
+}
+
+/// `value` when `valid` says it is `expected`; otherwise an error at
+/// `what` saying so, and 0.
+fn number_that(
+    file: &SourceFile,
+    anchor: &str,
+    what: &str,
+    value: f64,
+    expected: &str,
+    valid: impl Fn(f64) -> bool,
+    errors: &mut LoadErrors,
+) -> f64 {
+    if valid(value) {
+        return value;
     }
-    value
+    errors.push(file.error_after(
+        anchor,
+        what,
+        format!("{what} must be {expected}, found {value}"),
+    ));
+    0.0
 }
 
 fn compile_settings(

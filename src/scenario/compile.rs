@@ -167,8 +167,7 @@ impl Scenario {
         for (index, c) in data.combatants.iter().enumerate() {
             if !names.add(&c.name) {
                 cx.entry = Some(("name", index));
-                let e = cx.error_at(&c.name, format!("combatant `{}` is listed twice", c.name));
-                cx.errors.push(e);
+                cx.report(&c.name, format!("combatant `{}` is listed twice", c.name));
             }
         }
         let combatants = (data.combatants.iter().enumerate())
@@ -182,7 +181,7 @@ impl Scenario {
         for (index, input) in data.timeline.iter().enumerate() {
             cx.entry = Some(("at", index));
             let at = SimTime::from_secs_f64(input.at).unwrap_or_else(|_| {
-                let e = cx.error_at(
+                cx.report(
                     "at",
                     format!(
                         "input time must be a number of seconds from 0 to {}, found {}",
@@ -190,19 +189,17 @@ impl Scenario {
                         input.at
                     ),
                 );
-                cx.errors.push(e);
                 SimTime::ZERO
             });
             // One past the end would never run.
             if at > SimTime::ZERO + duration {
-                let e = cx.error_at(
+                cx.report(
                     "at",
                     format!(
                         "input at {} s comes after the scenario ends ({} s)",
                         input.at, data.duration
                     ),
                 );
-                cx.errors.push(e);
             }
             if let Some(action) = cx.action(&input.action, &names) {
                 timeline.push((at, action));
@@ -274,6 +271,12 @@ impl Resolver<'_> {
             Some(_) => error.at_text_from(text, from, needle),
             None => error.at_text(text, needle),
         }
+    }
+
+    /// Pushes [`error_at`](Self::error_at)'s error.
+    fn report(&mut self, needle: &str, message: impl Into<String>) {
+        let error = self.error_at(needle, message);
+        self.errors.push(error);
     }
 
     fn unknown(&mut self, what: &str, name: &str, candidates: Vec<String>) {
@@ -371,12 +374,12 @@ impl Resolver<'_> {
                 continue;
             };
             if self.combat.item(item).and_then(|d| d.slot).is_none() {
-                self.errors.push(self.error_at(
+                self.report(
                     name,
                     format!(
                         "combatant `{combatant}`: `{name}` cannot be worn (it has no slot); carry it in `inventory`"
                     ),
-                ));
+                );
                 continue;
             }
             worn.push((item, *quantity));
@@ -406,8 +409,7 @@ impl Resolver<'_> {
             {
                 Some(s) => levels.push((s, *level)),
                 None if tags.get(skill).is_some() => {
-                    self.errors
-                        .push(self.error_at(skill, format!("`{skill}` is not a combat skill")));
+                    self.report(skill, format!("`{skill}` is not a combat skill"));
                 }
                 None => {}
             }
@@ -419,11 +421,10 @@ impl Resolver<'_> {
         let spellbook = data.spellbook.as_deref().and_then(|book| {
             let tag = self.tag(book)?;
             if !combat.is_known_book(tag) {
-                let e = self.error_at(
+                self.report(
                     book,
                     format!("`{book}` is not a spellbook of the catalog's"),
                 );
-                self.errors.push(e);
                 return None;
             }
             Some(tag)
@@ -432,24 +433,22 @@ impl Resolver<'_> {
         // a number ≥ 0.
         let (x, y) = data.position;
         if !(x.is_finite() && y.is_finite()) {
-            let e = self.error_at(
+            self.report(
                 "position",
                 format!(
                     "combatant `{}`: position must be finite, found ({x}, {y})",
                     data.name
                 ),
             );
-            self.errors.push(e);
         }
         if !(data.speed.is_finite() && data.speed >= 0.0) {
-            let e = self.error_at(
+            self.report(
                 "speed",
                 format!(
                     "combatant `{}`: speed must be a number ≥ 0, found {}",
                     data.name, data.speed
                 ),
             );
-            self.errors.push(e);
         }
         let attributes = data
             .attributes
@@ -462,9 +461,7 @@ impl Resolver<'_> {
                     .map_err(|e| self.errors.push(e))
                     .ok()?;
                 if !value.is_finite() {
-                    self.errors.push(
-                        self.error_at(name, format!("attribute `{name}` override must be finite")),
-                    );
+                    self.report(name, format!("attribute `{name}` override must be finite"));
                     return None;
                 }
                 Some((id, *value))
@@ -493,8 +490,7 @@ impl Resolver<'_> {
         let tag = self.tag(name)?;
         let style = Style::from_tag(&self.combat.tags, tag);
         if style.is_none() {
-            let e = self.error_at(name, format!("`{name}` is not a combat style"));
-            self.errors.push(e);
+            self.report(name, format!("`{name}` is not a combat style"));
         }
         style
     }
@@ -559,11 +555,10 @@ impl Resolver<'_> {
             ActionData::Event(a, t) => Action::Event(self.who(a, names)?, self.tag(t)?),
             ActionData::Move(a, (x, y)) => {
                 if !(x.is_finite() && y.is_finite()) {
-                    let e = self.error_at(
+                    self.report(
                         "Move",
                         format!("a move's destination must be finite, found ({x}, {y})"),
                     );
-                    self.errors.push(e);
                     return None;
                 }
                 Action::Move(self.who(a, names)?, Vec2::new(*x, *y))
@@ -572,9 +567,7 @@ impl Resolver<'_> {
             ActionData::CloseModal(a, t) => Action::CloseModal(self.who(a, names)?, self.tag(t)?),
             ActionData::Stun(a, secs) => {
                 if !(secs.is_finite() && *secs >= 0.0) {
-                    self.errors.push(
-                        self.error_at("Stun", format!("stun seconds must be ≥ 0, found {secs}")),
-                    );
+                    self.report("Stun", format!("stun seconds must be ≥ 0, found {secs}"));
                     return None;
                 }
                 Action::Stun(self.who(a, names)?, *secs)
