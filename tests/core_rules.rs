@@ -118,6 +118,15 @@ impl Game {
         }
     }
 
+    /// Grants `ability` to the hero at level 1.
+    fn grant(&mut self, ability: &str) -> gaskit::AbilityId {
+        let id = self.gas.catalog().abilities().get(ability).unwrap();
+        self.gas
+            .grant_ability(&mut self.world, self.hero, id, 1)
+            .unwrap();
+        id
+    }
+
     fn attribute(&self, name: &str) -> AttributeId {
         self.gas.catalog().attributes().get(name).unwrap()
     }
@@ -1946,8 +1955,7 @@ fn a_cost_of_any_magnitude_is_checked_as_it_would_be_paid() {
     .unwrap();
     let mut g = Game::over(catalog);
     let hero = g.hero;
-    let nova = g.gas.catalog().abilities().get("GA_Nova").unwrap();
-    g.gas.grant_ability(&mut g.world, hero, nova, 1).unwrap();
+    g.grant("GA_Nova");
     let event = GameplayEvent::new(g.tag("Action.Trigger.Hurl"));
     assert!(g.gas.handle_event(&mut g.world, hero, event).activated());
     assert_eq!(g.read(hero, "Mana").1, 100.0, "200 less half of 200");
@@ -2249,8 +2257,7 @@ fn a_commit_checks_the_cooldown_again() {
             .register_behaviour("LateCommit", LateCommit(commits.clone()))
             .unwrap();
         let hero = g.hero;
-        let charge = g.gas.catalog().abilities().get("GA_Charge").unwrap();
-        g.gas.grant_ability(&mut g.world, hero, charge, 1).unwrap();
+        g.grant("GA_Charge");
         let gold = g.attribute("Gold");
         g.gas
             .set_base_attribute(&mut g.world, hero, gold, 100.0)

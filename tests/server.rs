@@ -276,8 +276,9 @@ impl AbilityBehaviour for Spin {
     }
 }
 
-#[test]
-fn no_content_can_hang_advance_to() {
+/// A context with `limits` and one entity granted `GA_Spin` (content
+/// that schedules without end once triggered), not yet triggered.
+fn spinning(limits: WorkLimits) -> (Gas, World, Entity) {
     let mut builder = CatalogBuilder::new();
     builder.tags().add_source("spin.tags", "Ability.Spin\n");
     builder.add_source(
@@ -287,14 +288,20 @@ fn no_content_can_hang_advance_to() {
     let mut gas = Gas::new(builder.build().unwrap());
     gas.register_behaviour("Spin", Spin).unwrap();
     gas.trace_mut().set_filter(TraceFilter::NONE);
-    gas.set_work_limits(WorkLimits {
-        per_instant: 1_000,
-        per_call: 50_000,
-    });
+    gas.set_work_limits(limits);
     let mut world = World::new();
     let spinner = world.spawn((gas.new_ability_system(),));
     let spin = gas.catalog().abilities().get("GA_Spin").unwrap();
     gas.grant_ability(&mut world, spinner, spin, 1).unwrap();
+    (gas, world, spinner)
+}
+
+#[test]
+fn no_content_can_hang_advance_to() {
+    let (mut gas, mut world, spinner) = spinning(WorkLimits {
+        per_instant: 1_000,
+        per_call: 50_000,
+    });
     let trigger = gas.catalog().tags().get("Ability.Spin").unwrap();
     gas.handle_event(&mut world, spinner, GameplayEvent::new(trigger));
 
@@ -314,23 +321,10 @@ fn no_content_can_hang_advance_to() {
 /// budget ends it (it spun forever, or tripped a debug assertion).
 #[test]
 fn no_content_can_hang_advance_to_at_the_end_of_time() {
-    let mut builder = CatalogBuilder::new();
-    builder.tags().add_source("spin.tags", "Ability.Spin\n");
-    builder.add_source(
-        "spin.ron",
-        r#"(abilities: [(name: "GA_Spin", trigger: "Ability.Spin", behaviour: Registered("Spin"))])"#,
-    );
-    let mut gas = Gas::new(builder.build().unwrap());
-    gas.register_behaviour("Spin", Spin).unwrap();
-    gas.trace_mut().set_filter(TraceFilter::NONE);
-    gas.set_work_limits(WorkLimits {
+    let (mut gas, mut world, spinner) = spinning(WorkLimits {
         per_instant: 10,
         per_call: 1_000,
     });
-    let mut world = World::new();
-    let spinner = world.spawn((gas.new_ability_system(),));
-    let spin = gas.catalog().abilities().get("GA_Spin").unwrap();
-    gas.grant_ability(&mut world, spinner, spin, 1).unwrap();
     assert_eq!(gas.advance_to(&mut world, SimTime::MAX), Advance::Reached);
     let trigger = gas.catalog().tags().get("Ability.Spin").unwrap();
     gas.handle_event(&mut world, spinner, GameplayEvent::new(trigger));
