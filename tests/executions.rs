@@ -148,45 +148,37 @@ impl ExecutionCalculation for Stray {
     }
 }
 
-/// Minus a tenth of the target's Potency, read at each evaluation.
-#[derive(Default)]
-struct Evaporation(Capture);
+/// `factor` × one captured attribute: Evaporation takes a tenth of the
+/// target's Potency read at each evaluation, Glow half the source's Skill
+/// read live, Sediment a tenth of the target's Impurity as it was at
+/// application.
+struct Fraction {
+    attribute: &'static str,
+    from: CaptureFrom,
+    live: bool,
+    factor: f64,
+    capture: Capture,
+}
 
-impl MagnitudeCalculation for Evaporation {
-    fn setup(&mut self, setup: &mut CalculationSetup<'_>) {
-        self.0 = setup.capture("Potency", CaptureFrom::Target, true);
-    }
-
-    fn magnitude(&self, cx: &MagnitudeCx<'_>) -> f64 {
-        -0.1 * cx.captured(self.0)
+impl Fraction {
+    fn of(attribute: &'static str, from: CaptureFrom, live: bool, factor: f64) -> Self {
+        Fraction {
+            attribute,
+            from,
+            live,
+            factor,
+            capture: Capture::default(),
+        }
     }
 }
 
-/// Half the source's Skill, read live.
-#[derive(Default)]
-struct Glow(Capture);
-
-impl MagnitudeCalculation for Glow {
+impl MagnitudeCalculation for Fraction {
     fn setup(&mut self, setup: &mut CalculationSetup<'_>) {
-        self.0 = setup.capture("Skill", CaptureFrom::Source, true);
+        self.capture = setup.capture(self.attribute, self.from, self.live);
     }
 
     fn magnitude(&self, cx: &MagnitudeCx<'_>) -> f64 {
-        0.5 * cx.captured(self.0)
-    }
-}
-
-/// Minus a tenth of the target's Impurity as it was at application.
-#[derive(Default)]
-struct Sediment(Capture);
-
-impl MagnitudeCalculation for Sediment {
-    fn setup(&mut self, setup: &mut CalculationSetup<'_>) {
-        self.0 = setup.capture("Impurity", CaptureFrom::Target, false);
-    }
-
-    fn magnitude(&self, cx: &MagnitudeCx<'_>) -> f64 {
-        -0.1 * cx.captured(self.0)
+        self.factor * cx.captured(self.capture)
     }
 }
 
@@ -229,9 +221,13 @@ fn builder() -> CatalogBuilder {
     builder.add_execution("Simmer", Simmer::default());
     builder.add_execution("Volatile", Volatile::default());
     builder.add_execution("Stray", Stray(foreign_attribute()));
-    builder.add_magnitude("Evaporation", Evaporation::default());
-    builder.add_magnitude("Glow", Glow::default());
-    builder.add_magnitude("Sediment", Sediment::default());
+    let target = CaptureFrom::Target;
+    builder.add_magnitude("Evaporation", Fraction::of("Potency", target, true, -0.1));
+    builder.add_magnitude(
+        "Glow",
+        Fraction::of("Skill", CaptureFrom::Source, true, 0.5),
+    );
+    builder.add_magnitude("Sediment", Fraction::of("Impurity", target, false, -0.1));
     builder.add_magnitude("Falloff", Falloff::default());
     builder
 }
