@@ -268,6 +268,26 @@ impl Lab {
         self.world.get::<&AbilitySystem>(of).unwrap().current(id)
     }
 
+    /// A lab restored, into a fresh world and context, from this one
+    /// saved as text (this one left as it was).
+    fn through_text(&self) -> Lab {
+        let text = Snapshot::<()>::save(&self.world, &self.gas)
+            .to_ron()
+            .unwrap();
+        let mut world = World::new();
+        let mut gas = Gas::new(self.gas.catalog().clone());
+        Snapshot::<()>::from_ron(&text)
+            .unwrap()
+            .restore(&mut world, &mut gas)
+            .unwrap();
+        Lab {
+            world,
+            gas,
+            alchemist: self.alchemist,
+            cauldron: self.cauldron,
+        }
+    }
+
     fn apply(&mut self, to: Entity, spec: EffectSpec) -> Result<ApplyOutcome, EffectError> {
         self.gas.apply_effect(&mut self.world, to, spec)
     }
@@ -415,14 +435,7 @@ fn captured_values_stay_with_the_effect_and_travel_with_a_snapshot() {
     let unraised = run(false);
     assert_eq!(unraised.value(unraised.cauldron, "Potency"), 60.0);
 
-    let text = Snapshot::<()>::save(&lab.world, &lab.gas).to_ron().unwrap();
-    let mut world = World::new();
-    let mut gas = Gas::new(lab.gas.catalog().clone());
-    Snapshot::<()>::from_ron(&text)
-        .unwrap()
-        .restore(&mut world, &mut gas)
-        .unwrap();
-    let mut restored = Lab { world, gas, ..lab };
+    let mut restored = lab.through_text();
     let end = SimTime::from_millis(6_500);
     lab.gas.advance_to(&mut lab.world, end);
     restored.gas.advance_to(&mut restored.world, end);
@@ -549,14 +562,7 @@ fn custom_magnitudes_are_worked_out_again_while_the_effect_is_active() {
         lab.gas
             .set_base_attribute(&mut lab.world, cauldron, impurity, 40.0)
             .unwrap();
-        let text = Snapshot::<()>::save(&lab.world, &lab.gas).to_ron().unwrap();
-        let mut world = World::new();
-        let mut gas = Gas::new(lab.gas.catalog().clone());
-        Snapshot::<()>::from_ron(&text)
-            .unwrap()
-            .restore(&mut world, &mut gas)
-            .unwrap();
-        let mut restored = Lab { world, gas, ..lab };
+        let mut restored = lab.through_text();
         restored
             .gas
             .advance_by(&mut restored.world, SimDuration::from_secs(3));
