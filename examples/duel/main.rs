@@ -645,6 +645,24 @@ mod tests {
         ],
     )"#;
 
+    /// The report names a target despawned during the fight as the trace
+    /// does, by its fighter's name (it read `#1`).
+    #[test]
+    fn the_report_names_a_despawned_target() {
+        let catalog = Arc::new(gaskit::combat::default_catalog());
+        let text = THREE.replace(
+            "(at: 0.0, do: Engage(\"bob\", \"alice\")),",
+            "(at: 2.0, do: Despawn(\"dummy\")),",
+        );
+        let scenario = Scenario::parse(&text, "three.ron", &catalog).unwrap();
+        let mut run = ScenarioRun::new(catalog, scenario).unwrap();
+        let end = SimTime::from_secs_f64(5.0).unwrap();
+        run.advance_to(end);
+        let events = run.gas.trace().events().to_vec();
+        let lines = timeline::read(&run, &events, end);
+        assert_eq!(lines[0].target.as_deref(), Some("dummy"));
+    }
+
     #[test]
     fn each_fighter_is_measured_against_its_own_target() {
         let catalog = Arc::new(gaskit::combat::default_catalog());

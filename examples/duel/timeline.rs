@@ -4,7 +4,7 @@
 
 use gaskit::combat::{AttackOutcome, ChasePhase, CombatRecord, DamageType};
 use gaskit::scenario::ScenarioRun;
-use gaskit::{SimTime, Tag, TraceEvent, TraceKind};
+use gaskit::{EntityNames, SimTime, Tag, TraceEvent, TraceKind};
 
 /// How an attack was made.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -163,7 +163,9 @@ pub fn read(run: &ScenarioRun, events: &[TraceEvent], end: SimTime) -> Vec<Fight
                         (Some(_), false) => AttackKind::Cast,
                         (None, _) => AttackKind::Swing,
                     };
-                    line.target = Some(gaskit::entity_name(&run.world, target));
+                    // The fighters keep their names after a despawn, as
+                    // the trace does.
+                    line.target = Some(run.fighters.as_slice().name_of(target));
                     line.attacks.push(Attack {
                         at,
                         kind,
