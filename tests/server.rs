@@ -717,10 +717,11 @@ fn a_game_components_own_check_refuses_a_snapshot_before_anything_changes() {
 }
 
 /// Only an effect's expiry fires in the expiry lane (everything that ends
-/// at an instant ends before anything reacts to it): a snapshot whose
-/// timer lanes say otherwise is refused.
+/// at an instant ends before anything reacts to it), and every timer an
+/// effect or instance holds is pending: a snapshot whose timers say
+/// otherwise is refused.
 #[test]
-fn a_snapshot_with_a_timer_in_the_wrong_lane_is_refused() {
+fn a_snapshot_whose_timers_do_not_fit_is_refused() {
     #[derive(serde::Deserialize)]
     struct Sealed {
         #[allow(dead_code)]
@@ -745,6 +746,21 @@ fn a_snapshot_with_a_timer_in_the_wrong_lane_is_refused() {
     assert_eq!(
         error.to_string(),
         "snapshot does not fit this context: a timer in the Expiry lane that fires something other than an expiry"
+    );
+    assert_eq!(world.len(), 0, "nothing restored");
+
+    // A period timer that fires another effect's tick: the vigil's own
+    // would never come, so it would never tick again.
+    let theirs = "Period(entity:4294967296,key:(idx:0,version:1))";
+    assert_eq!(text.matches(theirs).count(), 1, "{text}");
+    let damaged = text.replace(theirs, "Period(entity:4294967296,key:(idx:5,version:1))");
+    let sealed: Sealed = ron::from_str(&damaged).unwrap();
+    let error = sealed.snapshot.restore(&mut world, &mut gas).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .ends_with("an effect holds a period timer that is not pending"),
+        "{error}"
     );
     assert_eq!(world.len(), 0, "nothing restored");
 }

@@ -49,6 +49,53 @@ impl<C: SnapshotComponents> Snapshot<C> {
                     .map_err(|why| invalid(format!("a queued event: {why}")))?;
             }
         }
+        self.check_timers_held()
+    }
+
+    /// Every timer an effect or an instance says it holds is pending: one
+    /// missing would never fire (a buff that never ends, a periodic effect
+    /// that never ticks, an instance that never wakes).
+    fn check_timers_held(&self) -> Result<(), SnapshotError> {
+        let mut pending = std::collections::HashSet::new();
+        let mut wakes = std::collections::HashSet::new();
+        for timer in self.gas.timer_payloads() {
+            match *timer {
+                SavedTimer::Effect(EffectTimer::Expire { entity, key }) => {
+                    pending.insert((entity, key, true));
+                }
+                SavedTimer::Effect(EffectTimer::Period { entity, key }) => {
+                    pending.insert((entity, key, false));
+                }
+                SavedTimer::AbilityWake { owner, instance } => {
+                    wakes.insert((owner, instance));
+                }
+                SavedTimer::Event { .. } => {}
+            }
+        }
+        for state in &self.entities {
+            let Some(system) = &state.system else {
+                continue;
+            };
+            let entity = state.entity;
+            for (key, effect) in system.host.effects.iter() {
+                let expiry = effect.holds_expiry_timer() && !pending.contains(&(entity, key, true));
+                let period =
+                    effect.period_timer().is_some() && !pending.contains(&(entity, key, false));
+                if expiry || period {
+                    return Err(invalid(format!(
+                        "entity {entity:?}: an effect holds {} timer that is not pending",
+                        if expiry { "an expiry" } else { "a period" }
+                    )));
+                }
+            }
+            for (key, instance) in system.abilities.instances.iter() {
+                if instance.wait_timer.is_some() && !wakes.contains(&(entity, key)) {
+                    return Err(invalid(format!(
+                        "entity {entity:?}: an instance holds a wake-up timer that is not pending"
+                    )));
+                }
+            }
+        }
         Ok(())
     }
 }
