@@ -172,3 +172,32 @@ fn a_definition_made_twice_is_reported_where_it_is_made_again() {
         "{errors}"
     );
 }
+
+/// The shared attack cooldown is stamped with each swing's interval: an
+/// edited `GE_Attack_Cooldown` with a constant duration would override
+/// every weapon's interval in silence, so it is a load error naming the
+/// file.
+#[test]
+fn an_attack_cooldown_that_ignores_the_stamp_is_a_load_error() {
+    let mut builder = CatalogBuilder::new();
+    combat::add_content(&mut builder);
+    for (path, text) in TAG_FILES.iter().chain(CORE_TAG_FILES) {
+        builder.tags().add_source(path, text);
+    }
+    for (path, text) in CONTENT_FILES {
+        let text = if path.ends_with("effects.ron") {
+            let stamped = "duration: Duration(SetByCaller(\"Cooldown.Combat.Attack\"))";
+            assert_eq!(text.matches(stamped).count(), 1, "{path}");
+            text.replacen(stamped, "duration: Duration(Constant(5))", 1)
+        } else {
+            text.to_string()
+        };
+        builder.add_source(path, &text);
+    }
+    let errors = builder.build().unwrap_err().to_string();
+    assert!(
+        errors.contains("effect `GE_Attack_Cooldown` must take its duration from SetByCaller(\"Cooldown.Combat.Attack\")")
+            && errors.contains("abilities/effects.ron:"),
+        "{errors}"
+    );
+}

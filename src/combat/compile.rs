@@ -64,7 +64,9 @@ impl ContentSection for CombatDefs {
             spells: each(&files, |data| &data.spells),
             spellbooks: each(&files, |data| &data.spellbooks),
         };
-        CombatDefs::compile(sources, cx.tags, errors)
+        let defs = CombatDefs::compile(sources, cx.tags, errors);
+        check_attack_cooldown(cx, &defs, errors);
+        defs
     }
 
     /// Every numbered name (kinds, items, spells, spellbooks), in id order.
@@ -314,6 +316,39 @@ fn attack_interval(
         return min;
     }
     interval
+}
+
+/// The shared attack cooldown the combat layer stamps each swing's interval
+/// with must take its duration from that stamp and grant the gate: an
+/// edited `GE_Attack_Cooldown` (a constant duration, another tag) would
+/// override every weapon's interval, or gate nothing, in silence.
+fn check_attack_cooldown(cx: &SectionCx<'_>, defs: &CombatDefs, errors: &mut LoadErrors) {
+    const NAME: &str = "GE_Attack_Cooldown";
+    let Some(id) = cx.effects.get(NAME) else {
+        return; // missing: the runtime says so when it is built
+    };
+    let gate = defs.tags[native::COOLDOWN_COMBAT_ATTACK];
+    let effect = cx.effects.def(id);
+    let stamped = matches!(
+        effect.duration,
+        crate::effects::DurationPolicy::Duration(crate::effects::Magnitude::SetByCaller(key))
+            if gate.matches(key)
+    );
+    if stamped && effect.granted_tags.has(gate) {
+        return;
+    }
+    let message = format!(
+        "effect `{NAME}` must take its duration from SetByCaller(\"{0}\") and grant `{0}`: the combat layer stamps each swing's interval under that tag",
+        cx.tags.name(gate)
+    );
+    let file = cx
+        .files
+        .iter()
+        .find(|f| crate::diagnostics::locate_definition(&f.text, NAME, 0).is_some());
+    errors.push(match file {
+        Some(file) => file.error_at(NAME, message),
+        None => crate::Diagnostic::error(NAME, message),
+    });
 }
 
 /// `value`, or 0 with an error naming `what` when it is not finite.
