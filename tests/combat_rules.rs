@@ -671,6 +671,27 @@ fn autocast_and_books_go_through_one_gate() {
         combat::set_autocast(&runtime, &mut d.world, &mut d.gas, alice, Some(smoke)),
         Err(low)
     );
+    // Each refusal is in the trace with its reason (a scenario fighter's
+    // `autocast:` refused at spawn was silent).
+    let refusals: Vec<_> = d
+        .events()
+        .iter()
+        .filter_map(|e| match e.record::<CombatRecord>() {
+            Some(&CombatRecord::AutocastRefused {
+                entity,
+                spell,
+                reason,
+            }) if entity == alice => Some((spell, reason)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(refusals, [(Some(smoke), not_learned), (Some(smoke), low)]);
+    let catalog = d.catalog();
+    let text = gaskit::render_text(&d.world, &catalog, d.gas.trace().events());
+    assert!(
+        text.contains("autocast Smoke Rush refused: Your level is too low."),
+        "{text}"
+    );
 }
 
 // ------------------------------------------------------------- health and combat state

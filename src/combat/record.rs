@@ -22,6 +22,7 @@
 //! | `ate` | Combat | `item` |
 //! | `equipped` | Combat | `item` |
 //! | `equip_refused` | Combat | `item`, `reason` (tag), `message`: nothing changed |
+//! | `autocast_refused` | Combat | `spell` (or null), `reason` (tag), `message`: nothing changed |
 //! | `saved` | Combat | (none) |
 //! | `chase` | Movement | `phase` (`begin`, `reissue`, `end`), `x`, `y` (destination, cm) |
 //! | `xp` | Progress | `skill` (tag), `xp` |
@@ -263,6 +264,15 @@ pub enum CombatRecord {
         /// What.
         item: ItemId,
     },
+    /// An autocast spell could not be set; nothing changed.
+    AutocastRefused {
+        /// Whose.
+        entity: Entity,
+        /// The spell asked for (`None`: clearing).
+        spell: Option<SpellId>,
+        /// Why (an `Activation.Fail.*` tag).
+        reason: Tag,
+    },
     /// An item could not be equipped; nothing changed.
     EquipRefused {
         /// Who.
@@ -320,6 +330,7 @@ impl TraceRecord for CombatRecord {
             CombatRecord::Ate { .. } => "ate",
             CombatRecord::Equipped { .. } => "equipped",
             CombatRecord::EquipRefused { .. } => "equip_refused",
+            CombatRecord::AutocastRefused { .. } => "autocast_refused",
             CombatRecord::Saved { .. } => "saved",
         }
     }
@@ -349,6 +360,7 @@ impl TraceRecord for CombatRecord {
             | CombatRecord::Ate { entity, .. }
             | CombatRecord::Equipped { entity, .. }
             | CombatRecord::EquipRefused { entity, .. }
+            | CombatRecord::AutocastRefused { entity, .. }
             | CombatRecord::Saved { entity } => (entity, None),
             CombatRecord::Engaged { attacker, target }
             | CombatRecord::Attack {
@@ -474,6 +486,11 @@ impl TraceRecord for CombatRecord {
                 names.item(*item),
                 cx.tag_message(*reason)
             ),
+            CombatRecord::AutocastRefused { spell, reason, .. } => format!(
+                "autocast {} refused: {}",
+                spell.map_or("(none)", |s| names.spell(s)),
+                cx.tag_message(*reason)
+            ),
             CombatRecord::Saved { .. } => "saved profile".to_owned(),
         }
     }
@@ -586,6 +603,11 @@ impl TraceRecord for CombatRecord {
             }
             CombatRecord::EquipRefused { item, reason, .. } => {
                 o.str("item", names.item(*item));
+                o.str("reason", cx.tag(*reason));
+                o.str("message", cx.tag_message(*reason));
+            }
+            CombatRecord::AutocastRefused { spell, reason, .. } => {
+                o.opt_str("spell", spell.map(|s| names.spell(s)));
                 o.str("reason", cx.tag(*reason));
                 o.str("message", cx.tag_message(*reason));
             }

@@ -43,7 +43,9 @@ pub fn check_autocast(
     Ok(())
 }
 
-/// Sets or clears the autocast spell through the gate.
+/// Sets or clears the autocast spell through the gate. Records
+/// [`CombatRecord::AutocastChanged`], or [`CombatRecord::AutocastRefused`]
+/// with the reason it returns (nothing changed).
 pub fn set_autocast(
     runtime: &CombatRuntime,
     world: &mut World,
@@ -51,15 +53,23 @@ pub fn set_autocast(
     entity: Entity,
     spell: Option<SpellId>,
 ) -> Result<(), Tag> {
-    {
-        let combatant = world
-            .query_one_mut::<&mut Combatant>(entity)
-            .map_err(|_| runtime.tags()[native::FAIL_INVALID_PAYLOAD])?;
-        check_autocast(runtime, combatant, spell)?;
-        combatant.spellbook.autocast = spell;
+    let set = world
+        .query_one_mut::<&mut Combatant>(entity)
+        .map_err(|_| runtime.tags()[native::FAIL_INVALID_PAYLOAD])
+        .and_then(|combatant| {
+            check_autocast(runtime, combatant, spell)?;
+            combatant.spellbook.autocast = spell;
+            Ok(())
+        });
+    match set {
+        Ok(()) => gas.record_game(CombatRecord::AutocastChanged { entity, spell }),
+        Err(reason) => gas.record_game(CombatRecord::AutocastRefused {
+            entity,
+            spell,
+            reason,
+        }),
     }
-    gas.record_game(CombatRecord::AutocastChanged { entity, spell });
-    Ok(())
+    set
 }
 
 /// Switches to `book`, which must be known and unlocked. An autocast spell
