@@ -113,9 +113,10 @@ impl Diagnostic {
         }
     }
 
-    /// Like [`Diagnostic::at_text`], but searching only from byte `start`
-    /// (for example where the list entry that holds the offending text
-    /// begins, found with [`locate_field`]).
+    /// Like [`Diagnostic::at_text`], but searching from byte `start` (for
+    /// example where the list entry that holds the offending text begins,
+    /// found with [`locate_field`]), and in the whole file when the text
+    /// is not after it.
     pub fn at_text_from(self, source: &str, start: usize, needle: &str) -> Self {
         let start = floor_char_boundary(source, start.min(source.len()));
         match locate_offset(&source[start..], needle, 0) {
@@ -124,7 +125,7 @@ impl Diagnostic {
                 let width = needle.chars().count() as u32;
                 self.at(source, line, column, width)
             }
-            None => self,
+            None => self.at_text(source, needle),
         }
     }
 

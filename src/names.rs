@@ -77,12 +77,10 @@ impl NameTable {
                 // when the first is here too (or the first here).
                 let nth = usize::from(first_file == file.name);
                 let error = crate::diagnostics::Diagnostic::error(&file.name, message);
-                errors.push(
-                    match crate::diagnostics::locate_definition(&file.text, name, nth) {
-                        Some(at) => error.at_text_from(&file.text, at - 1, name),
-                        None => error.at_text(&file.text, name),
-                    },
-                );
+                // From the opening quote, so the quoted name is found there.
+                let at = crate::diagnostics::locate_definition(&file.text, name, nth)
+                    .map_or(0, |at| at - 1);
+                errors.push(error.at_text_from(&file.text, at, name));
                 None
             }
         }

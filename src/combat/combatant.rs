@@ -9,6 +9,7 @@ use super::defs::{DamageType, KindId, SpellId};
 use super::loadout::{Equipment, Inventory};
 use super::skills::Skills;
 use super::stats::SwingStats;
+use crate::gas::in_play;
 use crate::tags::Tag;
 use crate::time::SimTime;
 
@@ -59,13 +60,6 @@ impl Attackers {
         let present = self.current.iter().filter(|&&e| in_play(world, e)).count();
         self.current.contains(&attacker) || (present as u32) < max
     }
-}
-
-/// Whether `entity` still fights: in the world, and not the kept handle of
-/// one despawned through the context for a rollback (see
-/// [`Gas::in_play`](crate::Gas::in_play)).
-fn in_play(world: &World, entity: Entity) -> bool {
-    world.contains(entity) && !world.satisfies::<&crate::gas::Reserved>(entity)
 }
 
 /// The spellbook state: the current book, the books unlocked, the autocast spell.

@@ -80,8 +80,14 @@ impl EffectSpec {
     /// Whether every SetByCaller key and tag it carries is `tags`' own
     /// (for the same reason).
     pub(crate) fn tags_known(&self, tags: &TagRegistry) -> bool {
-        self.set_by_caller.iter().all(|&(key, _)| tags.knows(key))
-            && self.tags.iter().all(|t| tags.knows(t))
+        self.set_by_caller.iter().all(|&(key, _)| tags.knows(key)) && self.tags.is_valid_in(tags)
+    }
+
+    /// What an active effect may keep and a save may hold: every value
+    /// finite, every key and tag `tags`' own. The one rule an application
+    /// and a restore both ask.
+    pub(crate) fn is_well_formed(&self, tags: &TagRegistry) -> bool {
+        self.non_finite_value().is_none() && self.tags_known(tags)
     }
 
     /// A level-1 spec with no source and no SetByCaller values.

@@ -343,6 +343,23 @@ impl Gas {
         }
     }
 
+    /// Refuses a spec that carries a value that is not finite, or a tag or
+    /// key of another catalog: an active effect keeps its spec whole, and
+    /// a save holding such a one could never be restored.
+    #[cold]
+    #[inline(never)]
+    fn check_spec(&self, spec: &EffectSpec) -> Result<(), EffectError> {
+        if let Some(value) = spec.non_finite_value() {
+            let effect = self.defs().effect(spec.effect);
+            return Err(EffectError::NotFinite { effect, value });
+        }
+        if !spec.tags_known(self.catalog.tags()) {
+            let effect = self.defs().effect(spec.effect);
+            return Err(EffectError::UnknownSpecTag { effect });
+        }
+        Ok(())
+    }
+
     /// Fresh values of the source attributes an active effect's
     /// calculations read live, for its next periodic execution.
     // Inlined to its first test: every expiry asks, and content with no
@@ -554,25 +571,6 @@ impl Gas {
             tags: self.catalog.tags(),
             calcs: self.catalog.calculations(),
         }
-    }
-}
-
-impl Gas {
-    /// Refuses a spec that carries a value that is not finite, or a tag or
-    /// key of another catalog: an active effect keeps its spec whole, and
-    /// a save holding such a one could never be restored.
-    #[cold]
-    #[inline(never)]
-    fn check_spec(&self, spec: &EffectSpec) -> Result<(), EffectError> {
-        if let Some(value) = spec.non_finite_value() {
-            let effect = self.defs().effect(spec.effect);
-            return Err(EffectError::NotFinite { effect, value });
-        }
-        if !spec.tags_known(self.catalog.tags()) {
-            let effect = self.defs().effect(spec.effect);
-            return Err(EffectError::UnknownSpecTag { effect });
-        }
-        Ok(())
     }
 }
 

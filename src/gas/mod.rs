@@ -36,6 +36,7 @@ pub use prefetch::{
     prefetch_component, prefetch_effect_host, reach_nothing, read_ability_system, Prefetch,
     ReachReader, WakeReader,
 };
+pub(crate) use reserved::in_play;
 pub use reserved::Reserved;
 pub(crate) use scheduled::{SavedTimer, Timer};
 pub(crate) use state::GasState;

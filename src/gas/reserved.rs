@@ -22,6 +22,13 @@ use super::Gas;
 use crate::abilities::AbilitySystem;
 use crate::time::{SimDuration, SimTime};
 
+/// Whether `entity` is in the world and not a kept [`Reserved`] handle:
+/// [`Gas::in_play`] for code that holds the world alone (the combat
+/// layer's attacker ceiling).
+pub(crate) fn in_play(world: &World, entity: Entity) -> bool {
+    world.contains(entity) && !world.satisfies::<&Reserved>(entity)
+}
+
 /// Component: the handle of an entity despawned through the context,
 /// kept while a rollback may still restore it. It holds nothing else.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -58,8 +65,11 @@ impl Gas {
     /// is freed only when an advance ends, so as an answer to "is it
     /// there" it would depend on the frame step).
     pub fn in_play(&self, world: &World, entity: Entity) -> bool {
-        world.contains(entity)
-            && (self.rollback_window.is_none() || !world.satisfies::<&Reserved>(entity))
+        // Without a window no handle is kept: one lookup, not two.
+        match self.rollback_window {
+            None => world.contains(entity),
+            Some(_) => in_play(world, entity),
+        }
     }
 
     /// Takes `entity` out of the world: despawned, or, with a rollback

@@ -11,7 +11,7 @@ use crate::abilities::AbilityId;
 use crate::attributes::AttributeId;
 use crate::catalog::Catalog;
 use crate::combat::{self, CombatDefs, ItemId, KindId, Skill, SpellId, Style, Vec2};
-use crate::diagnostics::{locate, locate_field, nearest, Diagnostic, LoadErrors, SourceFile};
+use crate::diagnostics::{locate_field, nearest, Diagnostic, LoadErrors, SourceFile};
 use crate::tags::Tag;
 use crate::time::{SimDuration, SimTime};
 use crate::trace::{TraceCategory, TraceFilter};
@@ -262,15 +262,11 @@ impl Resolver<'_> {
     /// looks through its text once per finding, not once per fighter.
     fn error_at(&self, needle: &str, message: impl Into<String>) -> Diagnostic {
         let text = &self.source.text;
-        let error = Diagnostic::error(&self.source.name, message);
         let from = self
             .entry
             .and_then(|(field, index)| locate_field(text, field, index))
             .unwrap_or(0);
-        match locate(&text[from..], needle, 0) {
-            Some(_) => error.at_text_from(text, from, needle),
-            None => error.at_text(text, needle),
-        }
+        Diagnostic::error(&self.source.name, message).at_text_from(text, from, needle)
     }
 
     /// Pushes [`error_at`](Self::error_at)'s error.

@@ -192,13 +192,7 @@ fn check_effect(catalog: &Catalog, effect: &ActiveEffect) -> Result<(), String> 
 }
 
 fn check_spec(catalog: &Catalog, spec: &EffectSpec) -> Result<(), String> {
-    let tags = catalog.tags();
-    let keys_ok = spec
-        .set_by_caller_entries()
-        .iter()
-        .all(|&(key, value)| tags.knows(key) && value.is_finite());
-    if catalog.effects().try_def(spec.effect).is_none() || !spec.tags.is_valid_in(tags) || !keys_ok
-    {
+    if catalog.effects().try_def(spec.effect).is_none() || !spec.is_well_formed(catalog.tags()) {
         return Err("an effect spec names something not in this catalog".into());
     }
     Ok(())
