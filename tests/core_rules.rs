@@ -322,6 +322,42 @@ fn a_reapplication_with_period_reset_restarts_the_phase() {
 }
 
 #[test]
+fn a_reset_period_that_executes_on_application_executes_again_on_restacking() {
+    // Unreal's reset stack runs its first tick again; a kept phase does not.
+    let extra = r#"(effects: [
+        (name: "GE_Wage_Now", duration: Duration(Constant(10)),
+         period: (seconds: 1.0, execute_on_application: true),
+         modifiers: [(attribute: "Gold", op: Flat, magnitude: Constant(1))],
+         stacking: (by: Target, limit: 3, period: Reset)),
+        (name: "GE_Wage_Kept", duration: Duration(Constant(10)),
+         period: (seconds: 1.0, execute_on_application: true),
+         modifiers: [(attribute: "Gold", op: Flat, magnitude: Constant(1))],
+         stacking: (by: Target, limit: 3)),
+    ])"#;
+    let mut g = Game::over(catalog_with(extra).unwrap());
+    let (hero, imp) = (g.hero, g.imp);
+    g.apply(hero, g.spec("GE_Wage_Now"));
+    g.apply(imp, g.spec("GE_Wage_Kept"));
+    assert_eq!(g.read(hero, "Gold").0, 1.0, "the first tick, at once");
+    assert_eq!(g.read(imp, "Gold").0, 1.0);
+    g.at(0.5);
+    let restacked = g.apply(hero, g.spec("GE_Wage_Now"));
+    assert!(matches!(restacked, ApplyOutcome::Stacked { stacks: 2, .. }));
+    g.apply(imp, g.spec("GE_Wage_Kept"));
+    assert_eq!(
+        g.read(hero, "Gold").0,
+        3.0,
+        "a tick at once, with both stacks"
+    );
+    assert_eq!(g.read(imp, "Gold").0, 1.0, "a kept phase waits for 1.0");
+    g.at(1.4);
+    assert_eq!(g.read(hero, "Gold").0, 3.0, "the reset phase ticks at 1.5");
+    assert_eq!(g.read(imp, "Gold").0, 3.0);
+    g.at(1.5);
+    assert_eq!(g.read(hero, "Gold").0, 5.0);
+}
+
+#[test]
 fn an_inhibited_periodic_effect_skips_its_ticks_and_resumes() {
     let mut g = Game::new();
     let (hero, imp) = (g.hero, g.imp);

@@ -282,7 +282,8 @@ pub enum PeriodOnReapply {
     /// Keep ticking on the original phase.
     #[default]
     Keep,
-    /// Restart the period from the re-application.
+    /// Restart the period from the re-application; a period that
+    /// executes on application executes again at once, as at the first.
     Reset,
 }
 

@@ -209,11 +209,16 @@ impl EffectHost {
             }
         }
         let effect = &mut self.effects[key];
+        // A phase restarted by the re-application starts as the first one
+        // did: with a tick at once when the period executes on
+        // application (as Unreal's reset stack runs its first tick again).
+        let mut tick_now = false;
         if let (Some(period), PeriodOnReapply::Reset) = (def.period, stacking.period) {
             if let Some(timer) = effect.take_period_timer() {
                 cx.timers.cancel(timer);
             }
             effect.set_next_period(cx.now + period.interval);
+            tick_now = period.execute_on_application;
         }
         // A longer window may make room for a tick that had none.
         arm_period(effect, cx, key);
@@ -230,6 +235,9 @@ impl EffectHost {
                 duration,
             }
         });
+        if tick_now {
+            self.execute_period(cx, key);
+        }
         stacks
     }
 
