@@ -2389,6 +2389,56 @@ fn a_cost_or_cooldown_the_owner_would_refuse_refuses_the_activation() {
     }
 }
 
+/// A commit starts the cooldown, then pays the cost, as Unreal's
+/// `CommitExecute` does: a blood price that kills its payer leaves the
+/// cooldown running and the ability's effects applied, and a cooldown
+/// whose length reads what the cost spends reads it before the payment.
+#[test]
+fn a_commit_starts_the_cooldown_before_it_pays_the_cost() {
+    let catalog = catalog_with(
+        r#"(
+        effects: [
+            (name: "GE_Blood_Price", modifiers: [(attribute: "Health", op: Flat, magnitude: Constant(-50))]),
+            (name: "GE_Focus_Cost", modifiers: [(attribute: "Mana", op: Flat, magnitude: Constant(-150))]),
+            // A tenth of a second of cooldown for every point of Mana.
+            (name: "GE_Focus_Cooldown", duration: Duration(Attribute(attribute: "Mana", coefficient: 0.1)),
+             granted_tags: ["Cooldown.Spell.Bolt"]),
+        ],
+        abilities: [
+            (name: "GA_Martyr", trigger: "Action.Trigger.Hurl", cost: "GE_Blood_Price",
+             cooldown: (effect: "GE_Bolt_Cooldown", seconds: 5),
+             behaviour: ApplyEffects([(effect: "GE_Bolt", to: Target, event_magnitude: "SetByCaller.Amount")])),
+            (name: "GA_Focus", trigger: "Action.Trigger.Bolt", cost: "GE_Focus_Cost",
+             cooldown: (effect: "GE_Focus_Cooldown"), behaviour: ApplyEffects([])),
+        ],
+    )"#,
+    )
+    .unwrap();
+    let mut g = Game::over(catalog);
+    let (hero, imp) = (g.hero, g.imp);
+    let martyr = g.gas.catalog().abilities().get("GA_Martyr").unwrap();
+    g.gas.grant_ability(&mut g.world, imp, martyr, 1).unwrap();
+    let event = GameplayEvent::new(g.tag("Action.Trigger.Hurl"))
+        .target(hero)
+        .magnitude(7.0);
+    let outcome = g.gas.handle_event(&mut g.world, imp, event);
+    assert!(outcome.activated(), "{outcome:?}");
+    assert_eq!(g.read(imp, "Health").1, 0.0, "the price is paid in full");
+    assert!(g.has(imp, "Status.Dead"));
+    assert!(g.has(imp, "Cooldown.Spell.Bolt"), "the cooldown runs");
+    assert_eq!(g.read(hero, "Health").1, 63.0, "the bolt lands");
+
+    // The hero's Mana is 200, so the cooldown is 20 s, not 5 s.
+    g.grant("GA_Focus");
+    let focus = GameplayEvent::new(g.tag("Action.Trigger.Bolt"));
+    assert!(g.gas.handle_event(&mut g.world, hero, focus).activated());
+    assert_eq!(g.read(hero, "Mana").1, 50.0);
+    g.at(19.9);
+    assert!(g.has(hero, "Cooldown.Spell.Bolt"));
+    g.at(20.0);
+    assert!(!g.has(hero, "Cooldown.Spell.Bolt"));
+}
+
 /// Live captures that read each other's results settle in one call: Brawn
 /// makes Power from Strength and Focus makes Vitality from Power, so a
 /// change of Strength reaches Vitality before the call returns, whichever

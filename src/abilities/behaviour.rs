@@ -190,14 +190,16 @@ impl AbilityCx<'_> {
         }
     }
 
-    /// Pays the cost and applies the cooldown (with its authored duration).
+    /// Starts the cooldown (with its authored duration), then pays the
+    /// cost, as Unreal's commit does; both or, when either is refused,
+    /// neither.
     pub fn commit(&mut self) -> Result<(), ActivationFailure> {
         self.gas
             .commit_ability(self.world, self.owner, self.ability, self.level, None)
     }
 
-    /// Pays the cost and applies the cooldown for `seconds` (the behaviour
-    /// decides the duration, as a spell's cast interval does).
+    /// [`commit`](Self::commit) with a cooldown of `seconds` (the
+    /// behaviour decides the duration, as a spell's cast interval does).
     pub fn commit_with_cooldown(&mut self, seconds: f64) -> Result<(), ActivationFailure> {
         self.gas.commit_ability(
             self.world,

@@ -384,7 +384,7 @@ impl Gas {
         })
     }
 
-    /// The commit effect (the cost, then the cooldown) that one of the
+    /// The commit effect (the cooldown, then the cost) that one of the
     /// owner's refusal rules would block: application requirements, the
     /// life rule or an immunity. A commit applies both or neither, so a
     /// refused one refuses the activation rather than letting it run for
@@ -396,7 +396,7 @@ impl Gas {
         def: &AbilityDef,
     ) -> Option<crate::effects::EffectId> {
         let effects = self.catalog.effects();
-        [def.cost, def.cooldown.map(|c| c.effect)]
+        [def.cooldown.map(|c| c.effect), def.cost]
             .into_iter()
             .flatten()
             .find(|&effect| {
@@ -563,13 +563,14 @@ impl Gas {
             }
         }
         let specs = commit_specs(def, owner, level, seconds);
-        // All or nothing: a cooldown that cannot apply spends no cost.
+        // All or nothing: a cost that cannot be paid starts no cooldown.
         self.check_specs(world, specs.iter().map(|s| (owner, s)))?;
         for spec in specs {
             let effect = spec.effect;
             // Checked just above, so an application fails here only when
-            // paying the cost changed the owner (it died of it): the
-            // cooldown that did not apply fails the commit.
+            // starting the cooldown changed the owner (its tags refuse the
+            // cost, content at odds with itself): the cost that did not
+            // apply fails the commit.
             if let Err(_) | Ok(ApplyOutcome::Blocked(_)) = self.apply_effect(world, owner, spec) {
                 return Err(ActivationFailure::CannotApply(effect));
             }
@@ -578,8 +579,11 @@ impl Gas {
     }
 }
 
-/// The specs a commit applies to the owner: the cost, then the cooldown
-/// (its SetByCaller duration from `seconds`, else the authored seconds).
+/// The specs a commit applies to the owner: the cooldown (its SetByCaller
+/// duration from `seconds`, else the authored seconds), then the cost, in
+/// the order of Unreal's `CommitExecute`. A cooldown's duration so reads
+/// the owner before the payment, and a cost that kills its payer (a blood
+/// price) still leaves the cooldown running.
 fn commit_specs(
     def: &AbilityDef,
     owner: Entity,
@@ -587,9 +591,6 @@ fn commit_specs(
     seconds: Option<f64>,
 ) -> SmallVec<[EffectSpec; 2]> {
     let mut specs = SmallVec::new();
-    if let Some(cost) = def.cost {
-        specs.push(cost_spec(cost, owner, level));
-    }
     if let Some(cooldown) = def.cooldown {
         let mut spec = EffectSpec::new(cooldown.effect)
             .with_level(level)
@@ -598,6 +599,9 @@ fn commit_specs(
             spec.set(key, seconds);
         }
         specs.push(spec);
+    }
+    if let Some(cost) = def.cost {
+        specs.push(cost_spec(cost, owner, level));
     }
     specs
 }
