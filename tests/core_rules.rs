@@ -5,8 +5,8 @@
 use gaskit::prelude::*;
 use gaskit::snapshot::Snapshot;
 use gaskit::{
-    AbilityBehaviour, AbilityCx, ActivationFailure, AttributeError, BlockReason, EffectError,
-    Execution, GameplayEvent, RemovalReason, TraceKind,
+    AbilityBehaviour, AbilityCx, ActivationFailure, AttributeError, BlockReason, CueEvent,
+    EffectError, Execution, GameplayEvent, RemovalReason, TraceKind,
 };
 use hecs::{Entity, World};
 use slotmap::Key;
@@ -88,7 +88,7 @@ fn catalog_with(extra: &str) -> Result<Catalog, LoadErrors> {
 }
 
 /// Cues seen: when (s), which event, how strong.
-type CueLog = Arc<Mutex<Vec<(f64, gaskit::CueEvent, f64)>>>;
+type CueLog = Arc<Mutex<Vec<(f64, CueEvent, f64)>>>;
 
 struct Game {
     world: World,
@@ -2167,40 +2167,52 @@ fn a_follow_up_reading_a_value_nobody_gives_is_a_load_error() {
 /// A cue carries its effect's first magnitude for all its stacks by the
 /// rule the modifier is held with: a ×0.9 slow at three stacks is held as
 /// ×0.7 and its cues say 0.7 (they said 2.7, the magnitude times the
-/// stacks). An empty immunity query means no immunity, as an empty
+/// stacks). Each re-application that stacks plays the add cue again with
+/// the new magnitude, as Unreal's stacks do, unless the stacking
+/// suppresses it. An empty immunity query means no immunity, as an empty
 /// `activation_blocked` means no block (it made the owner immune to all).
 #[test]
 fn cues_carry_the_stacked_magnitude_and_an_empty_immunity_blocks_nothing() {
-    let catalog = catalog_with(
-        r#"(
-        effects: [
-            (name: "GE_Slow", duration: Duration(Constant(2)), stacking: (by: Target, limit: 3),
-             modifiers: [(attribute: "Stamina", op: Mult, magnitude: Constant(0.9))],
-             cues: [(tag: "GameplayCue.Slow", on: Add), (tag: "GameplayCue.Slow", on: Remove)]),
-            (name: "GE_Nothing", duration: Infinite, immunity: (any: [])),
-        ],
-    )"#,
-    )
-    .unwrap();
-    let mut g = Game::over(catalog);
-    let hero = g.hero;
-    let seen = g.slow_cues();
-    g.apply(hero, g.spec("GE_Nothing"));
-    for _ in 0..3 {
-        g.apply(hero, g.spec("GE_Slow"));
+    for suppress_cues in [false, true] {
+        let catalog = catalog_with(&format!(
+            r#"(
+            effects: [
+                (name: "GE_Slow", duration: Duration(Constant(2)),
+                 stacking: (by: Target, limit: 3, suppress_cues: {suppress_cues}),
+                 modifiers: [(attribute: "Stamina", op: Mult, magnitude: Constant(0.9))],
+                 cues: [(tag: "GameplayCue.Slow", on: Add), (tag: "GameplayCue.Slow", on: Remove)]),
+                (name: "GE_Nothing", duration: Infinite, immunity: (any: [])),
+            ],
+        )"#
+        ))
+        .unwrap();
+        let mut g = Game::over(catalog);
+        let hero = g.hero;
+        let seen = g.slow_cues();
+        g.apply(hero, g.spec("GE_Nothing"));
+        for _ in 0..3 {
+            g.apply(hero, g.spec("GE_Slow"));
+        }
+        assert!((g.read(hero, "Stamina").1 - 7.0).abs() < 1e-9, "10 at ×0.7");
+        g.at(5.0);
+        let seen: Vec<_> = seen
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|&(_, event, magnitude)| (event, (magnitude * 100.0).round() / 100.0))
+            .collect();
+        let expected = if suppress_cues {
+            vec![(CueEvent::Add, 0.9), (CueEvent::Remove, 0.7)]
+        } else {
+            vec![
+                (CueEvent::Add, 0.9),
+                (CueEvent::Add, 0.8),
+                (CueEvent::Add, 0.7),
+                (CueEvent::Remove, 0.7),
+            ]
+        };
+        assert_eq!(seen, expected, "suppress_cues: {suppress_cues}");
     }
-    assert!((g.read(hero, "Stamina").1 - 7.0).abs() < 1e-9, "10 at ×0.7");
-    g.at(5.0);
-    let seen = seen.lock().unwrap().clone();
-    assert_eq!(seen.len(), 2, "{seen:?}");
-    assert!(
-        (seen[0].2 - 0.9).abs() < 1e-12,
-        "added at one stack: {seen:?}"
-    );
-    assert!(
-        (seen[1].2 - 0.7).abs() < 1e-12,
-        "removed at three: {seen:?}"
-    );
 }
 
 /// An inhibited effect plays no cue, as Unreal's: applied while held back

@@ -391,6 +391,15 @@ fn cue_observers_match_the_cue_tree_and_carry_what_caused_the_cue() {
                 Some("GE_Tired"),
                 false
             ),
+            // Stacked: the add cue again, for two stacks.
+            entry(
+                "GameplayCue.Work",
+                "Add",
+                -2.0,
+                None,
+                Some("GE_Tired"),
+                false
+            ),
             // Removed with one stack left of two: its magnitude for one.
             entry(
                 "GameplayCue.Work",

@@ -466,6 +466,7 @@ fn compile(
             duration: s.duration,
             period: s.period,
             on_expiry: s.on_expiry,
+            suppress_cues: s.suppress_cues,
         }
     });
     if instant {

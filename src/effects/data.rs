@@ -251,6 +251,12 @@ pub struct StackingData {
     /// What expiry does to the stack.
     #[serde(default)]
     pub on_expiry: StackExpiry,
+    /// Plays the add cues at the first application only. By default
+    /// every re-application of the stack plays them again, with the
+    /// stacked magnitude, as Unreal's stacks do (its
+    /// `bSuppressStackingCues` is this flag).
+    #[serde(default)]
+    pub suppress_cues: bool,
 }
 
 fn one_u32() -> u32 {
@@ -312,7 +318,9 @@ pub struct CueData {
 pub enum CueEvent {
     /// Each instant or periodic execution.
     Execute,
-    /// When a duration or infinite effect is added.
+    /// When a duration or infinite effect starts (added, or resumed from
+    /// inhibition), and when a re-application stacks onto it (unless its
+    /// stacking has `suppress_cues`).
     Add,
     /// When it is removed.
     Remove,

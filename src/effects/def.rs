@@ -144,6 +144,8 @@ pub struct Stacking {
     pub period: PeriodOnReapply,
     /// What expiry does.
     pub on_expiry: StackExpiry,
+    /// Add cues at the first application only, not at each re-application.
+    pub suppress_cues: bool,
 }
 
 /// A compiled gameplay cue.

@@ -6,7 +6,7 @@ use smallvec::SmallVec;
 
 use super::active::{ActiveEffect, Captures, EffectKey};
 use super::cx::{Defs, EffectCx};
-use super::data::{DurationOnReapply, PeriodOnReapply, StackBy};
+use super::data::{CueEvent, DurationOnReapply, PeriodOnReapply, StackBy};
 use super::def::EffectDef;
 use super::host::{EffectHost, EffectTimer};
 use super::spec::EffectSpec;
@@ -235,6 +235,12 @@ impl EffectHost {
                 duration,
             }
         });
+        // The stack plays its add cues again, with its new magnitude, as
+        // Unreal's does: a started one only, as at its first application.
+        let effect = &self.effects[key];
+        if !stacking.suppress_cues && !effect.inhibited {
+            self.fire_cues(cx, def, CueEvent::Add, effect, effect.cue_magnitude(def));
+        }
         if tick_now {
             self.execute_period(cx, key);
         }
