@@ -108,7 +108,7 @@ fn parents_exist_implicitly_and_matching_is_hierarchical() {
 #[test]
 fn subtree_numbering_agrees_with_names_for_every_pair() {
     // Tricky neighbours: `A.B` vs `A.B_C` vs `A.BC` vs `A.B.C`.
-    let r = build("X.A\nX.A.B\nX.A_B\nX.AB\nX.A.B.C\nX.A0\nX.Ab\n").unwrap();
+    let r = build("X.A\nX.A.B\nX.A_B\nX.AB\nX.A.B.C\nX.A0\nX.Ac\n").unwrap();
     for a in r.iter() {
         for b in r.iter() {
             let (na, nb) = (r.name(a), r.name(b));
@@ -433,6 +433,48 @@ fn malformed_names_are_located_errors() {
             Some(format!("{line}  # comment").as_str())
         );
     }
+}
+
+/// Names that differ only in case would be one tag to a designer (and
+/// to Unreal) but two here: the later spelling is a located error naming
+/// the first, whether the clash is in the name or in a parent.
+#[test]
+fn a_tag_spelled_as_another_but_for_its_case_is_a_located_error() {
+    let cases: &[(&str, u32, &str)] = &[
+        (
+            "Status.poisoned",
+            1,
+            "`Status.poisoned` differs only in case from `Status.Poisoned` (test.tags:1)",
+        ),
+        (
+            "status.Blind",
+            1,
+            "`status` differs only in case from `Status` (tags/status.tags:",
+        ),
+        (
+            "  Status.POISONED.Deep",
+            3,
+            "`Status.POISONED` differs only in case from `Status.Poisoned` (test.tags:1)",
+        ),
+    ];
+    for &(line, column, says) in cases {
+        let d = only_error(build(&format!("Status.Poisoned\n{line}  # typo\n")));
+        assert_eq!(d.severity, Severity::Error);
+        assert_eq!(
+            (d.file.as_str(), d.line, d.column),
+            ("test.tags", 2, column),
+            "{line}"
+        );
+        assert!(d.message.contains(says), "{line}: {}", d.message);
+    }
+    // Across files, and against the shipped taxonomy's own tags.
+    let mut builder = gaskit::combat::default_tag_registry_builder();
+    builder.add_source("mine.tags", "Game.Quest\nstatus.Dead\n");
+    let d = only_error(builder.build());
+    assert_eq!((d.file.as_str(), d.line), ("mine.tags", 2));
+    assert!(d.message.contains("from `Status`"), "{}", d.message);
+    // The same spelling twice is one tag, as before.
+    assert!(build("Game.Quest\nGame.Quest.Done\nGame.Quest\n").is_ok());
 }
 
 #[test]

@@ -234,6 +234,9 @@ impl std::error::Error for UnknownTag {}
 #[derive(Clone, Debug, Default)]
 pub struct TagRegistryBuilder {
     declared: BTreeMap<String, (Option<String>, TagOrigin)>,
+    /// Every name declared so far and each of its parents, by its
+    /// lower-case form: the first spelling, and where it came from.
+    spellings: HashMap<String, (String, TagOrigin)>,
     errors: LoadErrors,
 }
 
@@ -263,7 +266,7 @@ impl TagRegistryBuilder {
     /// Adds the tags declared in `text`; `file` names it in diagnostics.
     pub fn add_source(&mut self, file: &str, text: &str) -> &mut Self {
         let (tags, errors) = file::parse(file, text);
-        self.declare(file, tags, errors)
+        self.declare(file, text, tags, errors)
     }
 
     /// Adds the tags declared in raw `bytes` (non-UTF-8 input is an error).
@@ -289,19 +292,64 @@ impl TagRegistryBuilder {
         self.add_source(origin, name)
     }
 
-    fn declare(&mut self, file: &str, tags: Vec<DeclaredTag>, errors: LoadErrors) -> &mut Self {
+    fn declare(
+        &mut self,
+        file: &str,
+        text: &str,
+        tags: Vec<DeclaredTag>,
+        errors: LoadErrors,
+    ) -> &mut Self {
         self.errors.extend(errors);
         for tag in tags {
             let origin = TagOrigin {
                 file: file.to_owned(),
                 line: tag.line,
             };
+            if let Some(error) = self.case_clash(file, text, &tag.name, &origin) {
+                self.errors.push(error);
+                continue;
+            }
             let entry = self.declared.entry(tag.name).or_insert((None, origin));
             if entry.0.is_none() {
                 entry.0 = tag.comment;
             }
         }
         self
+    }
+
+    /// A name (or one of its parents) spelled as an earlier one is but
+    /// for its case: two tags the game would take for one (Unreal's tags
+    /// ignore case), so a typo, refused where it is made. Otherwise the
+    /// name and its parents are remembered.
+    fn case_clash(
+        &mut self,
+        file: &str,
+        text: &str,
+        name: &str,
+        origin: &TagOrigin,
+    ) -> Option<Diagnostic> {
+        let parents = name.match_indices('.').map(|(at, _)| &name[..at]);
+        for spelling in parents.chain(std::iter::once(name)) {
+            let (first, first_origin) = self
+                .spellings
+                .entry(spelling.to_ascii_lowercase())
+                .or_insert_with(|| (spelling.to_owned(), origin.clone()));
+            if first != spelling {
+                let message = format!(
+                    "tag `{name}`: `{spelling}` differs only in case from `{first}` \
+                     ({}:{}); tags are matched exactly, so they would be two tags",
+                    first_origin.file, first_origin.line
+                );
+                let width = spelling.chars().count() as u32;
+                let column = text
+                    .lines()
+                    .nth(origin.line.saturating_sub(1) as usize)
+                    .and_then(|line| line.find(name))
+                    .map_or(1, |byte| byte as u32 + 1);
+                return Some(Diagnostic::error(file, message).at(text, origin.line, column, width));
+            }
+        }
+        None
     }
 
     /// Numbers every declared tag and its implicit parents, and resolves the
@@ -312,6 +360,7 @@ impl TagRegistryBuilder {
         let Self {
             declared,
             mut errors,
+            spellings: _,
         } = self;
 
         // Every declared name plus all of its ancestors. `.` sorts below every
