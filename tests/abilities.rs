@@ -1685,6 +1685,59 @@ impl AbilityBehaviour for AwaitTag {
     }
 }
 
+/// Re-arms, from its own wake, a wait for no stun: with none held, the
+/// wait is met again at once.
+struct EveryCalmMoment(Arc<Mutex<u32>>);
+
+impl AbilityBehaviour for EveryCalmMoment {
+    fn activate(&self, cx: &mut AbilityCx<'_>) {
+        let stunned = cx.gas.catalog().tags().get("Status.Stunned").unwrap();
+        cx.wait_tag_removed(stunned);
+    }
+
+    fn wake(&self, cx: &mut AbilityCx<'_>, _reason: WakeReason) {
+        *self.0.lock().unwrap() += 1;
+        let stunned = cx.gas.catalog().tags().get("Status.Stunned").unwrap();
+        cx.wait_tag_removed(stunned);
+    }
+}
+
+/// A behaviour that re-arms, from its wake, a wait already met woke for
+/// ever inside one call, which never returned. The call now stops at the
+/// reaction budget, says so in the trace, and returns; the instance keeps
+/// its wait, met again the next time its owner is reconciled.
+#[test]
+fn a_wait_re_armed_already_met_from_its_own_wake_stops_at_the_reaction_budget() {
+    const TAGS: &str = "Test.Trigger.Wait\nStatus.Stunned\nStatus.Calm\n";
+    const CONTENT: &str = r#"(abilities: [(name: "GA_Wait", trigger: "Test.Trigger.Wait", behaviour: Registered("Loop"))])"#;
+    let mut gas = core_context(TAGS, CONTENT);
+    gas.trace_mut().set_filter(TraceFilter::ALL);
+    let wakes = Arc::new(Mutex::new(0));
+    gas.register_behaviour("Loop", EveryCalmMoment(wakes.clone()))
+        .unwrap();
+    let mut world = World::new();
+    let owner = world.spawn((gas.new_ability_system(),));
+    let ability = gas.catalog().abilities().get("GA_Wait").unwrap();
+    gas.grant_ability(&mut world, owner, ability, 1).unwrap();
+    let trigger = GameplayEvent::new(gas.catalog().tags().get("Test.Trigger.Wait").unwrap());
+    assert!(gas.handle_event(&mut world, owner, trigger).activated());
+    let limits: Vec<_> = gas
+        .trace()
+        .events()
+        .iter()
+        .filter(|e| matches!(e.kind, TraceKind::ReactionLimit { entity, .. } if entity == owner))
+        .collect();
+    assert_eq!(limits.len(), 1);
+    let woken = *wakes.lock().unwrap();
+    assert!(woken > 1000 && woken <= 1 << 16, "{woken}");
+    let system = world.get::<&AbilitySystem>(owner).unwrap();
+    let instance = system.active_instance(ability).expect("still running");
+    assert!(
+        matches!(system.waiting_for(instance), Some(Wait::TagRemoved(_))),
+        "still waiting"
+    );
+}
+
 /// A tag wait already met when it is set wakes at once, as Unreal's do: a
 /// wait for a tag the owner holds, or for one it lacks to be gone (it
 /// waited for a change that might never come). One not met waits for the

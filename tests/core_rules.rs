@@ -2755,3 +2755,55 @@ fn an_execution_into_a_base_a_derived_rule_owns_is_warned_at_load() {
         .iter()
         .all(|w| !w.to_string().contains("GE_Elixir")));
 }
+
+/// Content whose reactions feed themselves cannot hang a call: an effect
+/// whose own granted tag upsets its ongoing requirements is a load error,
+/// and a pair doing the same through each other (which no load check
+/// sees) stops at the reaction budget, recorded in the trace, with the
+/// call returning and the context usable.
+#[test]
+fn reactions_that_never_settle_are_refused_or_stopped() {
+    let own = catalog_with(
+        r#"(effects: [(name: "GE_Flicker", duration: Infinite, granted_tags: ["Status.Stunned"],
+             ongoing_requirements: (none: ["Status"]))])"#,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        own.contains("effect `GE_Flicker`: its ongoing requirements read `Status`, which its own granted tag `Status.Stunned` matches"),
+        "{own}"
+    );
+    // The sun shines unless it is dark; night falls while the sun shines.
+    let pair = catalog_with(
+        r#"(effects: [
+            (name: "GE_Sun", duration: Infinite, granted_tags: ["Status.Stunned"],
+             ongoing_requirements: (none: ["Status.Dead"])),
+            (name: "GE_Night", duration: Infinite, granted_tags: ["Status.Dead"],
+             ongoing_requirements: (all: ["Status.Stunned"]), affects_dead: true),
+        ])"#,
+    )
+    .unwrap();
+    let mut g = Game::over(pair);
+    g.gas.trace_mut().set_filter(TraceFilter::ALL);
+    let imp = g.imp;
+    g.apply(imp, g.spec("GE_Night"));
+    g.apply(imp, g.spec("GE_Sun"));
+    let limits: Vec<_> = g
+        .gas
+        .trace()
+        .events()
+        .iter()
+        .filter_map(|e| match e.kind {
+            TraceKind::ReactionLimit { entity, limit } => Some((entity, limit)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(limits, [(imp, 1 << 16)]);
+    // The context goes on: time passes and other entities still react.
+    g.at(1.0);
+    let hero = g.hero;
+    g.apply(hero, g.stun(2.0));
+    assert!(g.has(hero, "Status.Stunned"));
+    g.at(3.0);
+    assert!(!g.has(hero, "Status.Stunned"));
+}

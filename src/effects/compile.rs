@@ -456,6 +456,26 @@ fn compile(
     }
     let granted_tags = tag_set(&data.granted_tags, errors);
     let ongoing_requirements = query(&data.ongoing_requirements, errors);
+    // Its own tags would start and stop it: granted while it runs, they
+    // upset the requirements that let it run (or, required, hold it on
+    // for ever once something else started it).
+    let mut gate = TagSet::new();
+    ongoing_requirements.collect_tags(&mut gate);
+    if let Some((own, read)) = granted_tags.iter().find_map(|own| {
+        gate.iter()
+            .find(|&read| own.matches(read))
+            .map(|read| (own, read))
+    }) {
+        errors.push(err(
+            "ongoing_requirements",
+            format!(
+                "its ongoing requirements read `{}`, which its own granted tag `{}` \
+                 matches: running, it would switch itself off (or hold itself on)",
+                tags.name(read),
+                tags.name(own)
+            ),
+        ));
+    }
     let stacking = data.stacking.as_ref().map(|s| {
         if s.limit == 0 {
             errors.push(err("limit", "stack limit must be at least 1".into()));

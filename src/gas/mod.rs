@@ -136,6 +136,10 @@ pub struct Gas {
     follow_ups: VecDeque<(Entity, FollowUp)>,
     /// Follow-up applications the current operation may still cause.
     follow_up_budget: u32,
+    /// Entity reconciles (reactions to tags and state) the current
+    /// operation may still run: content whose reactions never settle
+    /// stops here.
+    reaction_budget: u32,
     /// Nesting of reconciles: the budget refills when the outermost ends.
     reconcile_depth: u32,
     /// Entities holding effects that read attributes live.
@@ -212,6 +216,7 @@ impl Gas {
             dirty: VecDeque::new(),
             follow_ups: VecDeque::new(),
             follow_up_budget: follow_ups::FOLLOW_UP_LIMIT,
+            reaction_budget: reconcile::REACTION_LIMIT,
             reconcile_depth: 0,
             live_holders: Vec::new(),
             attributes_moved: false,

@@ -87,6 +87,11 @@ impl Gas {
         self.reconcile_depth += 1;
         loop {
             while let Some(entity) = self.dirty.pop_front() {
+                if self.reaction_budget == 0 {
+                    self.drop_unsettled(world, entity);
+                    continue;
+                }
+                self.reaction_budget -= 1;
                 let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(entity) else {
                     continue;
                 };
@@ -107,8 +112,28 @@ impl Gas {
         self.reconcile_depth -= 1;
         if self.reconcile_depth == 0 {
             self.follow_up_budget = super::follow_ups::FOLLOW_UP_LIMIT;
+            self.reaction_budget = REACTION_LIMIT;
         }
         self.refresh_live_if_moved(world);
+    }
+
+    /// Past the reaction budget: `entity`'s reactions are not run (its
+    /// noted tag changes are forgotten, an instance whose wait was met
+    /// stays waiting until the entity is next reconciled), and the
+    /// trace says so. Content that reacts to its own reactions (an
+    /// effect whose ongoing requirements its tags upset, a behaviour
+    /// re-arming a wait already met from its own wake) ends here, not in
+    /// a call that never returns.
+    #[cold]
+    fn drop_unsettled(&mut self, world: &mut World, entity: Entity) {
+        if let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(entity) {
+            system.queued = false;
+            system.host.notes.clear();
+        }
+        self.record(crate::trace::TraceKind::ReactionLimit {
+            entity,
+            limit: REACTION_LIMIT,
+        });
     }
 
     /// Re-reads live captures if some attribute moved since the last time,
@@ -181,3 +206,9 @@ impl Gas {
 /// for a chain of eight live effects each reading what the one before it
 /// moves, and the end of a cycle's drift.
 const LIVE_REFRESH_PASSES: usize = 8;
+
+/// Most entity reconciles one operation runs (with every reaction it
+/// causes): far above what settling content needs (an entity is
+/// reconciled once per change something reacts to), and reached in a
+/// fraction of a second by content that never settles.
+pub(super) const REACTION_LIMIT: u32 = 1 << 16;

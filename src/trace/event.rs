@@ -277,6 +277,17 @@ pub enum TraceKind {
         /// Why.
         error: EffectError,
     },
+    /// An entity's reactions to its own changes did not settle within
+    /// one operation's budget of reconciles (content that reacts to its
+    /// own reactions: an effect whose granted tags upset its ongoing
+    /// requirements, a behaviour re-arming from its wake a wait already
+    /// met). Its pending reactions were dropped.
+    ReactionLimit {
+        /// The entity whose reactions were dropped.
+        entity: Entity,
+        /// The budget of reconciles one operation may run.
+        limit: u32,
+    },
     /// An ability activated.
     AbilityActivated {
         /// Who runs it.
@@ -365,6 +376,7 @@ impl TraceKind {
             TraceKind::EffectInhibited { .. } => "effect_inhibited",
             TraceKind::EffectStacksChanged { .. } => "effect_stacks_changed",
             TraceKind::EffectFailed { .. } => "effect_failed",
+            TraceKind::ReactionLimit { .. } => "reaction_limit",
             TraceKind::AttributeChanged { .. } => "attribute_changed",
             TraceKind::AbilityActivated { .. } => "ability_activated",
             TraceKind::AbilityFailed { .. } => "ability_failed",
@@ -388,9 +400,9 @@ impl TraceKind {
             | TraceKind::EffectInhibited { target, .. }
             | TraceKind::EffectStacksChanged { target, .. }
             | TraceKind::EffectFailed { target, .. } => (*target, None),
-            TraceKind::AttributeChanged { entity, .. } | TraceKind::TagChanged { entity, .. } => {
-                (*entity, None)
-            }
+            TraceKind::AttributeChanged { entity, .. }
+            | TraceKind::TagChanged { entity, .. }
+            | TraceKind::ReactionLimit { entity, .. } => (*entity, None),
             TraceKind::AbilityActivated { owner, target, .. } => (*owner, *target),
             TraceKind::AbilityFailed { owner, .. } | TraceKind::AbilityEnded { owner, .. } => {
                 (*owner, None)
@@ -408,7 +420,8 @@ impl TraceKind {
             | TraceKind::EffectRemoved { .. }
             | TraceKind::EffectInhibited { .. }
             | TraceKind::EffectStacksChanged { .. }
-            | TraceKind::EffectFailed { .. } => TraceCategory::EFFECTS,
+            | TraceKind::EffectFailed { .. }
+            | TraceKind::ReactionLimit { .. } => TraceCategory::EFFECTS,
             TraceKind::AbilityActivated { .. }
             | TraceKind::AbilityFailed { .. }
             | TraceKind::AbilityEnded { .. } => TraceCategory::ABILITIES,

@@ -192,6 +192,9 @@ pub fn render_json(
             o.str("effect", cx.effect(*effect));
             o.str("error", &error.to_string());
         }
+        TraceKind::ReactionLimit { limit, .. } => {
+            o.int("limit", u64::from(*limit));
+        }
         TraceKind::AttributeChanged {
             attribute,
             old,

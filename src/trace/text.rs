@@ -133,6 +133,9 @@ fn describe(cx: &RenderCx<'_>, kind: &TraceKind) -> String {
             format!("stacks {} x{stacks}", cx.effect(*effect))
         }
         TraceKind::EffectFailed { error, .. } => format!("effect failed: {error}"),
+        TraceKind::ReactionLimit { limit, .. } => {
+            format!("reactions unsettled after {limit} reconciles: dropped")
+        }
         TraceKind::AttributeChanged {
             attribute,
             old,
