@@ -432,6 +432,34 @@ fn a_traced_and_an_untraced_kiln_save_the_same_state() {
     assert!(traced.wakes().len() > 10);
 }
 
+/// A wake-up that flashes (a lazy end due at once) and then waits again
+/// takes the long way on a traced kiln, which tells the end first, and
+/// the short way on a quiet one. Both must keep the delay's timer under
+/// the same key: the long way cancelled it and scheduled a new one, so
+/// the two saves (and checksums, which peers with different trace
+/// settings compare) differed from then on.
+#[test]
+fn a_traced_and_an_untraced_kiln_save_the_same_state_when_a_lazy_end_is_due() {
+    let plan = |n: usize| {
+        if n % 2 == 1 {
+            Next::FlashThenGlaze { trace_on: false }
+        } else {
+            Next::Delay(0.4)
+        }
+    };
+    let mut traced = Workshop::new(plan);
+    let mut quiet = Workshop::new(plan);
+    quiet.gas.trace_mut().set_filter(TraceFilter::NONE);
+    for step in 1..=20 {
+        let at = step as f64 * 0.3;
+        traced.at(at);
+        quiet.at(at);
+        assert_eq!(traced.checksum(), quiet.checksum(), "at {at} s");
+    }
+    assert_eq!(traced.wakes(), quiet.wakes());
+    assert!(traced.wakes().len() > 5);
+}
+
 #[test]
 fn a_kiln_saved_between_wake_ups_and_restored_fires_at_the_same_instants() {
     let plan = |n: usize| {

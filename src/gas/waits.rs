@@ -21,7 +21,7 @@ use crate::abilities::{
     InstanceKey, Wait, WakeReason,
 };
 use crate::tags::{Tag, TagChanges};
-use crate::time::{Lane, SimDuration, TimerKey};
+use crate::time::{Lane, SimDuration, SimTime, TimerKey};
 
 /// The instance a delay is waking, while its behaviour runs.
 #[derive(Clone, Copy, Debug)]
@@ -71,18 +71,25 @@ impl Gas {
         self.catch_up(owner, system);
         let was_watched = system.reactive_waits.any();
         let entry = &mut system.abilities.instances[instance];
-        if let Some(timer) = entry.wait_timer.take() {
-            self.timers.cancel(timer);
-        }
+        let old_timer = entry.wait_timer.take();
         entry.wait = wait;
         if let Wait::Event(tag) = wait {
             self.waited_events.insert(tag);
         }
-        if let Some(delay) = delay {
-            entry.wait_timer = Some(
+        // A further delay on the instance its delay is waking keeps that
+        // timer's key, as the short way does: which way a wait takes
+        // depends on what watches (a trace), and the key is saved.
+        let at = delay.map(|delay| self.now + delay);
+        let kept = old_timer
+            .filter(|&timer| at.is_some_and(|at| self.rearm_if_waking(owner, instance, timer, at)));
+        if let (Some(timer), None) = (old_timer, kept) {
+            self.timers.cancel(timer);
+        }
+        if let Some(at) = at {
+            entry.wait_timer = Some(kept.unwrap_or_else(|| {
                 self.timers
-                    .schedule(self.now + delay, Timer::AbilityWake { owner, instance }),
-            );
+                    .schedule(at, Timer::AbilityWake { owner, instance })
+            }));
         }
         system.note_wait(wait);
         if !was_watched && system.reactive_waits.any() {
@@ -107,10 +114,7 @@ impl Gas {
         instance: InstanceKey,
         delay: SimDuration,
     ) -> bool {
-        let Some(waking) = self
-            .waking
-            .filter(|w| w.owner == owner && w.instance == instance && !w.rearmed)
-        else {
+        let Some(waking) = self.waking else {
             return false;
         };
         // The long way first catches the owner's host up, which tells the
@@ -120,9 +124,24 @@ impl Gas {
         if self.lazy_end_may_be_untold() || !world.contains(owner) {
             return false;
         }
-        let rearmed = self
-            .timers
-            .rearm(waking.timer, self.now + delay, Lane::Normal);
+        self.rearm_if_waking(owner, instance, waking.timer, self.now + delay)
+    }
+
+    /// Re-arms `timer` for `at` when it is the delay now waking `instance`
+    /// and not yet re-armed; `false`, nothing done, otherwise.
+    fn rearm_if_waking(
+        &mut self,
+        owner: Entity,
+        instance: InstanceKey,
+        timer: TimerKey,
+        at: SimTime,
+    ) -> bool {
+        let Some(waking) = self.waking.filter(|w| {
+            w.owner == owner && w.instance == instance && w.timer == timer && !w.rearmed
+        }) else {
+            return false;
+        };
+        let rearmed = self.timers.rearm(timer, at, Lane::Normal);
         if rearmed {
             self.waking = Some(Waking { rearmed, ..waking });
         }
