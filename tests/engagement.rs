@@ -984,6 +984,55 @@ fn a_kiting_target_is_chased_with_rate_limited_reissues_and_swings_resume_in_ran
     }
 }
 
+/// An attack click on another target, out of reach, while engaged and
+/// chasing: the click is a fresh order, so the engagement ends and the
+/// walk-up goes to the new target and engages it there. The walk-up and
+/// the loop used to share the one chase: the walk-up polled the loop's
+/// chase of the old target, and the loop went on swinging at it.
+#[test]
+fn an_attack_click_on_another_target_while_chasing_switches_to_it() {
+    let mut a = Arena::new();
+    let alice = a.spawn("alice", 0.0, 200.0, Some("Test Sword"));
+    let bob = a.spawn("bob", 200.0, 0.0, None);
+    let carol = a.spawn("carol", -1000.0, 0.0, None);
+    a.engage(alice, bob);
+    assert!(a.engaged(alice));
+    // Bob walks away faster than alice: she chases him.
+    a.world.get::<&mut Kinematic>(bob).unwrap().speed = 250.0;
+    a.world
+        .get::<&mut Kinematic>(bob)
+        .unwrap()
+        .move_to(Vec2::new(5000.0, 0.0), SimTime::ZERO);
+    // The swing at 2.4 finds him out of reach: the loop chases.
+    a.at(3.0);
+    assert!(a.has(alice, "State.Chasing"));
+    a.engage(alice, carol);
+    assert!(!a.engaged(alice), "the click ends the engagement");
+    assert!(a.has(alice, "Action.QueuedInteract"));
+    // From about 600 cm she walks 1 350 cm back to within the sword's reach.
+    a.at(14.0);
+    assert!(a.engaged(alice));
+    let target = a.world.get::<&Combatant>(alice).unwrap().targeting.target;
+    assert_eq!(target, Some(carol));
+    assert!(a.position(alice).x < -700.0, "{:?}", a.position(alice));
+    let after_click: Vec<_> = a
+        .attacks()
+        .into_iter()
+        .filter(|(t, who, _)| *t > 3.0 && who == "alice")
+        .collect();
+    assert!(!after_click.is_empty());
+    let targets = a.records(|t, record| match record {
+        CombatRecord::Attack {
+            attacker, target, ..
+        } if t > 2.0 && *attacker == alice => Some(*target),
+        _ => None,
+    });
+    assert!(
+        targets.iter().all(|&t| t == carol),
+        "no swing at bob after the click"
+    );
+}
+
 #[test]
 fn a_target_that_drifts_out_of_range_during_the_swing_window_is_chased_not_hit() {
     let mut a = Arena::new();
