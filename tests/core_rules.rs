@@ -2451,6 +2451,41 @@ fn a_commit_starts_the_cooldown_before_it_pays_the_cost() {
     assert!(!g.has(hero, "Cooldown.Spell.Bolt"));
 }
 
+/// A commit is both or neither: a cost whose requirements the cooldown's
+/// own tag would fail (content at odds with itself) refuses the
+/// activation before either applies. Judged on the owner as it stood, it
+/// passed, the cooldown started, the cost was refused, and the commit
+/// failed with the cooldown left running.
+#[test]
+fn a_cost_the_cooldown_would_refuse_refuses_the_activation_before_either_applies() {
+    let catalog = catalog_with(
+        r#"(
+        effects: [(name: "GE_Quiet_Cost", application_requirements: (none: ["Cooldown.Spell.Bolt"]),
+                   modifiers: [(attribute: "Gold", op: Flat, magnitude: Constant(-5))])],
+        abilities: [(name: "GA_Hush", trigger: "Action.Trigger.Hurl", cost: "GE_Quiet_Cost",
+                     cooldown: (effect: "GE_Bolt_Cooldown", seconds: 5),
+                     behaviour: ApplyEffects([]))],
+    )"#,
+    )
+    .unwrap();
+    let mut g = Game::over(catalog);
+    let hero = g.hero;
+    g.grant("GA_Hush");
+    let gold = g.attribute("Gold");
+    g.gas
+        .set_base_attribute(&mut g.world, hero, gold, 20.0)
+        .unwrap();
+    let cost = g.gas.catalog().effects().get("GE_Quiet_Cost").unwrap();
+    let event = GameplayEvent::new(g.tag("Action.Trigger.Hurl"));
+    let refused = g.gas.handle_event(&mut g.world, hero, event);
+    assert_eq!(
+        refused.first_failure(),
+        Some(ActivationFailure::CannotApply(cost))
+    );
+    assert!(!g.has(hero, "Cooldown.Spell.Bolt"), "no cooldown");
+    assert_eq!(g.read(hero, "Gold").1, 20.0, "no gold");
+}
+
 /// Live captures that read each other's results settle in one call: Brawn
 /// makes Power from Strength and Focus makes Vitality from Power, so a
 /// change of Strength reaches Vitality before the call returns, whichever

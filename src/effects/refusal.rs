@@ -79,6 +79,24 @@ impl EffectHost {
         self.refusal_given(self.tags(defs, now).tags(), defs, def, spec_tags)
     }
 
+    /// [`refusal_at`](Self::refusal_at) as it would be once the host
+    /// also held `granted` (another effect's granted tags, about to be
+    /// applied first): a commit's cost judged after its cooldown.
+    pub(crate) fn refusal_after(
+        &self,
+        now: SimTime,
+        defs: &EffectDefs,
+        def: &EffectDef,
+        granted: &TagSet,
+    ) -> Option<BlockReason> {
+        if granted.is_empty() || def.application_requirements.is_empty() {
+            return self.refusal_at(now, defs, def, &TagSet::new());
+        }
+        let mut owned = self.tags(defs, now).tags().clone();
+        owned.extend_from(granted);
+        self.refusal_given(&owned, defs, def, &TagSet::new())
+    }
+
     /// [`refusal`](Self::refusal) with the owned tags given. The life
     /// rule reads the host's own: no effect granting a tag it reacts to
     /// ends lazily, so those counts are exact at any instant.

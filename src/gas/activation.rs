@@ -12,7 +12,7 @@ use crate::abilities::{
     GameplayEvent, Instance, InstanceKey, Recipient, TargetedBy, Wait,
 };
 use crate::attributes::ModOp;
-use crate::effects::{ApplyOutcome, Calculated, EffectSpec, Executing};
+use crate::effects::{Applied, Calculated, EffectSpec, Executing};
 use crate::tags::{Tag, TagSet};
 use crate::time::SimDuration;
 use crate::trace::TraceKind;
@@ -386,9 +386,10 @@ impl Gas {
 
     /// The commit effect (the cooldown, then the cost) that one of the
     /// owner's refusal rules would block: application requirements, the
-    /// life rule or an immunity. A commit applies both or neither, so a
-    /// refused one refuses the activation rather than letting it run for
-    /// free or without its cooldown. (A chance that fails is not a
+    /// life rule or an immunity, the cost's judged with the cooldown's
+    /// tags already held, as it will be. A commit applies both or neither,
+    /// so a refused one refuses the activation rather than letting it run
+    /// for free or without its cooldown. (A chance that fails is not a
     /// refusal: it is the effect's own roll, taken when it applies.)
     fn commit_refused(
         &self,
@@ -396,15 +397,20 @@ impl Gas {
         def: &AbilityDef,
     ) -> Option<crate::effects::EffectId> {
         let effects = self.catalog.effects();
-        [def.cooldown.map(|c| c.effect), def.cost]
-            .into_iter()
-            .flatten()
-            .find(|&effect| {
-                system
-                    .host
-                    .refusal_at(self.now, effects, effects.def(effect), &TagSet::new())
-                    .is_some()
-            })
+        let no_tags = TagSet::new();
+        let cooldown_tags = def
+            .cooldown
+            .map_or(&no_tags, |c| &effects.def(c.effect).granted_tags);
+        let refused = |effect: crate::effects::EffectId, after: &TagSet| {
+            system
+                .host
+                .refusal_after(self.now, effects, effects.def(effect), after)
+                .is_some()
+        };
+        def.cooldown
+            .map(|c| c.effect)
+            .filter(|&cooldown| refused(cooldown, &no_tags))
+            .or(def.cost.filter(|&cost| refused(cost, cooldown_tags)))
     }
 
     fn start(
@@ -565,17 +571,26 @@ impl Gas {
         let specs = commit_specs(def, owner, level, seconds);
         // All or nothing: a cost that cannot be paid starts no cooldown.
         self.check_specs(world, specs.iter().map(|s| (owner, s)))?;
+        // Both apply before anything reacts to either (an observer, a
+        // rule), so nothing comes between them: the checks above, which
+        // judged the cost with the cooldown's tags held, hold for both.
+        let mut failed = None;
         for spec in specs {
             let effect = spec.effect;
-            // Checked just above, so an application fails here only when
-            // starting the cooldown changed the owner (its tags refuse the
-            // cost, content at odds with itself): the cost that did not
-            // apply fails the commit.
-            if let Err(_) | Ok(ApplyOutcome::Blocked(_)) = self.apply_effect(world, owner, spec) {
-                return Err(ActivationFailure::CannotApply(effect));
+            match self.apply_effect_inner(world, owner, spec) {
+                Ok(Applied::Executed) => {
+                    let execution = self.take_instant();
+                    self.after_execution(world, owner, &execution);
+                }
+                Ok(Applied::Added(_) | Applied::Stacked { .. }) => {}
+                Ok(Applied::Blocked(_)) | Err(_) => {
+                    failed = Some(ActivationFailure::CannotApply(effect));
+                    break;
+                }
             }
         }
-        Ok(())
+        self.reconcile(world);
+        failed.map_or(Ok(()), Err)
     }
 }
 

@@ -55,7 +55,7 @@ impl Gas {
     }
 
     /// The execution an instant application just left (see [`Applied`]).
-    fn take_instant(&mut self) -> Execution {
+    pub(super) fn take_instant(&mut self) -> Execution {
         self.instant
             .take()
             .expect("an instant application leaves its execution")
