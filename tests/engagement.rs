@@ -808,6 +808,7 @@ impl Arena {
             entity,
             Vec2::new(x, 0.0),
         )
+        .unwrap()
     }
 }
 
@@ -893,6 +894,28 @@ fn a_move_order_cancels_the_walk_up_and_the_engagement() {
     a.assert_torn_down(alice, carol);
     a.at(20.0);
     assert_eq!(a.attack_times("alice"), [10.0], "one swing, then she left");
+}
+
+/// A move order to a point that is not one (a client's click carrying
+/// NaN or infinity) is refused, and nothing changes: the engagement goes
+/// on and the body keeps its place. It moved the body to NaN, where no
+/// range test passes and no snapshot is accepted.
+#[test]
+fn a_move_order_to_no_point_is_refused_and_changes_nothing() {
+    let (mut a, alice, bob) = engaged_pair();
+    let here = a.position(alice);
+    let runtime = a.runtime.clone();
+    for to in [Vec2::new(f64::NAN, 0.0), Vec2::new(0.0, f64::INFINITY)] {
+        let refused = combat::move_order(&runtime, &mut a.world, &mut a.gas, alice, to);
+        assert_eq!(refused, Err(a.tag("Activation.Fail.InvalidPayload")));
+    }
+    assert!(a.engaged(alice));
+    a.at(1.5);
+    assert_eq!(a.position(alice), here);
+    let target = a.world.get::<&Combatant>(alice).unwrap().targeting.target;
+    assert_eq!(target, Some(bob));
+    let saved = gaskit::snapshot::Snapshot::<combat::CombatComponents>::save(&a.world, &a.gas);
+    assert!(saved.restore(&mut a.world, &mut a.gas).is_ok());
 }
 
 #[test]

@@ -155,7 +155,7 @@ fn act(run: &mut ScenarioRun, fighters: &mut Vec<Entity>, rng: &mut ChaCha8Rng) 
                 f64::from(rng.next_u32() % 3000),
             );
             let runtime = run.runtime.clone();
-            combat::move_order(&runtime, &mut run.world, &mut run.gas, a, to);
+            combat::move_order(&runtime, &mut run.world, &mut run.gas, a, to).unwrap();
             None
         }
         4 | 5 => Some(

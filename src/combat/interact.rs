@@ -170,19 +170,27 @@ impl QueuedInteract {
 /// engagement (the abilities tagged `Action.QueuedInteract` or
 /// `Action.Combat.AutoAttack`; their teardowns end the chase), then moves
 /// the body through the pawn. Returns how many abilities it cancelled.
+///
+/// A destination that is not a finite point (a client's click can carry
+/// anything) is refused with `Activation.Fail.InvalidPayload`, and
+/// nothing changes: a body sent there would hold a position no range
+/// test passes and no snapshot accepts.
 pub fn move_order(
     runtime: &CombatRuntime,
     world: &mut World,
     gas: &mut Gas,
     entity: Entity,
     to: Vec2,
-) -> usize {
+) -> Result<usize, Tag> {
     let tags = runtime.tags();
+    if !(to.x.is_finite() && to.y.is_finite()) {
+        return Err(tags[native::FAIL_INVALID_PAYLOAD]);
+    }
     let mut cancel = TagSet::new();
     cancel.insert(tags[native::ACTION_QUEUED_INTERACT]);
     cancel.insert(tags[native::ACTION_COMBAT_AUTO_ATTACK]);
     let cancelled = gas.cancel_abilities(world, entity, &cancel, &TagSet::new());
     let now = gas.now();
     runtime.pawn.move_to(world, entity, to, now);
-    cancelled
+    Ok(cancelled)
 }
