@@ -636,3 +636,58 @@ fn a_revoke_keeps_a_grant_the_revoked_instances_teardown_made_again() {
     let broken = invariants::check(&world, &gas);
     assert!(broken.is_empty(), "{broken:#?}");
 }
+
+/// An `ApplyEffects` ability whose own application ends it (it spends the
+/// effect that grants it, which revokes it) applies nothing more: an
+/// ended instance acts no more. The rest of its list was applied after
+/// the trace had said it ended.
+#[test]
+fn an_apply_effects_ability_that_its_own_application_ends_applies_no_more() {
+    let mut builder = builder();
+    builder
+        .tags()
+        .add_source("spend.tags", "Ability.Trigger.Spend\nStatus.Charged\n");
+    builder.add_source(
+        "spend.ron",
+        r#"(
+        effects: [
+            (name: "GE_Charge", duration: Infinite, granted_tags: ["Status.Charged"],
+             granted_abilities: ["GA_Spend"]),
+            (name: "GE_Spend_Charge", remove_effects_with_tags: ["Status.Charged"]),
+        ],
+        abilities: [(name: "GA_Spend", trigger: "Ability.Trigger.Spend",
+                     behaviour: ApplyEffects([(effect: "GE_Spend_Charge", to: Owner),
+                                              (effect: "GE_Pollen", to: Owner)]))],
+    )"#,
+    );
+    let catalog = builder.build().unwrap();
+    let mut gas = Gas::new(catalog);
+    gas.trace_mut().set_filter(TraceFilter::ALL);
+    let charge = gas.catalog().effects().get("GE_Charge").unwrap();
+    let spend = gas.catalog().abilities().get("GA_Spend").unwrap();
+    let pollen = gas.catalog().attributes().get("Pollen").unwrap();
+    let trigger = gas.catalog().tags().get("Ability.Trigger.Spend").unwrap();
+    let mut world = World::new();
+    let plant = world.spawn((gas.new_ability_system(),));
+    gas.apply_effect(&mut world, plant, EffectSpec::new(charge))
+        .unwrap();
+    assert!(gas
+        .handle_event(&mut world, plant, GameplayEvent::new(trigger))
+        .activated());
+    let system = world.get::<&AbilitySystem>(plant).unwrap();
+    assert!(!system.has_ability(spend), "spent, so revoked");
+    assert_eq!(system.current(pollen), 0.0, "nothing after its end");
+    drop(system);
+    let ended: Vec<_> = gas
+        .trace()
+        .events()
+        .iter()
+        .filter_map(|e| match &e.kind {
+            TraceKind::AbilityEnded { reason, .. } => Some(reason.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ended, [EndReason::Revoked]);
+    let broken = invariants::check(&world, &gas);
+    assert!(broken.is_empty(), "{broken:#?}");
+}

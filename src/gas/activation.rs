@@ -517,10 +517,16 @@ impl Gas {
         }
         let catalog = self.catalog.clone();
         let def = catalog.abilities().def(ability);
-        // The checks ran these very specs; a recipient gone since is skipped.
+        // The checks ran these very specs; a recipient gone since is
+        // skipped. An application whose reactions ended the instance
+        // (cancelled by a tag it granted, revoked as the effect granting
+        // the ability went) stops the list: an ended ability acts no more.
         for (recipient, spec) in apply_effects_specs(def, owner, level, &event).unwrap_or_default()
         {
             self.apply_effect_recorded(world, recipient, spec);
+            if !self.instance_exists(world, owner, instance) {
+                return;
+            }
         }
         self.end_instance(world, owner, instance, EndReason::Completed);
     }
