@@ -2290,6 +2290,57 @@ impl AbilityBehaviour for LateCommit {
     }
 }
 
+/// Commits in its teardown, and records whether that went through.
+struct CommitOnEnd(Arc<Mutex<Vec<Result<(), ActivationFailure>>>>);
+
+impl AbilityBehaviour for CommitOnEnd {
+    fn activate(&self, cx: &mut AbilityCx<'_>) {
+        cx.wait_delay(SimDuration::from_secs(10));
+    }
+
+    fn end(&self, cx: &mut AbilityCx<'_>, _: gaskit::EndReason) {
+        let committed = cx.commit();
+        self.0.lock().unwrap().push(committed);
+    }
+}
+
+/// An instance that has ended commits nothing, as Unreal's commit finds no
+/// spec for an ability no longer granted: a revoked charge committing in
+/// its teardown paid its cost and started its cooldown.
+#[test]
+fn an_ended_instance_commits_nothing() {
+    let catalog = catalog_with(
+        r#"(
+        effects: [(name: "GE_Charge_Cost", modifiers: [(attribute: "Gold", op: Flat, magnitude: Constant(-5))])],
+        abilities: [(name: "GA_Charge", trigger: "Action.Trigger.Hurl", cost: "GE_Charge_Cost",
+                     cooldown: (effect: "GE_Bolt_Cooldown", seconds: 5),
+                     behaviour: Registered("CommitOnEnd"))],
+    )"#,
+    )
+    .unwrap();
+    let mut g = Game::over(catalog);
+    let commits = Arc::new(Mutex::new(Vec::new()));
+    g.gas
+        .register_behaviour("CommitOnEnd", CommitOnEnd(commits.clone()))
+        .unwrap();
+    let hero = g.hero;
+    g.grant("GA_Charge");
+    let gold = g.attribute("Gold");
+    g.gas
+        .set_base_attribute(&mut g.world, hero, gold, 100.0)
+        .unwrap();
+    let event = GameplayEvent::new(g.tag("Action.Trigger.Hurl"));
+    assert!(g.gas.handle_event(&mut g.world, hero, event).activated());
+    let charge = g.gas.catalog().abilities().get("GA_Charge").unwrap();
+    g.gas.revoke_ability(&mut g.world, hero, charge).unwrap();
+    assert_eq!(
+        *commits.lock().unwrap(),
+        [Err(ActivationFailure::NoBehaviour)]
+    );
+    assert_eq!(g.read(hero, "Gold").1, 100.0, "nothing paid");
+    assert!(!g.has(hero, "Cooldown.Spell.Bolt"), "no cooldown");
+}
+
 /// A commit checks the cooldown again, as Unreal's does: a charge that
 /// commits a second after it starts is refused when a bolt sharing its
 /// cooldown tag went off meanwhile, and pays nothing; with the cooldown
