@@ -2304,11 +2304,13 @@ impl AbilityBehaviour for CommitOnEnd {
     }
 }
 
-/// An instance that has ended commits nothing, as Unreal's commit finds no
-/// spec for an ability no longer granted: a revoked charge committing in
-/// its teardown paid its cost and started its cooldown.
+/// A revoked ability commits nothing, as Unreal's commit finds no spec
+/// for an ability no longer granted: a revoked charge committing in its
+/// teardown paid its cost and started its cooldown. (A teardown of an
+/// ability still granted may commit: `tests/abilities.rs`,
+/// `a_retrigger_checks_again_after_the_teardown_it_caused`.)
 #[test]
-fn an_ended_instance_commits_nothing() {
+fn a_revoked_ability_commits_nothing() {
     let catalog = catalog_with(
         r#"(
         effects: [(name: "GE_Charge_Cost", modifiers: [(attribute: "Gold", op: Flat, magnitude: Constant(-5))])],

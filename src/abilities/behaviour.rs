@@ -192,27 +192,24 @@ impl AbilityCx<'_> {
 
     /// Starts the cooldown (with its authored duration), then pays the
     /// cost, as Unreal's commit does; both or, when either is refused,
-    /// neither. An instance that has ended (in its teardown, or ended by
-    /// its own application's reactions) commits nothing:
-    /// [`ActivationFailure::NoBehaviour`].
+    /// neither. A teardown may commit (a channel that starts its cooldown
+    /// as it ends), unless the ability was revoked: an ability no longer
+    /// granted commits nothing ([`ActivationFailure::NoBehaviour`]).
     pub fn commit(&mut self) -> Result<(), ActivationFailure> {
-        self.commit_for(None)
+        self.gas
+            .commit_ability(self.world, self.owner, self.ability, self.level, None)
     }
 
     /// [`commit`](Self::commit) with a cooldown of `seconds` (the
     /// behaviour decides the duration, as a spell's cast interval does).
     pub fn commit_with_cooldown(&mut self, seconds: f64) -> Result<(), ActivationFailure> {
-        self.commit_for(Some(seconds))
-    }
-
-    fn commit_for(&mut self, seconds: Option<f64>) -> Result<(), ActivationFailure> {
-        // Unreal's commit finds no spec for an ability no longer granted;
-        // an ended instance is the same here (a revoke ends it).
-        if !self.is_active() {
-            return Err(ActivationFailure::NoBehaviour);
-        }
-        self.gas
-            .commit_ability(self.world, self.owner, self.ability, self.level, seconds)
+        self.gas.commit_ability(
+            self.world,
+            self.owner,
+            self.ability,
+            self.level,
+            Some(seconds),
+        )
     }
 
     /// Applies an effect.

@@ -55,8 +55,8 @@ pub enum ActivationFailure {
     },
     /// Nothing on the owner can run the ability: it is not in the catalog,
     /// not granted to the owner, or its registered behaviour is not
-    /// registered with the context; or, for a behaviour's commit, its
-    /// instance has ended.
+    /// registered with the context (a behaviour's commit in the teardown
+    /// of a revoke finds it no longer granted).
     NoBehaviour,
     /// An effect the ability would apply cannot be evaluated with what the
     /// event carries (a missing or non-finite magnitude, a missing source),

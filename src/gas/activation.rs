@@ -559,6 +559,16 @@ impl Gas {
             let Ok(system) = world.get::<&AbilitySystem>(owner) else {
                 return Err(ActivationFailure::TargetRequirements);
             };
+            // Unreal's commit finds no spec for an ability no longer
+            // granted: a revoked one (its teardown runs with the grant let
+            // go) commits nothing.
+            if !system
+                .abilities
+                .granted(ability)
+                .is_some_and(|g| g.is_held())
+            {
+                return Err(ActivationFailure::NoBehaviour);
+            }
             // A cooldown started since the activation (another ability's
             // on a shared tag, or this one's own earlier commit) holds.
             let owned = system.host.tags_at(self.catalog.effects(), self.now);
