@@ -332,3 +332,75 @@ fn a_blocked_parent_tag_blocks_the_abilities_tagged_under_it_and_not_above() {
         )))
     );
 }
+
+/// The query asks first whether the event would reach the ability at all:
+/// of two abilities one event routes between by `trigger_when` (a
+/// scarecrow's rattle toggled on and off), the one the owner's state
+/// routes it away from is refused with the tag that decides it, and the
+/// other is ready. It said both were ready, and an AI asking first was
+/// misled. Sending the event still toggles once per press.
+#[test]
+fn an_ability_the_event_would_not_reach_by_trigger_when_is_refused() {
+    let mut builder = CatalogBuilder::new();
+    builder.tags().add_source("farm.tags", TAGS);
+    builder
+        .tags()
+        .add_source("rattle.tags", "Ability.Trigger.Rattle\nStatus.Rattling\n");
+    builder.add_source("farm.ron", CONTENT);
+    builder.add_source(
+        "rattle.ron",
+        r#"(
+        effects: [(name: "GE_Rattling", duration: Infinite, granted_tags: ["Status.Rattling"]),
+                  (name: "GE_Still", remove_effects_with_tags: ["Status.Rattling"])],
+        abilities: [
+            (name: "GA_Rattle_On", trigger: "Ability.Trigger.Rattle",
+             trigger_when: (none: ["Status.Rattling"]),
+             behaviour: ApplyEffects([(effect: "GE_Rattling", to: Owner)])),
+            (name: "GA_Rattle_Off", trigger: "Ability.Trigger.Rattle",
+             trigger_when: (all: ["Status.Rattling"]),
+             behaviour: ApplyEffects([(effect: "GE_Still", to: Owner)])),
+        ],
+    )"#,
+    );
+    let mut gas = Gas::new(builder.build().unwrap());
+    gas.register_behaviour("Sing", Sing).unwrap();
+    let mut world = World::new();
+    let scarecrow = world.spawn((gas.new_ability_system(),));
+    let (on, off) = {
+        let abilities = gas.catalog().abilities();
+        (
+            abilities.get("GA_Rattle_On").unwrap(),
+            abilities.get("GA_Rattle_Off").unwrap(),
+        )
+    };
+    for id in [on, off] {
+        gas.grant_ability(&mut world, scarecrow, id, 1).unwrap();
+    }
+    let rattling = gas.catalog().tags().get("Status.Rattling").unwrap();
+    let rattle = GameplayEvent::new(gas.catalog().tags().get("Ability.Trigger.Rattle").unwrap());
+    assert_eq!(
+        gas.can_activate(&world, scarecrow, on, Some(&rattle)),
+        Ok(())
+    );
+    assert_eq!(
+        gas.can_activate(&world, scarecrow, off, Some(&rattle)),
+        Err(ActivationFailure::MissingTags {
+            tag: Some(rattling)
+        })
+    );
+    let pressed = gas.handle_event(&mut world, scarecrow, rattle);
+    assert_eq!(pressed.activations.len(), 1, "one press, one toggle");
+    assert!(gas.has_tag(&world, scarecrow, rattling));
+    assert_eq!(
+        gas.can_activate(&world, scarecrow, on, Some(&rattle)),
+        Err(ActivationFailure::BlockedByTags {
+            tag: Some(rattling)
+        })
+    );
+    assert_eq!(
+        gas.can_activate(&world, scarecrow, off, Some(&rattle)),
+        Ok(())
+    );
+    gas.handle_event(&mut world, scarecrow, rattle);
+    assert!(!gas.has_tag(&world, scarecrow, rattling));
+}

@@ -30,7 +30,11 @@ pub struct AbilityData {
     /// query; otherwise the ability is not considered at all (no failure is
     /// recorded). Routes one event to different abilities by state, as
     /// `Action.Trigger.Combat.Cast` queues a weave while engaged and casts
-    /// standalone otherwise.
+    /// standalone otherwise. Judged once, on the owner as the event
+    /// arrives, for every ability it could trigger: so one event toggles
+    /// between two abilities by state (a prayer's on and off), and the
+    /// first one's activation does not route the event to the second.
+    /// `Gas::can_activate` asks it too.
     #[serde(default)]
     pub trigger_when: TagQueryDef,
     /// What `cancel_abilities` and other abilities' cancel/block lists match.

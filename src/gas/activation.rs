@@ -66,7 +66,11 @@ impl Gas {
     /// would send; `None`: a server event with only the ability's trigger)?
     /// Runs every check an activation runs, in the same order, and changes
     /// nothing: no trace record, no cost, no cooldown. For AI and UI to ask
-    /// before acting.
+    /// before acting. First, as sending the event would, it asks whether
+    /// the event reaches the ability at all: an owner its `trigger_when`
+    /// does not match routes the event elsewhere (a cast while engaged
+    /// queues a weave), refused as [`ActivationFailure::BlockedByTags`] or
+    /// [`ActivationFailure::MissingTags`] with the tag that decides it.
     ///
     /// ```
     /// # use gaskit::prelude::*;
@@ -103,6 +107,24 @@ impl Gas {
             .try_def(ability)
             .ok_or(ActivationFailure::NoBehaviour)?;
         let default = GameplayEvent::new(def.trigger);
+        if !def.trigger_when.is_empty() {
+            if let Ok(system) = world.get::<&AbilitySystem>(owner) {
+                let owned = system.host.tags_at(self.catalog.effects(), self.now);
+                if !owned.meet(&def.trigger_when) {
+                    let query = &def.trigger_when;
+                    return Err(match query.first_missing(owned.set()) {
+                        Some(tag) => ActivationFailure::MissingTags { tag: Some(tag) },
+                        // The owned tag itself (`Action.Modal.Bank` for
+                        // a `none` of `Action.Modal`), as a block names it.
+                        None => ActivationFailure::BlockedByTags {
+                            tag: query
+                                .first_forbidden(owned.set())
+                                .map(|t| owned.set().iter().find(|o| o.matches(t)).unwrap_or(t)),
+                        },
+                    });
+                }
+            }
+        }
         self.check_activation(world, owner, ability, def, event.unwrap_or(&default))
             .map(|_| ())
     }

@@ -216,6 +216,23 @@ impl TagQuery {
             .find_map(|q| q.first_held(tags))
     }
 
+    /// A tag `tags` holds that a `none` clause forbids, for a query
+    /// `tags` does not meet with nothing missing (see
+    /// [`first_missing`](Self::first_missing)): the first of its `none`
+    /// held, or one from a nested query that fails.
+    pub(crate) fn first_forbidden(&self, tags: &TagSet) -> Option<Tag> {
+        let clauses = self.clauses.as_ref()?;
+        if let Some(held) = clauses.none.iter().find(|&t| tags.has(t)) {
+            return Some(held);
+        }
+        clauses
+            .all_of
+            .iter()
+            .chain(&clauses.any_of)
+            .filter(|q| !q.matches(tags))
+            .find_map(|q| q.first_forbidden(tags))
+    }
+
     /// Evaluates the query against `tags`.
     #[inline]
     pub fn matches(&self, tags: &TagSet) -> bool {
