@@ -627,8 +627,10 @@ fn watch_the_mark(between: impl FnOnce(&mut Sim)) {
         .remove_loose_tag(&mut sim.world, hero, mark)
         .unwrap();
     let log = sim.log();
-    assert!(log[0].starts_with("0.000Event("), "{log:?}");
-    assert_eq!(log[1], "0.000 ping 1");
+    // Unreal's order: the ping ability the event triggers first, then the
+    // watcher waiting on it.
+    assert_eq!(log[0], "0.000 ping 1");
+    assert!(log[1].starts_with("0.000Event("), "{log:?}");
     let woke =
         |at: &str, how: &str| format!("{at}{how}({mark:?})").replace(char::is_whitespace, "");
     assert_eq!(
@@ -637,6 +639,67 @@ fn watch_the_mark(between: impl FnOnce(&mut Sim)) {
         "{log:?}"
     );
     assert!(!sim.active(hero, "GA_Watcher"));
+}
+
+/// An event triggers the abilities it triggers before it wakes the
+/// instances waiting on it, in Unreal's order: a stagger the hit triggers
+/// cancels the parry waiting for that hit before the parry hears it, so
+/// no riposte; and an ability the event starts does not hear the event
+/// that started it. (Waiting instances were woken first, so the parry
+/// riposted and was cancelled after.)
+#[test]
+fn an_event_triggers_abilities_before_it_wakes_the_instances_waiting_on_it() {
+    const TAGS: &str = "Test.Trigger.Parry\nTest.Event.Hit\nAbility.Parry\n";
+    const CONTENT: &str = r#"(abilities: [
+        (name: "GA_Parry", trigger: "Test.Trigger.Parry", ability_tags: ["Ability.Parry"],
+         behaviour: Registered("Parry")),
+        (name: "GA_Stagger", trigger: "Test.Event.Hit",
+         cancel_abilities_with_tags: ["Ability.Parry"], behaviour: Registered("Parry")),
+    ])"#;
+    /// Waits for a hit and logs hearing it.
+    struct Parry(Arc<Mutex<Vec<String>>>);
+    impl AbilityBehaviour for Parry {
+        fn activate(&self, cx: &mut AbilityCx<'_>) {
+            let hit = cx.gas.catalog().tags().get("Test.Event.Hit").unwrap();
+            cx.wait_event(hit);
+        }
+        fn wake(&self, cx: &mut AbilityCx<'_>, _: WakeReason) {
+            let name = cx.gas.catalog().abilities().def(cx.ability).name.clone();
+            self.0.lock().unwrap().push(format!("{name} heard the hit"));
+            cx.end();
+        }
+        fn end(&self, cx: &mut AbilityCx<'_>, reason: EndReason) {
+            let name = cx.gas.catalog().abilities().def(cx.ability).name.clone();
+            self.0
+                .lock()
+                .unwrap()
+                .push(format!("{name} ended: {reason:?}"));
+        }
+    }
+    let mut gas = core_context(TAGS, CONTENT);
+    let log = Arc::new(Mutex::new(Vec::new()));
+    gas.register_behaviour("Parry", Parry(log.clone())).unwrap();
+    let mut world = World::new();
+    let owner = world.spawn((gas.new_ability_system(),));
+    for name in ["GA_Parry", "GA_Stagger"] {
+        let id = gas.catalog().abilities().get(name).unwrap();
+        gas.grant_ability(&mut world, owner, id, 1).unwrap();
+    }
+    let tag = |gas: &Gas, name: &str| gas.catalog().tags().get(name).unwrap();
+    let parry = GameplayEvent::new(tag(&gas, "Test.Trigger.Parry"));
+    assert!(gas.handle_event(&mut world, owner, parry).activated());
+    let hit = GameplayEvent::new(tag(&gas, "Test.Event.Hit"));
+    let outcome = gas.handle_event(&mut world, owner, hit);
+    assert_eq!(outcome.woken, 0);
+    let stagger = gas.catalog().abilities().get("GA_Stagger").unwrap();
+    assert_eq!(
+        *log.lock().unwrap(),
+        [format!(
+            "GA_Parry ended: {:?}",
+            EndReason::CancelledByAbility(stagger)
+        )],
+        "the stagger, started by the hit, waits for the next one"
+    );
 }
 
 #[test]

@@ -240,8 +240,13 @@ impl Gas {
         self.timers.schedule(at.max(self.now), Timer::Event(key));
     }
 
-    /// Handles `event` on `to` now: wakes instances waiting for it, then
-    /// tries to activate every granted ability whose trigger it matches.
+    /// Handles `event` on `to` now: tries to activate every granted
+    /// ability whose trigger it matches, then wakes the instances that
+    /// were waiting for it and still are, in Unreal's order (its
+    /// `HandleGameplayEvent` triggers abilities before it tells the wait
+    /// tasks): an ability the event starts may cancel a waiting one
+    /// before that hears it, and one the event starts does not hear the
+    /// event that started it.
     // The gate is inlined into every caller: most events are outcome
     // events nobody answers (a hit nobody procs on), and those then cost
     // the caller a check, not a call that builds and returns an outcome.
@@ -306,6 +311,10 @@ impl Gas {
         } else {
             SmallVec::new()
         };
+        for ability in triggered {
+            let result = self.activate_ability(world, to, ability, event);
+            outcome.activations.push((ability, result));
+        }
         for (instance, ability) in waiting {
             // A client's event wakes only what it could have activated.
             let def = self.catalog.abilities().def(ability);
@@ -318,17 +327,14 @@ impl Gas {
                 outcome.refused_wakes += 1;
                 continue;
             }
-            // Only a wait this event meets: an earlier wake may have run
-            // game code that moved this instance on to another wait.
+            // Only a wait this event meets: an activation or an earlier
+            // wake may have run game code that moved this instance on to
+            // another wait, or ended it.
             let met = |w: Wait| matches!(w, Wait::Event(t) if event.tag.matches(t));
             if self.clear_wait(world, to, instance, met) {
                 outcome.woken += 1;
                 self.wake(world, to, instance, WakeReason::Event(event));
             }
-        }
-        for ability in triggered {
-            let result = self.activate_ability(world, to, ability, event);
-            outcome.activations.push((ability, result));
         }
         self.reconcile(world);
         outcome
