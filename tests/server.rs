@@ -659,6 +659,74 @@ fn a_snapshot_fits_only_a_context_that_knows_everything_it_names() {
     assert_eq!(world.len(), 0);
 }
 
+/// A snapshot lists its entities once each, by id. One out of order, or
+/// listing an entity twice (a damaged file that kept its checksum), is
+/// refused before anything changes: out of order, an id past the bound
+/// slipped by the check of the last, and the search for saved slots missed
+/// a game entity sitting in one, which the restore then replaced.
+#[test]
+fn a_snapshot_listing_its_entities_out_of_order_or_twice_is_refused() {
+    #[derive(serde::Deserialize)]
+    struct Sealed {
+        #[allow(dead_code)]
+        checksum: u64,
+        snapshot: Snapshot<()>,
+    }
+    let mut tower = Tower::new();
+    tower.guard("east", Some(1));
+    tower.guard("west", Some(2));
+    let text = Snapshot::<()>::save(&tower.world, &tower.gas)
+        .to_ron()
+        .unwrap();
+    // The entries of `entities:[...]`, each a balanced `(...)`.
+    let start = text.find("entities:[").unwrap() + "entities:[".len();
+    let mut entries = Vec::new();
+    let (mut depth, mut from) = (0, start);
+    for (at, c) in text[start..].char_indices() {
+        match c {
+            '(' => {
+                if depth == 0 {
+                    from = start + at;
+                }
+                depth += 1;
+            }
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    entries.push(&text[from..=start + at]);
+                }
+            }
+            ']' if depth == 0 => break,
+            _ => {}
+        }
+    }
+    assert!(entries.len() >= 2, "{text}");
+    let end = start + entries.iter().map(|e| e.len()).sum::<usize>() + entries.len() - 1;
+    let with = |list: Vec<&str>| format!("{}{}{}", &text[..start], list.join(","), &text[end..]);
+    let mut swapped = entries.clone();
+    swapped.swap(0, 1);
+    let mut twice = entries.clone();
+    twice.insert(1, entries[0]);
+    for damaged in [with(swapped), with(twice)] {
+        let sealed: Sealed = ron::from_str(&damaged).unwrap();
+        let mut gas = context(&tower.catalog);
+        let mut world = World::new();
+        let kept = world.spawn((Name("the game's own".into()),));
+        let error = sealed.snapshot.restore(&mut world, &mut gas).unwrap_err();
+        assert_eq!(
+            error,
+            SnapshotError::Damaged("entities out of order, or one saved twice".into())
+        );
+        assert_eq!(world.len(), 1, "nothing restored");
+        assert!(world.contains(kept));
+    }
+    // The list as saved restores.
+    let sealed: Sealed = ron::from_str(&with(entries)).unwrap();
+    let mut gas = context(&tower.catalog);
+    let mut world = World::new();
+    assert!(sealed.snapshot.restore(&mut world, &mut gas).is_ok());
+}
+
 /// A game component's own check ([`snapshot::RollbackComponent::check`])
 /// runs before a restore changes anything: here, a guard's post must be a
 /// tag of the catalog, and a snapshot naming another is refused whole.
@@ -805,6 +873,26 @@ fn a_rollback_survives_a_despawn_and_a_respawn_of_the_same_slot() {
         .advance_to(&mut tower.world, SimTime::from_secs(3));
     assert!(!tower.world.contains(guard));
     assert_eq!(tower.gas.reserved_handles(), 0);
+}
+
+/// A window switched off frees the handles kept under it when the next
+/// advance ends, and they are out of play meanwhile. They were kept for
+/// ever, and `in_play` called them in play.
+#[test]
+fn switching_the_rollback_window_off_frees_the_handles_it_kept() {
+    let mut tower = Tower::new();
+    tower
+        .gas
+        .set_rollback_window(Some(SimDuration::from_secs(60)));
+    let guard = tower.guard("guard", None);
+    assert!(tower.gas.despawn(&mut tower.world, guard));
+    assert_eq!(tower.gas.reserved_handles(), 1);
+    tower.gas.set_rollback_window(None);
+    assert!(!tower.gas.in_play(&tower.world, guard));
+    tower.gas.advance_by(&mut tower.world, SimDuration::ZERO);
+    assert_eq!(tower.gas.reserved_handles(), 0);
+    assert!(!tower.world.contains(guard));
+    assert!(!tower.gas.in_play(&tower.world, guard));
 }
 
 /// A handle kept from a retirement a rollback undid is not freed by that

@@ -45,7 +45,9 @@ impl Gas {
     /// Keeps the handles of entities despawned through
     /// [`despawn`](Self::despawn) for `window` of simulated time (rollback
     /// netcode: the longest rollback), or not at all (`None`, the default:
-    /// a server without rollback frees them at once).
+    /// a server without rollback frees them at once). Handles kept when
+    /// the window is switched off are freed when the next advance ends,
+    /// and are out of play until then.
     pub fn set_rollback_window(&mut self, window: Option<SimDuration>) {
         self.rollback_window = window;
     }
@@ -65,11 +67,13 @@ impl Gas {
     /// is freed only when an advance ends, so as an answer to "is it
     /// there" it would depend on the frame step).
     pub fn in_play(&self, world: &World, entity: Entity) -> bool {
-        // Without a window no handle is kept: one lookup, not two. (Written
-        // out rather than through `in_play`: every wake asks, and the match
+        // Without a window no handle is kept (once those kept under one
+        // switched off are freed): one lookup, not two. (Written out
+        // rather than through `in_play`: every wake asks, and the match
         // form cost a wake 13 instructions.)
         world.contains(entity)
-            && (self.rollback_window.is_none() || !world.satisfies::<&Reserved>(entity))
+            && ((self.rollback_window.is_none() && self.reserved.is_empty())
+                || !world.satisfies::<&Reserved>(entity))
     }
 
     /// Takes `entity` out of the world: despawned, or, with a rollback
@@ -91,9 +95,11 @@ impl Gas {
     /// again, later: its handle is then kept for that later retirement's
     /// whole window (its own entry frees it), not freed by this one.
     pub(super) fn release_reserved(&mut self, world: &mut World) {
-        let Some(window) = self.rollback_window.filter(|_| !self.reserved.is_empty()) else {
+        if self.reserved.is_empty() {
             return;
-        };
+        }
+        // A window switched off frees every handle kept under it.
+        let window = self.rollback_window.unwrap_or(SimDuration::ZERO);
         while let Some(&(since, entity)) = self.reserved.front() {
             if since + window > self.now {
                 break;

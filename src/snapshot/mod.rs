@@ -363,7 +363,20 @@ impl<C: SnapshotComponents> Snapshot<C> {
                 .ok()
                 .map(|i| self.entities[i].entity)
         };
-        // Check everything before changing anything.
+        // Check everything before changing anything. A save lists its
+        // entities once each, by id: the bound below reads the last, and
+        // the lookup above searches by id, so a list out of order would
+        // let a huge id through and miss a game entity in a saved one's
+        // slot (which the spawn would then replace).
+        if self
+            .entities
+            .windows(2)
+            .any(|pair| pair[0].entity.id() >= pair[1].entity.id())
+        {
+            return Err(SnapshotError::Damaged(
+                "entities out of order, or one saved twice".into(),
+            ));
+        }
         if self
             .entities
             .last()
