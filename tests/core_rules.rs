@@ -2539,6 +2539,67 @@ fn a_cost_the_cooldown_would_refuse_refuses_the_activation_before_either_applies
     assert_eq!(g.read(hero, "Gold").1, 20.0, "no gold");
 }
 
+/// A source requirement on an event with no source, or with one that has
+/// no ability system, judges a source holding no tags: a requirement that
+/// only forbids a tag passes, one that needs a tag fails. Every such
+/// event was refused, so a server's events (no instigator) could never
+/// activate an ability that only refuses stunned sources.
+#[test]
+fn a_source_requirement_judges_a_missing_source_as_holding_no_tags() {
+    let catalog = catalog_with(
+        r#"(abilities: [
+        (name: "GA_Heed", trigger: "Action.Trigger.Hurl", source_required: (none: ["Status.Stunned"]),
+         behaviour: ApplyEffects([])),
+        (name: "GA_Pity", trigger: "Action.Trigger.Hurl", source_required: (all: ["Status.Stunned"]),
+         behaviour: ApplyEffects([])),
+    ])"#,
+    )
+    .unwrap();
+    let mut g = Game::over(catalog);
+    let (hero, imp) = (g.hero, g.imp);
+    let abilities = g.gas.catalog().abilities();
+    let (heed, pity) = (
+        abilities.get("GA_Heed").unwrap(),
+        abilities.get("GA_Pity").unwrap(),
+    );
+    for id in [heed, pity] {
+        g.gas.grant_ability(&mut g.world, imp, id, 1).unwrap();
+    }
+    let rock = g.world.spawn((Name("rock".into()),));
+    let hurl = GameplayEvent::new(g.tag("Action.Trigger.Hurl"));
+    let refused = Err(ActivationFailure::SourceRequirements);
+    for source in [None, Some(rock)] {
+        let mut event = hurl;
+        event.instigator = source;
+        assert_eq!(
+            g.gas.can_activate(&g.world, imp, heed, Some(&event)),
+            Ok(())
+        );
+        assert_eq!(
+            g.gas.can_activate(&g.world, imp, pity, Some(&event)),
+            refused
+        );
+    }
+    let from_hero = hurl.instigator(hero);
+    assert_eq!(
+        g.gas.can_activate(&g.world, imp, heed, Some(&from_hero)),
+        Ok(())
+    );
+    assert_eq!(
+        g.gas.can_activate(&g.world, imp, pity, Some(&from_hero)),
+        refused
+    );
+    g.apply(hero, g.stun(5.0));
+    assert_eq!(
+        g.gas.can_activate(&g.world, imp, heed, Some(&from_hero)),
+        refused
+    );
+    assert_eq!(
+        g.gas.can_activate(&g.world, imp, pity, Some(&from_hero)),
+        Ok(())
+    );
+}
+
 /// Live captures that read each other's results settle in one call: Brawn
 /// makes Power from Strength and Focus makes Vitality from Power, so a
 /// change of Strength reaches Vitality before the call returns, whichever

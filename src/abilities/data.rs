@@ -49,7 +49,10 @@ pub struct AbilityData {
     /// The owner must *not* match this to activate (the empty query never blocks).
     #[serde(default)]
     pub activation_blocked: Option<TagQueryDef>,
-    /// The event's instigator must match this.
+    /// The event's instigator must match this. An event with no
+    /// instigator (or one without an ability system) is judged as holding
+    /// no tags: a query that only forbids tags passes, one that needs one
+    /// fails.
     #[serde(default)]
     pub source_required: TagQueryDef,
     /// The event's target must match this (and exist) when stated.

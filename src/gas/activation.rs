@@ -223,7 +223,22 @@ impl Gas {
                     .is_ok_and(|s| s.host.tags_at(defs, self.now).meet(query))
             })
         };
-        if !def.source_required.is_empty() && !matches_on(event.instigator, &def.source_required) {
+        // A source that holds no tags (none named, or one without an
+        // ability system) is judged as holding none: a requirement that
+        // only forbids tags (`none: ["Status.Silenced"]`) passes, one
+        // that needs a tag fails. (Unreal skips the source's requirements
+        // when there are no source tags; forbidding only what is held is
+        // the part of that which a requirement can mean.)
+        let source_holds_tags = event
+            .instigator
+            .is_some_and(|e| world.satisfies::<&AbilitySystem>(e));
+        if !def.source_required.is_empty()
+            && !(if source_holds_tags {
+                matches_on(event.instigator, &def.source_required)
+            } else {
+                def.source_required.matches(&TagSet::new())
+            })
+        {
             return Err(ActivationFailure::SourceRequirements);
         }
         if let Some(required) = &def.target_required {
