@@ -1083,6 +1083,46 @@ fn damaged_saves_load_with_fallbacks_and_a_report() {
     assert!(ron::from_str::<Profile>("(skills: [(1, 2, 3)]").is_err());
 }
 
+/// The contract's apply-time spellbook rule: a current book the catalog
+/// knows is kept even when the saved unlocked list lacks it, and it and
+/// the default book are added to that list; the autocast of that book is
+/// kept. Only an unknown current book falls back to the default. A known
+/// book missing from the list fell back, and the autocast was cleared.
+#[test]
+fn a_saved_current_book_is_kept_and_unlocked_with_the_default() {
+    let mut d = Duel::new();
+    let alice = d.spawn("alice", 0.0, 99);
+    let profile = Profile {
+        skills: vec![],
+        equipment: vec![],
+        inventory: vec![],
+        cold_storage: vec![],
+        style: None,
+        spellbook: "Spellbook.Ancient".into(),
+        unlocked_spellbooks: vec![],
+        autocast: Some("Smoke Rush".into()),
+        health: 10.0,
+    };
+    let runtime = d.runtime.clone();
+    let report = combat::load_profile(&runtime, &mut d.world, &mut d.gas, alice, &profile).unwrap();
+    assert!(report.is_clean(), "{:#?}", report.fallbacks);
+    let c = d.world.get::<&Combatant>(alice).unwrap();
+    let (ancient, standard) = (d.tag("Spellbook.Ancient"), d.tag("Spellbook.Standard"));
+    assert_eq!(c.spellbook.current, ancient);
+    assert!(c.spellbook.unlocked.contains(&ancient) && c.spellbook.unlocked.contains(&standard));
+    assert_eq!(
+        c.spellbook.autocast.map(|s| d
+            .catalog()
+            .section::<CombatDefs>()
+            .unwrap()
+            .spell(s)
+            .unwrap()
+            .name
+            .clone()),
+        Some("Smoke Rush".to_owned())
+    );
+}
+
 // ------------------------------------------------------------- equipment
 
 #[test]

@@ -217,23 +217,29 @@ pub fn load_profile(
                     .push(format!("unknown spellbook `{name}` dropped")),
             }
         }
-        if !unlocked.contains(&default_book) {
-            unlocked.push(default_book);
-        }
+        // The contract's apply-time rule: only a current book the catalog
+        // no longer knows falls back to the default; the book in use and
+        // the default are then both unlocked, so the player can always
+        // reach at least the fallback.
         let current = match names
             .get(&profile.spellbook)
-            .filter(|&b| defs.is_known_book(b) && unlocked.contains(&b))
+            .filter(|&b| defs.is_known_book(b))
         {
             Some(book) => book,
             None => {
                 report.fallbacks.push(format!(
-                    "spellbook `{}` is unknown or locked; using `{}`",
+                    "spellbook `{}` is unknown; using `{}`",
                     profile.spellbook,
                     names.name(default_book)
                 ));
                 default_book
             }
         };
+        for book in [current, default_book] {
+            if !unlocked.contains(&book) {
+                unlocked.push(book);
+            }
+        }
         combatant.spellbook.current = current;
         combatant.spellbook.unlocked = unlocked;
         combatant.spellbook.autocast = match &profile.autocast {
