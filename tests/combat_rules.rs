@@ -419,6 +419,27 @@ fn xp_follows_damage_dealt_hitpoints_too_never_on_misses_or_heals() {
     assert_eq!(d.xp(alice, Skill::Hitpoints), before);
 }
 
+/// Eating at full health eats the food, heals nothing and starts the eat
+/// delay, as in OSRS: a decision, since the contract leaves the rule to a
+/// consumables design it does not include. Held here so a change to it is
+/// a deliberate one.
+#[test]
+fn eating_at_full_health_eats_the_food_and_heals_nothing() {
+    let mut d = Duel::new();
+    let alice = d.spawn("alice", 0.0, 40);
+    let full = d.attr(alice, "MaxHealth");
+    assert_eq!(d.attr(alice, "Health"), full);
+    let food = d.item("Lobster");
+    d.give(alice, "Lobster", 1);
+    let eat = GameplayEvent::new(d.tag("Action.Trigger.Ability.Eat")).object(food.index() as u32);
+    d.send(alice, eat);
+    let c = d.world.get::<&Combatant>(alice).unwrap();
+    assert_eq!(c.inventory.count(food), 0, "eaten");
+    drop(c);
+    assert_eq!(d.attr(alice, "Health"), full, "nothing to heal");
+    assert!(d.has(alice, "Cooldown.Ability.Eat"), "the eat delay runs");
+}
+
 #[test]
 fn a_style_switch_mid_fight_changes_the_next_swing_only() {
     let mut d = Duel::new();
