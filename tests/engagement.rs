@@ -1246,6 +1246,43 @@ fn line_of_sight_lost_past_the_tolerance_ends_the_engagement() {
     assert_eq!(a.attack_times("alice"), [0.0, 2.4]);
 }
 
+/// Within the tolerance the pursuit goes on: a target that walks out of
+/// sight (and out of reach) is chased, and the walk that brings it back
+/// in sight ends in a swing. The loop stood still until the tolerance ran
+/// out, so a target rounding a corner always got away.
+#[test]
+fn a_target_out_of_sight_is_chased_within_the_tolerance() {
+    // Bob is out of alice's sight while more than 400 cm away.
+    struct Far;
+    impl combat::LineOfSight for Far {
+        fn visible(&self, world: &World, from: Entity, to: Entity, now: SimTime) -> bool {
+            let at = |e| world.get::<&Kinematic>(e).unwrap().position(now);
+            (at(to).x - at(from).x).abs() <= 400.0
+        }
+    }
+    let mut a = Arena::with_sight(std::sync::Arc::new(Far));
+    let alice = a.spawn("alice", 0.0, 300.0, Some("Test Sword"));
+    let bob = a.spawn("bob", 100.0, 0.0, None);
+    a.engage(alice, bob);
+    // Bob jumps 600 cm away at 1.0 and stays there.
+    a.at(1.0);
+    a.world
+        .get::<&mut Kinematic>(bob)
+        .unwrap()
+        .move_to(Vec2::new(700.0, 0.0), SimTime::from_secs_f64(1.0).unwrap());
+    a.world.get::<&mut Kinematic>(bob).unwrap().speed = 1e9;
+    // The 2.4 poll finds him out of sight: alice walks toward him, sees
+    // him again within 400 cm before the tolerance runs out, and swings
+    // once within reach.
+    a.at(2.5);
+    assert!(a.has(alice, "State.Chasing"), "pursued while out of sight");
+    a.at(6.0);
+    assert!(a.engaged(alice));
+    let swings = a.attack_times("alice");
+    assert_eq!(swings.len(), 2, "{swings:?}");
+    assert!(swings[1] > 2.4 && swings[1] < 4.5, "{swings:?}");
+}
+
 #[test]
 fn regaining_sight_restarts_the_tolerance() {
     struct Flicker;

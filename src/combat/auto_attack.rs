@@ -360,6 +360,11 @@ impl AutoAttack {
             let lost = runtime.tags()[native::FAIL_OUT_OF_RANGE];
             cx.end_with(EndReason::Behaviour(lost));
         } else {
+            // Within the tolerance the pursuit goes on (the chase never
+            // gives up before an end condition): the walk to where the
+            // target stands is what may bring it back in sight. The poll
+            // that sees it again ends the chase within reach, as any does.
+            chase_step(runtime, cx.world, cx.gas, cx.owner, target);
             cx.wait_delay(kind.chase_poll_interval);
         }
         false
