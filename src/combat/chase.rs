@@ -56,13 +56,15 @@ impl ChaseState {
     }
 
     /// Decides whether to re-issue: only when the target drifted more than
-    /// the threshold from the last issued destination *and* the minimum
-    /// refresh interval has passed.
+    /// the threshold from the last issued destination *and* more than the
+    /// minimum refresh interval has passed (the contract's two gates, both
+    /// strict: a pursuer polling at a quarter of its refresh interval
+    /// re-issues every fifth poll, not every fourth).
     pub fn update(&mut self, target_at: Vec2, now: SimTime, kind: &CombatKind) -> ChaseAction {
         let drifted = !self
             .last_issued
             .within(target_at, kind.move_refresh_threshold_cm);
-        let rested = now.saturating_since(self.last_issue_time) >= kind.min_move_refresh_interval;
+        let rested = now.saturating_since(self.last_issue_time) > kind.min_move_refresh_interval;
         if self.is_active() && drifted && rested {
             self.last_issued = target_at;
             self.last_issue_time = now;
@@ -258,8 +260,13 @@ mod tests {
             chase.update(Vec2::new(200.0, 0.0), t(1_200), &kind),
             ChaseAction::Idle
         );
+        // The interval must be exceeded, not just reached.
         assert_eq!(
             chase.update(Vec2::new(200.0, 0.0), t(1_250), &kind),
+            ChaseAction::Idle
+        );
+        assert_eq!(
+            chase.update(Vec2::new(200.0, 0.0), t(1_251), &kind),
             ChaseAction::ReissueMove(Vec2::new(200.0, 0.0))
         );
         assert!(chase.end());
