@@ -382,8 +382,8 @@ pub use effects::{
 };
 pub use gas::{
     prefetch_component, prefetch_effect_host, reach_nothing, read_ability_system, AbilityError,
-    Advance, EffectHook, EventOutcome, Gas, Observe, Prefetch, ReachReader, Reserved, Threshold,
-    WakeReader, WorkLimits,
+    Advance, EffectHook, EventOutcome, Gas, Observe, ObserverId, Prefetch, ReachReader, Reserved,
+    Threshold, WakeReader, WorkLimits,
 };
 pub use names::{Named, MAX_DEFINITIONS};
 pub use tags::native;

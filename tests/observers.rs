@@ -778,3 +778,41 @@ fn a_restore_forgets_observations_the_abandoned_timeline_left() {
     shop.gas.advance_by(&mut shop.world, SimDuration::ZERO);
     assert_eq!(*told.lock().unwrap(), [2.0]);
 }
+
+/// An observer can be removed: from the next observation on it hears
+/// nothing, the others go on, and one that removes itself from its own
+/// callback hears nothing more either (an observer watching a visitor who
+/// has left). Removing one twice, or an id never given, says so.
+#[test]
+fn an_observer_removed_hears_nothing_more() {
+    let mut shop = Workshop::new();
+    let (kept, kept_log) = collector::<String>();
+    let (removed, removed_log) = collector::<String>();
+    let (once, once_log) = collector::<String>();
+    let work = shop.tag("GameplayCue.Work");
+    shop.gas.observe(Observe::cue(work), move |_, gas, _| {
+        kept_log.lock().unwrap().push(format!("{}", gas.now()));
+    });
+    let id = shop.gas.observe(Observe::cue(work), move |_, gas, _| {
+        removed_log.lock().unwrap().push(format!("{}", gas.now()));
+    });
+    // Hears one cue, then removes itself.
+    let own = Arc::new(Mutex::new(None));
+    let own_id = own.clone();
+    let self_removing = shop.gas.observe(Observe::cue(work), move |_, gas, _| {
+        once_log.lock().unwrap().push(format!("{}", gas.now()));
+        let id = own_id.lock().unwrap().expect("registered");
+        assert!(gas.unobserve(id));
+    });
+    *own.lock().unwrap() = Some(self_removing);
+    let smith = shop.smith;
+    shop.apply(smith, "GE_Saw");
+    assert!(shop.gas.unobserve(id));
+    assert!(!shop.gas.unobserve(id), "already removed");
+    shop.at(1.0);
+    shop.apply(smith, "GE_Saw");
+    assert_eq!(kept.lock().unwrap().len(), 2);
+    assert_eq!(removed.lock().unwrap().len(), 1);
+    assert_eq!(once.lock().unwrap().len(), 1);
+    assert!(!shop.gas.unobserve(self_removing));
+}

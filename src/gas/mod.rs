@@ -31,7 +31,7 @@ use rand_chacha::ChaCha8Rng;
 
 pub use abilities::{AbilityError, EventOutcome};
 pub use hooks::EffectHook;
-pub use observers::{Observe, Threshold};
+pub use observers::{Observe, ObserverId, Threshold};
 pub use prefetch::{
     prefetch_component, prefetch_effect_host, reach_nothing, read_ability_system, Prefetch,
     ReachReader, WakeReader,
@@ -117,6 +117,8 @@ pub struct Gas {
     /// Observers, in registration order (shared so delivery can call them
     /// while they register more; lent to it without a new handle).
     observers: Lent<[Arc<observers::Registered>]>,
+    /// Observers ever registered: the next one's id.
+    observers_registered: u64,
     /// Some observer wants executions.
     observe_executions: bool,
     /// Observations are being delivered: nested calls deliver nothing.
@@ -210,6 +212,7 @@ impl Gas {
             rng: ChaCha8Rng::seed_from_u64(seed),
             trace: Trace::new(),
             observers: Lent::new(Arc::new([])),
+            observers_registered: 0,
             observe_executions: false,
             delivering: false,
             invariants: Vec::new(),

@@ -254,9 +254,16 @@ pub(super) type Callback = dyn Fn(&mut World, &mut Gas, &Observation) + Send + S
 
 /// One registered observer.
 pub(super) struct Registered {
+    id: ObserverId,
     what: Observe,
     callback: Arc<Callback>,
 }
+
+/// A registered observer, as [`Gas::observe`] returns it: what
+/// [`Gas::unobserve`] takes to remove it. Numbered in registration order
+/// by its context, and never reused.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ObserverId(u64);
 
 impl Gas {
     /// Calls `observer` for everything `what` selects, in the trace's
@@ -266,19 +273,40 @@ impl Gas {
     /// waiting, so every observer sees observations in the trace's order.
     /// Observers run in registration order for each observation; one
     /// registered while observations are being delivered sees the ones
-    /// that follow.
+    /// that follow. Returns the observer's id, for
+    /// [`unobserve`](Self::unobserve).
     pub fn observe(
         &mut self,
         what: Observe,
         observer: impl Fn(&mut World, &mut Gas, &Observation) + Send + Sync + 'static,
-    ) {
+    ) -> ObserverId {
+        let id = ObserverId(self.observers_registered);
+        self.observers_registered += 1;
         let mut observers: Vec<Arc<Registered>> = self.observers.get().iter().cloned().collect();
         observers.push(Arc::new(Registered {
+            id,
             what,
             callback: Arc::new(observer),
         }));
         self.observers.set(observers.into());
         self.refresh_interest();
+        id
+    }
+
+    /// Removes an observer (one watching an entity that has left, a UI
+    /// panel closed): it hears nothing from the next observation on, and
+    /// what only it asked for is no longer queued (nor, for lazy ends,
+    /// told at its instant). `false` when `id` is not registered (removed
+    /// already, or another context's).
+    pub fn unobserve(&mut self, id: ObserverId) -> bool {
+        let observers = self.observers.get();
+        if !observers.iter().any(|o| o.id == id) {
+            return false;
+        }
+        let kept: Vec<Arc<Registered>> = observers.iter().filter(|o| o.id != id).cloned().collect();
+        self.observers.set(kept.into());
+        self.refresh_interest();
+        true
     }
 
     /// The queue asks only for what some observer selects.
