@@ -683,7 +683,7 @@ fn an_apply_effects_ability_that_its_own_application_ends_applies_no_more() {
         .events()
         .iter()
         .filter_map(|e| match &e.kind {
-            TraceKind::AbilityEnded { reason, .. } => Some(reason.clone()),
+            TraceKind::AbilityEnded { reason, .. } => Some(*reason),
             _ => None,
         })
         .collect();
