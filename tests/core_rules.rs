@@ -2343,6 +2343,51 @@ fn a_revoked_ability_commits_nothing() {
     assert!(!g.has(hero, "Cooldown.Spell.Bolt"), "no cooldown");
 }
 
+/// Sends its own trigger again from its teardown.
+struct Rekindle;
+
+impl AbilityBehaviour for Rekindle {
+    fn activate(&self, cx: &mut AbilityCx<'_>) {
+        cx.wait_delay(SimDuration::from_secs(10));
+    }
+
+    fn end(&self, cx: &mut AbilityCx<'_>, _: gaskit::EndReason) {
+        let trigger = cx.gas.catalog().tags().get("Action.Trigger.Hurl").unwrap();
+        let owner = cx.owner;
+        cx.gas
+            .handle_event(cx.world, owner, GameplayEvent::new(trigger));
+    }
+}
+
+/// A revoked ability's teardown cannot start it again: the grant is being
+/// let go, so the activation is refused, and no instance outlives the
+/// grant (one did, running with its tags on an ability the owner no
+/// longer had).
+#[test]
+fn a_revoked_abilitys_teardown_cannot_start_it_again() {
+    let catalog = catalog_with(
+        r#"(abilities: [(name: "GA_Ember", trigger: "Action.Trigger.Hurl",
+                     behaviour: Registered("Rekindle"))])"#,
+    )
+    .unwrap();
+    let mut g = Game::over(catalog);
+    g.gas.register_behaviour("Rekindle", Rekindle).unwrap();
+    let hero = g.hero;
+    g.grant("GA_Ember");
+    let ember = g.gas.catalog().abilities().get("GA_Ember").unwrap();
+    let event = GameplayEvent::new(g.tag("Action.Trigger.Hurl"));
+    assert!(g.gas.handle_event(&mut g.world, hero, event).activated());
+    g.gas.revoke_ability(&mut g.world, hero, ember).unwrap();
+    let system = g.world.get::<&AbilitySystem>(hero).unwrap();
+    assert!(!system.has_ability(ember));
+    assert_eq!(system.active_instance(ember), None, "nothing left running");
+    drop(system);
+    assert_eq!(
+        gaskit::invariants::check(&g.world, &g.gas),
+        Vec::<String>::new()
+    );
+}
+
 /// A commit checks the cooldown again, as Unreal's does: a charge that
 /// commits a second after it starts is refused when a bolt sharing its
 /// cooldown tag went off meanwhile, and pays nothing; with the cooldown

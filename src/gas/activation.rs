@@ -170,9 +170,12 @@ impl Gas {
         let system = world
             .get::<&AbilitySystem>(owner)
             .map_err(|_| ActivationFailure::TargetRequirements)?;
+        // A grant being let go (a revoke's teardown runs before the grant
+        // is dropped) activates nothing: the instance would outlive it.
         let granted = system
             .abilities
             .granted(ability)
+            .filter(|g| g.is_held())
             .ok_or(ActivationFailure::NoBehaviour)?;
         // 1. Authority, and an event the catalog can hold: an instance
         // keeps the event it started on, and a save of one naming what the
