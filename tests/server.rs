@@ -833,6 +833,76 @@ fn a_snapshot_whose_timers_do_not_fit_is_refused() {
     assert_eq!(world.len(), 0, "nothing restored");
 }
 
+/// A timer listed twice (a periodic effect would tick double) or an
+/// expiry due after its effect ends (a brew outliving its duration) is
+/// refused before anything changes, as a damaged file that kept its
+/// checksum.
+#[test]
+fn a_snapshot_with_a_timer_twice_or_an_expiry_after_the_end_is_refused() {
+    #[derive(serde::Deserialize)]
+    struct Sealed {
+        #[allow(dead_code)]
+        checksum: u64,
+        snapshot: Snapshot<()>,
+    }
+    let mut builder = CatalogBuilder::new();
+    builder.add_source(
+        "brew.ron",
+        r#"(attributes: [(name: "Thirst")],
+            effects: [(name: "GE_Brew", duration: Duration(Constant(5)), period: (seconds: 1.0),
+                       modifiers: [(attribute: "Thirst", op: Flat, magnitude: Constant(1))])])"#,
+    );
+    let catalog = Arc::new(builder.build().unwrap());
+    let mut gas = Gas::new(catalog.clone());
+    let mut world = World::new();
+    let cask = world.spawn((gas.new_ability_system(),));
+    let brew = EffectSpec::new(catalog.effects().get("GE_Brew").unwrap());
+    gas.apply_effect(&mut world, cask, brew).unwrap();
+    let text = Snapshot::<()>::save(&world, &gas).to_ron().unwrap();
+    let entry = |at: &str| {
+        let start = text.find(&format!("(at:({at}),lane:")).expect(&text);
+        &text[start..start + text[start..].find("))").unwrap() + 2]
+    };
+    let (period, expiry) = (entry("1000000"), entry("5000000"));
+    assert!(expiry.contains("lane:Expiry"), "{expiry}");
+    // A second period timer for the brew: a third payload slot and a
+    // timer entry of its own.
+    let payload = "(version:1,value:Some(Effect(Period(entity:4294967296,key:(idx:0,version:1)))))";
+    assert!(text.contains(payload), "{text}");
+    let twice = text
+        .replacen("next_seq:2,", "next_seq:3,", 1)
+        .replacen(
+            period,
+            &format!("{period},(at:(2000000),lane:Normal,seq:2,key:(idx:2,version:1))"),
+            1,
+        )
+        .replacen(payload, &format!("{payload},{payload}"), 1);
+    let cases = [
+        (
+            twice,
+            "two pending timers for one effect's expiry, period or one instance's wake-up",
+        ),
+        (
+            text.replacen(expiry, &expiry.replace("(at:(5000000)", "(at:(9000000)"), 1),
+            "an effect's expiry timer is due after the effect ends",
+        ),
+    ];
+    for (damaged, says) in cases {
+        let sealed: Sealed = ron::from_str(&damaged).unwrap();
+        let mut fresh = Gas::new(catalog.clone());
+        let mut into = World::new();
+        let error = sealed.snapshot.restore(&mut into, &mut fresh).unwrap_err();
+        assert!(error.to_string().ends_with(says), "{error}");
+        assert_eq!(into.len(), 0, "nothing restored");
+    }
+    let sealed: Sealed = ron::from_str(&text).unwrap();
+    let mut fresh = Gas::new(catalog.clone());
+    assert!(sealed
+        .snapshot
+        .restore(&mut World::new(), &mut fresh)
+        .is_ok());
+}
+
 // ------------------------------------------------------- 6. rollback ownership
 
 #[test]

@@ -46,9 +46,9 @@ impl GasState {
         self.timers.payloads()
     }
 
-    /// Each pending timer's lane, with its payload.
-    pub(crate) fn timer_lanes(&self) -> impl Iterator<Item = (Lane, &SavedTimer)> + '_ {
-        self.timers.lanes()
+    /// Each pending timer's instant and lane, with its payload.
+    pub(crate) fn timer_entries(&self) -> impl Iterator<Item = (SimTime, Lane, &SavedTimer)> + '_ {
+        self.timers.entries()
     }
 
     /// Entities waiting for a reconcile, whose components carry the

@@ -30,7 +30,7 @@ impl<C: SnapshotComponents> Snapshot<C> {
         }
         // An effect's expiry, and only that, is an end: it fires in the
         // expiry lane, before anything else due at its instant.
-        for (lane, timer) in self.gas.timer_lanes() {
+        for (_, lane, timer) in self.gas.timer_entries() {
             let expiry = matches!(timer, SavedTimer::Effect(EffectTimer::Expire { .. }));
             if expiry != (lane == Lane::Expiry) {
                 return Err(invalid(format!(
@@ -52,24 +52,31 @@ impl<C: SnapshotComponents> Snapshot<C> {
         self.check_timers_held()
     }
 
-    /// Every timer an effect or an instance says it holds is pending: one
-    /// missing would never fire (a buff that never ends, a periodic effect
-    /// that never ticks, an instance that never wakes).
+    /// Every timer an effect or an instance says it holds is pending, once:
+    /// one missing would never fire (a buff that never ends, a periodic
+    /// effect that never ticks, an instance that never wakes), one twice
+    /// would fire twice (a periodic effect ticking double). An expiry
+    /// timer is not later than its effect's end (a buff outliving its
+    /// duration).
     fn check_timers_held(&self) -> Result<(), SnapshotError> {
-        let mut pending = std::collections::HashSet::new();
+        let mut pending = std::collections::HashMap::new();
         let mut wakes = std::collections::HashSet::new();
-        for timer in self.gas.timer_payloads() {
-            match *timer {
+        for (at, _, timer) in self.gas.timer_entries() {
+            let fresh = match *timer {
                 SavedTimer::Effect(EffectTimer::Expire { entity, key }) => {
-                    pending.insert((entity, key, true));
+                    pending.insert((entity, key, true), at).is_none()
                 }
                 SavedTimer::Effect(EffectTimer::Period { entity, key }) => {
-                    pending.insert((entity, key, false));
+                    pending.insert((entity, key, false), at).is_none()
                 }
-                SavedTimer::AbilityWake { owner, instance } => {
-                    wakes.insert((owner, instance));
-                }
-                SavedTimer::Event { .. } => {}
+                SavedTimer::AbilityWake { owner, instance } => wakes.insert((owner, instance)),
+                SavedTimer::Event { .. } => true,
+            };
+            if !fresh {
+                return Err(invalid(
+                    "two pending timers for one effect's expiry, period or one instance's wake-up"
+                        .into(),
+                ));
             }
         }
         for state in &self.entities {
@@ -78,13 +85,28 @@ impl<C: SnapshotComponents> Snapshot<C> {
             };
             let entity = state.entity;
             for (key, effect) in system.host.effects.iter() {
-                let expiry = effect.holds_expiry_timer() && !pending.contains(&(entity, key, true));
+                let expiry = pending.get(&(entity, key, true));
+                let missing_expiry = effect.holds_expiry_timer() && expiry.is_none();
                 let period =
-                    effect.period_timer().is_some() && !pending.contains(&(entity, key, false));
-                if expiry || period {
+                    effect.period_timer().is_some() && !pending.contains_key(&(entity, key, false));
+                if missing_expiry || period {
                     return Err(invalid(format!(
                         "entity {entity:?}: an effect holds {} timer that is not pending",
-                        if expiry { "an expiry" } else { "a period" }
+                        if missing_expiry {
+                            "an expiry"
+                        } else {
+                            "a period"
+                        }
+                    )));
+                }
+                let late = expiry.is_some_and(|&at| {
+                    effect.holds_expiry_timer()
+                        && effect.duration().is_some()
+                        && at > effect.expires_at()
+                });
+                if late {
+                    return Err(invalid(format!(
+                        "entity {entity:?}: an effect's expiry timer is due after the effect ends"
                     )));
                 }
             }

@@ -988,11 +988,11 @@ impl<P> SavedTimers<P> {
         self.payloads.values()
     }
 
-    /// Each pending timer's lane, with its payload.
-    pub(crate) fn lanes(&self) -> impl Iterator<Item = (Lane, &P)> + '_ {
+    /// Each pending timer's instant and lane, with its payload.
+    pub(crate) fn entries(&self) -> impl Iterator<Item = (SimTime, Lane, &P)> + '_ {
         self.timers
             .iter()
-            .filter_map(|entry| Some((entry.lane(), self.payloads.get(entry.key)?)))
+            .filter_map(|entry| Some((entry.at, entry.lane(), self.payloads.get(entry.key)?)))
     }
 
     /// The same saved queue with every payload mapped by `f` (same keys,
