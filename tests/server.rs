@@ -965,6 +965,71 @@ fn switching_the_rollback_window_off_frees_the_handles_it_kept() {
     assert!(!tower.gas.in_play(&tower.world, guard));
 }
 
+/// Summons a wisp a second and a half after it starts.
+struct Summon(Arc<std::sync::Mutex<Vec<Entity>>>);
+
+impl AbilityBehaviour for Summon {
+    fn activate(&self, cx: &mut AbilityCx<'_>) {
+        cx.wait_delay(SimDuration::from_millis(1500));
+    }
+
+    fn wake(&self, cx: &mut AbilityCx<'_>, _: WakeReason) {
+        let wisp = cx.world.spawn((Name("wisp".into()),));
+        self.0.lock().unwrap().push(wisp);
+        cx.end();
+    }
+}
+
+/// A handle kept for a rollback is freed at the instant its window ends,
+/// whatever the frame step: an entity a handler spawns after that instant
+/// gets the same slot in a run of one long step as in one of short steps.
+/// It was freed when an advance ended, so the long step's summon got a
+/// fresh slot and the short steps' the freed one, and the two runs saved
+/// different handles.
+#[test]
+fn a_kept_handle_is_freed_at_its_instant_whatever_the_frame_step() {
+    let summoned = |steps: &[f64]| {
+        let wisps = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let mut builder = CatalogBuilder::new();
+        builder.tags().add_source("tower.tags", TAGS);
+        builder.add_source("tower.ron", CONTENT);
+        builder
+            .tags()
+            .add_source("summon.tags", "Ability.Trigger.Summon\n");
+        builder.add_source(
+            "summon.ron",
+            r#"(abilities: [(name: "GA_Summon", trigger: "Ability.Trigger.Summon",
+                behaviour: Registered("Summon"))])"#,
+        );
+        let catalog = Arc::new(builder.build().unwrap());
+        let mut gas = context(&catalog);
+        gas.set_rollback_window(Some(SimDuration::from_secs(1)));
+        gas.register_behaviour("Summon", Summon(wisps.clone()))
+            .unwrap();
+        let mut world = World::new();
+        let guard = world.spawn((gas.new_ability_system(),));
+        let mage = world.spawn((gas.new_ability_system(),));
+        let summon = catalog.abilities().get("GA_Summon").unwrap();
+        gas.grant_ability(&mut world, mage, summon, 1).unwrap();
+        let trigger = catalog.tags().get("Ability.Trigger.Summon").unwrap();
+        assert!(gas
+            .handle_event(&mut world, mage, GameplayEvent::new(trigger))
+            .activated());
+        assert!(gas.despawn(&mut world, guard));
+        let mut at = 0.0;
+        for step in steps {
+            at += step;
+            gas.advance_to(&mut world, SimTime::from_secs_f64(at).unwrap());
+        }
+        let wisp = wisps.lock().unwrap()[0];
+        wisp
+    };
+    // The guard's slot, freed at 1.0, is the wisp's at 1.5 either way.
+    let long = summoned(&[2.0]);
+    let short = summoned(&[0.5, 0.5, 0.5, 0.5]);
+    assert_eq!(long, short);
+}
+
 /// A handle kept from a retirement a rollback undid is not freed by that
 /// retirement's window when the entity has been retired again since: the
 /// later retirement keeps it its whole window, so a rollback into it still

@@ -136,6 +136,7 @@ impl Gas {
             return false;
         };
         self.now = self.now.max(notice.at());
+        self.release_reserved(world);
         let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(notice.entity) else {
             return false;
         };

@@ -486,6 +486,7 @@ impl Gas {
                 Some((at, key, timer)) => {
                     let ends = timer.is_expiry();
                     self.now = self.now.max(at);
+                    self.release_reserved(world);
                     if prefetching {
                         self.prefetch_upcoming(world);
                     }

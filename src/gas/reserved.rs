@@ -94,10 +94,20 @@ impl Gas {
     /// have brought the entity back, and it may since have been retired
     /// again, later: its handle is then kept for that later retirement's
     /// whole window (its own entry frees it), not freed by this one.
+    ///
+    /// Asked at every instant the clock reaches, before anything due then
+    /// runs, so a handle is free from the same instant whatever the frame
+    /// step (a game entity spawned by a handler then gets the same slot).
+    #[inline]
     pub(super) fn release_reserved(&mut self, world: &mut World) {
-        if self.reserved.is_empty() {
-            return;
+        if !self.reserved.is_empty() {
+            self.release_reserved_due(world);
         }
+    }
+
+    /// [`release_reserved`](Self::release_reserved) with handles kept.
+    #[inline(never)]
+    fn release_reserved_due(&mut self, world: &mut World) {
         // A window switched off frees every handle kept under it.
         let window = self.rollback_window.unwrap_or(SimDuration::ZERO);
         while let Some(&(since, entity)) = self.reserved.front() {
