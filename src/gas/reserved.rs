@@ -46,8 +46,9 @@ impl Gas {
     /// [`despawn`](Self::despawn) for `window` of simulated time (rollback
     /// netcode: the longest rollback), or not at all (`None`, the default:
     /// a server without rollback frees them at once). Handles kept when
-    /// the window is switched off are freed when the next advance ends,
-    /// and are out of play until then.
+    /// the window is switched off are freed at the next instant the clock
+    /// reaches (or when the next advance ends), and are out of play until
+    /// then.
     pub fn set_rollback_window(&mut self, window: Option<SimDuration>) {
         self.rollback_window = window;
     }
@@ -64,8 +65,8 @@ impl Gas {
 
     /// Whether `entity` is in play: in the world, and not the handle of an
     /// entity despawned through the context, kept for a rollback (which
-    /// is freed only when an advance ends, so as an answer to "is it
-    /// there" it would depend on the frame step).
+    /// stays in the world until its window has passed, so as an answer to
+    /// "is it there" it would come a whole window late).
     pub fn in_play(&self, world: &World, entity: Entity) -> bool {
         // Without a window no handle is kept (once those kept under one
         // switched off are freed): one lookup, not two. (Written out
