@@ -1126,7 +1126,10 @@ fn a_saved_current_book_is_kept_and_unlocked_with_the_default() {
     };
     let runtime = d.runtime.clone();
     let report = combat::load_profile(&runtime, &mut d.world, &mut d.gas, alice, &profile).unwrap();
-    assert!(report.is_clean(), "{:#?}", report.fallbacks);
+    assert_eq!(
+        report.fallbacks,
+        ["spellbook `Spellbook.Ancient` was in use but not unlocked; unlocked"]
+    );
     let c = d.world.get::<&Combatant>(alice).unwrap();
     let (ancient, standard) = (d.tag("Spellbook.Ancient"), d.tag("Spellbook.Standard"));
     assert_eq!(c.spellbook.current, ancient);

@@ -2538,6 +2538,35 @@ fn a_commit_starts_the_cooldown_before_it_pays_the_cost() {
     assert!(g.has(imp, "Cooldown.Spell.Bolt"), "the cooldown runs");
     assert_eq!(g.read(hero, "Health").1, 63.0, "the bolt lands");
 
+    // The same price on an ability its owner's death cancels: the commit
+    // kills, the ability ends, and its bolt does not land.
+    let martyr_cancelled = catalog_with(
+        r#"(
+        effects: [(name: "GE_Blood_Price", modifiers: [(attribute: "Health", op: Flat, magnitude: Constant(-50))])],
+        abilities: [(name: "GA_Martyr", trigger: "Action.Trigger.Hurl", cost: "GE_Blood_Price",
+                     cooldown: (effect: "GE_Bolt_Cooldown", seconds: 5),
+                     cancel_on_tags_added: ["Status.Dead"],
+                     behaviour: ApplyEffects([(effect: "GE_Bolt", to: Target, event_magnitude: "SetByCaller.Amount")]))],
+    )"#,
+    )
+    .unwrap();
+    let mut h = Game::over(martyr_cancelled);
+    let (hero_h, imp_h) = (h.hero, h.imp);
+    let martyr_h = h.gas.catalog().abilities().get("GA_Martyr").unwrap();
+    h.gas
+        .grant_ability(&mut h.world, imp_h, martyr_h, 1)
+        .unwrap();
+    let event_h = GameplayEvent::new(h.tag("Action.Trigger.Hurl"))
+        .target(hero_h)
+        .magnitude(7.0);
+    h.gas.handle_event(&mut h.world, imp_h, event_h);
+    assert!(h.has(imp_h, "Status.Dead"));
+    assert_eq!(
+        h.read(hero_h, "Health").1,
+        70.0,
+        "the cancelled martyr's bolt never lands"
+    );
+
     // The hero's Mana is 200, so the cooldown is 20 s, not 5 s.
     g.grant("GA_Focus");
     let focus = GameplayEvent::new(g.tag("Action.Trigger.Bolt"));
@@ -2642,6 +2671,32 @@ fn a_source_requirement_judges_a_missing_source_as_holding_no_tags() {
     assert_eq!(
         g.gas.can_activate(&g.world, imp, pity, Some(&from_hero)),
         Ok(())
+    );
+    // A client's event comes from the owner, named or not: a stunned
+    // player cannot pass a forbid-only requirement by naming no source.
+    let client = gaskit::ClientId(7);
+    let local = catalog_with(
+        r#"(abilities: [(name: "GA_Plead", trigger: "Action.Trigger.Hurl", net: LocalPredicted,
+                         source_required: (none: ["Status.Stunned"]), behaviour: ApplyEffects([]))])"#,
+    )
+    .unwrap();
+    let plead = local.abilities().get("GA_Plead").unwrap();
+    let mut h = Game::over(local);
+    let player = h.hero;
+    h.world
+        .insert_one(player, gaskit::NetOwner(client))
+        .unwrap();
+    h.gas.grant_ability(&mut h.world, player, plead, 1).unwrap();
+    let asked = GameplayEvent::new(h.tag("Action.Trigger.Hurl")).from_client(client);
+    assert_eq!(
+        h.gas.can_activate(&h.world, player, plead, Some(&asked)),
+        Ok(())
+    );
+    h.apply(player, h.stun(5.0));
+    assert_eq!(
+        h.gas.can_activate(&h.world, player, plead, Some(&asked)),
+        refused,
+        "no instigator named, judged on the owner"
     );
 }
 

@@ -1056,6 +1056,46 @@ fn an_attack_click_on_another_target_while_chasing_switches_to_it() {
     );
 }
 
+/// The other way round: an engage on a target within reach while a
+/// walk-up to another is under way ends the walk-up, so the new loop does
+/// not share the one chase with it (each ended the other's chase at every
+/// poll, and the walker coasted and restarted).
+#[test]
+fn an_engage_during_a_walk_up_to_another_target_ends_the_walk_up() {
+    let mut a = Arena::new();
+    let alice = a.spawn("alice", 0.0, 200.0, Some("Test Sword"));
+    let bob = a.spawn("bob", 100.0, 0.0, None);
+    let carol = a.spawn("carol", -2000.0, 0.0, None);
+    a.engage(alice, carol);
+    a.at(0.5);
+    assert!(a.has(alice, "Action.QueuedInteract") && a.has(alice, "State.Chasing"));
+    a.engage_directly(alice, bob);
+    assert!(a.engaged(alice));
+    assert!(!a.has(alice, "Action.QueuedInteract"), "the walk-up ended");
+    // The body coasts on to where the walk-up last sent it (a cancel ends
+    // the chase, not the motion), and the loop brings it back to bob:
+    // every chase from the engage on is bob's, and every swing at him.
+    a.at(6.0);
+    assert!(!a.has(alice, "Action.QueuedInteract"));
+    let target = a.world.get::<&Combatant>(alice).unwrap().targeting.target;
+    assert_eq!(target, Some(bob));
+    let chased = a.records(|t, record| match record {
+        CombatRecord::Chase { chaser, target, .. } if t > 0.5 && *chaser == alice => Some(*target),
+        _ => None,
+    });
+    assert!(chased.iter().all(|&t| t == bob), "{chased:?}");
+    let swung = a.records(|_, record| match record {
+        CombatRecord::Attack {
+            attacker, target, ..
+        } if *attacker == alice => Some(*target),
+        _ => None,
+    });
+    assert!(
+        swung.len() >= 2 && swung.iter().all(|&t| t == bob),
+        "{swung:?}"
+    );
+}
+
 #[test]
 fn a_target_that_drifts_out_of_range_during_the_swing_window_is_chased_not_hit() {
     let mut a = Arena::new();

@@ -192,7 +192,10 @@ impl AbilityCx<'_> {
 
     /// Starts the cooldown (with its authored duration), then pays the
     /// cost, as Unreal's commit does; both or, when either is refused,
-    /// neither. A teardown may commit (a channel that starts its cooldown
+    /// neither (the cost is judged as the owner will stand once the
+    /// cooldown's tags are held; content whose cooldown refuses its own
+    /// cost another way, by an immunity it grants, is at odds with itself
+    /// and can leave the cooldown alone). A teardown may commit (a channel that starts its cooldown
     /// as it ends), unless the ability was revoked: an ability no longer
     /// granted commits nothing ([`ActivationFailure::NoBehaviour`]).
     pub fn commit(&mut self) -> Result<(), ActivationFailure> {

@@ -235,6 +235,14 @@ pub fn load_profile(
                 default_book
             }
         };
+        // Said when the save had it in use but not unlocked: a save that
+        // did not come from play (a tampered one would unlock a book so).
+        if current != default_book && !unlocked.contains(&current) {
+            report.fallbacks.push(format!(
+                "spellbook `{}` was in use but not unlocked; unlocked",
+                names.name(current)
+            ));
+        }
         for book in [current, default_book] {
             if !unlocked.contains(&book) {
                 unlocked.push(book);

@@ -9,7 +9,7 @@ use super::abilities::client_may;
 use super::Gas;
 use crate::abilities::{
     AbilityDef, AbilityId, AbilitySystem, Activation, ActivationFailure, Behaviour, EndReason,
-    GameplayEvent, Instance, InstanceKey, Recipient, TargetedBy, Wait,
+    GameplayEvent, Instance, InstanceKey, Origin, Recipient, TargetedBy, Wait,
 };
 use crate::attributes::ModOp;
 use crate::effects::{Applied, Calculated, EffectSpec, Executing};
@@ -39,7 +39,12 @@ impl Gas {
     /// 8. the behaviour's own validation.
     ///
     /// A refused activation changes nothing: it burns no cooldown and pays
-    /// no cost.
+    /// no cost. Called directly, it activates `ability` whatever its
+    /// `trigger_when` (which routes an event among the abilities it
+    /// triggers, before any of these checks: [`can_activate`] asks it, as
+    /// sending the event would).
+    ///
+    /// [`can_activate`]: Self::can_activate
     pub fn activate_ability(
         &mut self,
         world: &mut World,
@@ -66,7 +71,7 @@ impl Gas {
     /// would send; `None`: a server event with only the ability's trigger)?
     /// Runs every check an activation runs, in the same order, and changes
     /// nothing: no trace record, no cost, no cooldown. For AI and UI to ask
-    /// before acting. First, as sending the event would, it asks whether
+    /// before sending the event. First, as sending it would, it asks whether
     /// the event reaches the ability at all: an owner its `trigger_when`
     /// does not match routes the event elsewhere (a cast while engaged
     /// queues a weave), refused as [`ActivationFailure::BlockedByTags`] or
@@ -232,12 +237,17 @@ impl Gas {
         // that needs a tag fails. (Unreal skips the source's requirements
         // when there are no source tags; forbidding only what is held is
         // the part of that which a requirement can mean.)
-        let source_holds_tags = event
-            .instigator
-            .is_some_and(|e| world.satisfies::<&AbilitySystem>(e));
+        // A client's event comes from the owner, whether or not it says
+        // so (an instigator it names must be the owner): naming none must
+        // not pass for a source holding no tags.
+        let source = match event.origin {
+            Origin::Client(_) => Some(event.instigator.unwrap_or(owner)),
+            Origin::Server => event.instigator,
+        };
+        let source_holds_tags = source.is_some_and(|e| world.satisfies::<&AbilitySystem>(e));
         if !def.source_required.is_empty()
             && !(if source_holds_tags {
-                matches_on(event.instigator, &def.source_required)
+                matches_on(source, &def.source_required)
             } else {
                 def.source_required.matches(&TagSet::new())
             })
@@ -553,6 +563,11 @@ impl Gas {
         if let Err(reason) = self.commit_ability(world, owner, ability, level, None) {
             let tag = reason.tag(self.catalog.tags());
             self.end_instance(world, owner, instance, EndReason::Behaviour(tag));
+            return;
+        }
+        // What the commit caused may have ended the instance (a blood
+        // price that kills, with the ability cancelled on death).
+        if !self.instance_exists(world, owner, instance) {
             return;
         }
         let catalog = self.catalog.clone();

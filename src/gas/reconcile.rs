@@ -120,7 +120,9 @@ impl Gas {
     /// Past the reaction budget: `entity`'s reactions are not run (its
     /// noted tag changes are forgotten, an instance whose wait was met
     /// stays waiting until the entity is next reconciled), and the
-    /// trace says so. Content that reacts to its own reactions (an
+    /// trace says so. Every entity reconciled after the budget ran out in
+    /// the same operation is dropped so, the one that spent it or not:
+    /// the operation is already off the rails of settling content. Content that reacts to its own reactions (an
     /// effect whose ongoing requirements its tags upset, a behaviour
     /// re-arming a wait already met from its own wake) ends here, not in
     /// a call that never returns.

@@ -219,10 +219,19 @@ impl TagQuery {
     /// A tag `tags` holds that a `none` clause forbids, for a query
     /// `tags` does not meet with nothing missing (see
     /// [`first_missing`](Self::first_missing)): the first of its `none`
-    /// held, or one from a nested query that fails.
+    /// held, one that makes a `none_of` query match, or one from a nested
+    /// query that fails.
     pub(crate) fn first_forbidden(&self, tags: &TagSet) -> Option<Tag> {
         let clauses = self.clauses.as_ref()?;
         if let Some(held) = clauses.none.iter().find(|&t| tags.has(t)) {
+            return Some(held);
+        }
+        if let Some(held) = clauses
+            .none_of
+            .iter()
+            .filter(|q| q.matches(tags))
+            .find_map(|q| q.first_held(tags))
+        {
             return Some(held);
         }
         clauses
@@ -340,6 +349,23 @@ mod tests {
         let nested = TagQuery::new().and(TagQuery::new());
         assert!(!nested.is_empty());
         assert!(nested.matches(&TagSet::new()));
+    }
+
+    /// A failed requirement that misses nothing names the held tag that
+    /// fails it: a `none` tag, or one making a `none_of` query match.
+    #[test]
+    fn a_query_names_the_held_tag_that_fails_it() {
+        let (bow, disarmed, stunned) = (Tag::leaf(1), Tag::leaf(2), Tag::leaf(3));
+        let set = |tags: &[Tag]| tags.iter().copied().collect::<TagSet>();
+        let armed = TagQuery::new().require_all([bow]).forbid([disarmed]);
+        assert_eq!(
+            armed.first_forbidden(&set(&[bow, disarmed])),
+            Some(disarmed)
+        );
+        let calm = TagQuery::new().and_not(TagQuery::new().require_any([stunned]));
+        assert!(!calm.matches(&set(&[stunned])));
+        assert_eq!(calm.first_missing(&set(&[stunned])), None);
+        assert_eq!(calm.first_forbidden(&set(&[stunned])), Some(stunned));
     }
 
     /// A refusal names what refused: the required tag missing (not a
