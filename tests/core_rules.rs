@@ -2290,6 +2290,31 @@ impl AbilityBehaviour for LateCommit {
     }
 }
 
+/// A hero with 100 gold running `GA_Charge` (a cost of 5 gold, the bolt's
+/// 5 s cooldown) under `behaviour`, just activated.
+fn charging(behaviour: impl AbilityBehaviour + 'static) -> Game {
+    let catalog = catalog_with(
+        r#"(
+        effects: [(name: "GE_Charge_Cost", modifiers: [(attribute: "Gold", op: Flat, magnitude: Constant(-5))])],
+        abilities: [(name: "GA_Charge", trigger: "Action.Trigger.Hurl", cost: "GE_Charge_Cost",
+                     cooldown: (effect: "GE_Bolt_Cooldown", seconds: 5),
+                     behaviour: Registered("Charge"))],
+    )"#,
+    )
+    .unwrap();
+    let mut g = Game::over(catalog);
+    g.gas.register_behaviour("Charge", behaviour).unwrap();
+    let hero = g.hero;
+    g.grant("GA_Charge");
+    let gold = g.attribute("Gold");
+    g.gas
+        .set_base_attribute(&mut g.world, hero, gold, 100.0)
+        .unwrap();
+    let event = GameplayEvent::new(g.tag("Action.Trigger.Hurl"));
+    assert!(g.gas.handle_event(&mut g.world, hero, event).activated());
+    g
+}
+
 /// Commits in its teardown, and records whether that went through.
 struct CommitOnEnd(Arc<Mutex<Vec<Result<(), ActivationFailure>>>>);
 
@@ -2311,28 +2336,9 @@ impl AbilityBehaviour for CommitOnEnd {
 /// `a_retrigger_checks_again_after_the_teardown_it_caused`.)
 #[test]
 fn a_revoked_ability_commits_nothing() {
-    let catalog = catalog_with(
-        r#"(
-        effects: [(name: "GE_Charge_Cost", modifiers: [(attribute: "Gold", op: Flat, magnitude: Constant(-5))])],
-        abilities: [(name: "GA_Charge", trigger: "Action.Trigger.Hurl", cost: "GE_Charge_Cost",
-                     cooldown: (effect: "GE_Bolt_Cooldown", seconds: 5),
-                     behaviour: Registered("CommitOnEnd"))],
-    )"#,
-    )
-    .unwrap();
-    let mut g = Game::over(catalog);
     let commits = Arc::new(Mutex::new(Vec::new()));
-    g.gas
-        .register_behaviour("CommitOnEnd", CommitOnEnd(commits.clone()))
-        .unwrap();
+    let mut g = charging(CommitOnEnd(commits.clone()));
     let hero = g.hero;
-    g.grant("GA_Charge");
-    let gold = g.attribute("Gold");
-    g.gas
-        .set_base_attribute(&mut g.world, hero, gold, 100.0)
-        .unwrap();
-    let event = GameplayEvent::new(g.tag("Action.Trigger.Hurl"));
-    assert!(g.gas.handle_event(&mut g.world, hero, event).activated());
     let charge = g.gas.catalog().abilities().get("GA_Charge").unwrap();
     g.gas.revoke_ability(&mut g.world, hero, charge).unwrap();
     assert_eq!(
@@ -2394,29 +2400,10 @@ fn a_revoked_abilitys_teardown_cannot_start_it_again() {
 /// clear it commits.
 #[test]
 fn a_commit_checks_the_cooldown_again() {
-    let catalog = catalog_with(
-        r#"(
-        effects: [(name: "GE_Charge_Cost", modifiers: [(attribute: "Gold", op: Flat, magnitude: Constant(-5))])],
-        abilities: [(name: "GA_Charge", trigger: "Action.Trigger.Hurl", cost: "GE_Charge_Cost",
-                     cooldown: (effect: "GE_Bolt_Cooldown", seconds: 5),
-                     behaviour: Registered("LateCommit"))],
-    )"#,
-    )
-    .unwrap();
     for bolt_meanwhile in [true, false] {
-        let mut g = Game::over(catalog.clone());
         let commits = Arc::new(Mutex::new(Vec::new()));
-        g.gas
-            .register_behaviour("LateCommit", LateCommit(commits.clone()))
-            .unwrap();
+        let mut g = charging(LateCommit(commits.clone()));
         let hero = g.hero;
-        g.grant("GA_Charge");
-        let gold = g.attribute("Gold");
-        g.gas
-            .set_base_attribute(&mut g.world, hero, gold, 100.0)
-            .unwrap();
-        let event = GameplayEvent::new(g.tag("Action.Trigger.Hurl"));
-        assert!(g.gas.handle_event(&mut g.world, hero, event).activated());
         g.at(0.5);
         if bolt_meanwhile {
             let bolt = GameplayEvent::new(g.tag("Action.Trigger.Bolt"))

@@ -84,6 +84,15 @@ fn catalog() -> Arc<Catalog> {
     Arc::new(builder.build().unwrap_or_else(|e| panic!("{e}")))
 }
 
+/// A snapshot's serialized form read without its checksum check: how a
+/// test makes a damaged file that kept its checksum.
+#[derive(serde::Deserialize)]
+struct Sealed {
+    #[allow(dead_code)]
+    checksum: u64,
+    snapshot: Snapshot<()>,
+}
+
 fn context(catalog: &Arc<Catalog>) -> Gas {
     let mut gas = Gas::new(catalog.clone());
     let tag = |name: &str| catalog.tags().get(name).unwrap();
@@ -634,12 +643,6 @@ fn a_snapshot_fits_only_a_context_that_knows_everything_it_names() {
     assert_eq!(world.len(), 0, "nothing restored");
 
     // A saved id out of range (a damaged file that kept its checksum).
-    #[derive(serde::Deserialize)]
-    struct Sealed {
-        #[allow(dead_code)]
-        checksum: u64,
-        snapshot: Snapshot<()>,
-    }
     let text = saved.to_ron().unwrap();
     let granted = format!(
         "ability:({})",
@@ -666,12 +669,6 @@ fn a_snapshot_fits_only_a_context_that_knows_everything_it_names() {
 /// a game entity sitting in one, which the restore then replaced.
 #[test]
 fn a_snapshot_listing_its_entities_out_of_order_or_twice_is_refused() {
-    #[derive(serde::Deserialize)]
-    struct Sealed {
-        #[allow(dead_code)]
-        checksum: u64,
-        snapshot: Snapshot<()>,
-    }
     let mut tower = Tower::new();
     tower.guard("east", Some(1));
     tower.guard("west", Some(2));
@@ -790,12 +787,6 @@ fn a_game_components_own_check_refuses_a_snapshot_before_anything_changes() {
 /// otherwise is refused.
 #[test]
 fn a_snapshot_whose_timers_do_not_fit_is_refused() {
-    #[derive(serde::Deserialize)]
-    struct Sealed {
-        #[allow(dead_code)]
-        checksum: u64,
-        snapshot: Snapshot<()>,
-    }
     let mut tower = Tower::new();
     tower.vigilant_guard();
     let text = Snapshot::<()>::save(&tower.world, &tower.gas)
@@ -839,12 +830,6 @@ fn a_snapshot_whose_timers_do_not_fit_is_refused() {
 /// checksum.
 #[test]
 fn a_snapshot_with_a_timer_twice_or_an_expiry_after_the_end_is_refused() {
-    #[derive(serde::Deserialize)]
-    struct Sealed {
-        #[allow(dead_code)]
-        checksum: u64,
-        snapshot: Snapshot<()>,
-    }
     let mut builder = CatalogBuilder::new();
     builder.add_source(
         "brew.ron",
