@@ -1,7 +1,7 @@
 //! Effect application and expiry: instant, duration and periodic; an
 //! execution calculation; observer delivery; the time-remaining read the
 //! auto-attack loop uses; application onto hosts holding many live
-//! effects.
+//! effects; a hit beside many holders of live captures.
 //!
 //! Run: `cargo bench --bench effects`
 
@@ -248,5 +248,50 @@ fn live_effects(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench, live_effects);
+/// A hit on a bystander in a world where `holders` entities each hold an
+/// aura reading its caster's `Power` live. Only the holders reading what
+/// moved are re-read, so the hit costs the same whatever the number of
+/// holders (every holder was re-read after any attribute anywhere moved).
+fn live_captures(c: &mut Criterion) {
+    let mut builder = CatalogBuilder::new();
+    builder.add_source(
+        "auras.ron",
+        r#"(
+        attributes: [(name: "Power", base: 10), (name: "Might"), (name: "Health", base: 1000000)],
+        effects: [
+            (name: "Aura", duration: Infinite,
+             modifiers: [(attribute: "Might", op: Flat,
+                          magnitude: Attribute(attribute: "Power", from: Source, live: true))]),
+            (name: "Scratch", modifiers: [(attribute: "Health", op: Flat, magnitude: Constant(-1))]),
+        ],
+    )"#,
+    );
+    let catalog = std::sync::Arc::new(builder.build().unwrap());
+    let aura = catalog.effects().get("Aura").unwrap();
+    let scratch = EffectSpec::new(catalog.effects().get("Scratch").unwrap());
+    let mut group = c.benchmark_group("a hit beside live-capture holders");
+    for holders in [10, 1_000] {
+        let mut gas = Gas::new(catalog.clone());
+        gas.trace_mut().set_filter(gaskit::TraceFilter::NONE);
+        let mut world = hecs::World::new();
+        for _ in 0..holders {
+            let caster = world.spawn((gas.new_ability_system(),));
+            let holder = world.spawn((gas.new_ability_system(),));
+            let spec = EffectSpec::new(aura).with_source(caster);
+            gas.apply_effect(&mut world, holder, spec).unwrap();
+        }
+        let bystander = world.spawn((gas.new_ability_system(),));
+        group.bench_with_input(BenchmarkId::new("holders", holders), &holders, |b, _| {
+            b.iter(|| {
+                black_box(
+                    gas.apply_effect(&mut world, bystander, scratch.clone())
+                        .unwrap(),
+                )
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench, live_effects, live_captures);
 criterion_main!(benches);

@@ -2687,6 +2687,57 @@ fn a_source_requirement_judges_a_missing_source_as_holding_no_tags() {
     );
 }
 
+/// Live captures are re-read when what they read moves, and only then:
+/// a source's move reaches its holder, the first time and every time
+/// after; a holder that takes its aura later is re-read too; a holder's
+/// own attribute read live follows it; a bystander's move re-reads
+/// nothing; and after a restore (which does not save what each holder
+/// reads) the next move still reaches its holder.
+#[test]
+fn a_live_capture_follows_what_it_reads_and_nothing_else() {
+    let catalog = catalog_with(
+        r#"(effects: [
+        (name: "GE_Inspire", duration: Infinite, modifiers: [(attribute: "Stamina", op: Flat,
+            magnitude: Attribute(attribute: "Vitality", from: Source, live: true))]),
+        (name: "GE_Steel", duration: Infinite, modifiers: [(attribute: "MaxMana", op: Flat,
+            magnitude: Attribute(attribute: "Gold", from: Target, live: true))]),
+    ])"#,
+    )
+    .unwrap();
+    let mut g = Game::over(catalog);
+    let (hero, imp) = (g.hero, g.imp);
+    let bard = g.world.spawn((g.gas.new_ability_system(),));
+    let (vitality, gold) = (g.attribute("Vitality"), g.attribute("Gold"));
+    let set = |g: &mut Game, who, attribute, value| {
+        g.gas
+            .set_base_attribute(&mut g.world, who, attribute, value)
+            .unwrap();
+    };
+    let inspire = |g: &Game, from| g.spec("GE_Inspire").with_source(from);
+    g.apply(hero, inspire(&g, imp));
+    assert_eq!(g.read(hero, "Stamina").1, 15.0, "10 + the imp's 5");
+    set(&mut g, imp, vitality, 7.0);
+    assert_eq!(g.read(hero, "Stamina").1, 17.0);
+    set(&mut g, imp, vitality, 9.0);
+    assert_eq!(g.read(hero, "Stamina").1, 19.0);
+    set(&mut g, bard, gold, 50.0);
+    assert_eq!(g.read(hero, "Stamina").1, 19.0, "a bystander moves nothing");
+    // A later holder, of a source nothing read before.
+    let muse = g.world.spawn((g.gas.new_ability_system(),));
+    g.apply(bard, inspire(&g, muse));
+    set(&mut g, muse, vitality, 8.0);
+    assert_eq!(g.read(bard, "Stamina").1, 18.0, "a later holder, 10 + 8");
+    g.apply(imp, g.spec("GE_Steel"));
+    set(&mut g, imp, gold, 30.0);
+    assert_eq!(g.read(imp, "MaxMana").1, 230.0, "its own Gold, read live");
+    let saved = Snapshot::<()>::save(&g.world, &g.gas);
+    saved.restore(&mut g.world, &mut g.gas).unwrap();
+    set(&mut g, imp, vitality, 11.0);
+    assert_eq!(g.read(hero, "Stamina").1, 21.0, "after a restore");
+    set(&mut g, imp, gold, 40.0);
+    assert_eq!(g.read(imp, "MaxMana").1, 240.0);
+}
+
 /// Live captures that read each other's results settle in one call: Brawn
 /// makes Power from Strength and Focus makes Vitality from Power, so a
 /// change of Strength reaches Vitality before the call returns, whichever

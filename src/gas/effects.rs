@@ -143,11 +143,8 @@ impl Gas {
             self.after_periodic_executions(world, target, executed);
         }
         let applied = result?;
-        if live_capture
-            && matches!(applied, Applied::Added(_))
-            && !self.live_holders.contains(&target)
-        {
-            self.live_holders.push(target);
+        if live_capture {
+            self.note_live_holder(world, target, &applied);
         }
         Ok(applied)
     }

@@ -148,6 +148,17 @@ pub struct Gas {
     live_holders: Vec<Entity>,
     /// Some attribute changed since the last reconcile.
     attributes_moved: bool,
+    /// The entities whose attributes moved since live captures were last
+    /// refreshed, noted while any entity holds a live capture (not saved:
+    /// empty at every step's boundary). A refresh re-reads only the
+    /// holders that read one of them.
+    moved: Vec<Entity>,
+    /// The entities whose attributes a live capture reads (each holder,
+    /// and the sources its live effects read), sorted: a refresh whose
+    /// moves touch none of them has nothing to re-read. A superset of the
+    /// truth (kept from each application, rebuilt at each refresh pass);
+    /// `None` when unknown (after a restore), until a pass rebuilds it.
+    live_readers: Option<Vec<Entity>>,
     /// The ends of lazily ending effects on watched hosts, told at their
     /// instants (not state: rebuilt from the hosts, see `lazy_ends.rs`).
     lazy_ends: LazyEnds,
@@ -223,6 +234,8 @@ impl Gas {
             reconcile_depth: 0,
             live_holders: Vec::new(),
             attributes_moved: false,
+            moved: Vec::new(),
+            live_readers: None,
             limits: WorkLimits::default(),
             prefetch: Prefetch::default(),
             wake_reader: prefetch::read_ability_system,

@@ -6,6 +6,7 @@ use hecs::{Entity, World};
 
 use super::Gas;
 use crate::abilities::AbilitySystem;
+use crate::effects::Applied;
 
 impl Gas {
     /// Queues `entity` for reconciling when a change of its tags or state
@@ -31,6 +32,9 @@ impl Gas {
         if host.attributes_changed {
             host.attributes_changed = false;
             self.attributes_moved = true;
+            if !self.live_holders.is_empty() {
+                self.moved.push(entity);
+            }
         }
         if state_moved && system.waits_on_state() {
             self.queue_reconcile(entity, system);
@@ -147,6 +151,15 @@ impl Gas {
     /// attribute directly is refused at load.)
     #[inline]
     fn refresh_live_if_moved(&mut self, world: &mut World) {
+        if self.attributes_moved {
+            self.refresh_moved(world);
+        }
+    }
+
+    /// [`refresh_live_if_moved`](Self::refresh_live_if_moved) with
+    /// something moved.
+    #[inline(never)]
+    fn refresh_moved(&mut self, world: &mut World) {
         let mut passes = 0;
         while self.attributes_moved && !self.live_holders.is_empty() && passes < LIVE_REFRESH_PASSES
         {
@@ -155,14 +168,57 @@ impl Gas {
             passes += 1;
         }
         self.attributes_moved = false;
+        self.moved.clear();
     }
 
-    /// Re-reads every live capture. Entities that no longer hold live
-    /// effects drop off the list.
+    /// `holder` was applied an effect that reads attributes live: once it
+    /// holds one (`applied` added it), it is re-read when they move, its
+    /// own or its source's.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn note_live_holder(&mut self, world: &World, holder: Entity, applied: &Applied) {
+        let Applied::Added(key) = *applied else {
+            return;
+        };
+        if !self.live_holders.contains(&holder) {
+            self.live_holders.push(holder);
+        }
+        let source = world
+            .get::<&AbilitySystem>(holder)
+            .ok()
+            .and_then(|system| system.host.effects.get(key).and_then(|e| e.source));
+        if let Some(readers) = &mut self.live_readers {
+            for entity in std::iter::once(holder).chain(source) {
+                if let Err(at) = readers.binary_search(&entity) {
+                    readers.insert(at, entity);
+                }
+            }
+        }
+    }
+
+    /// Re-reads the live captures of every holder that reads an entity
+    /// whose attributes moved (itself, or a live source). Entities that no
+    /// longer hold live effects drop off the list.
     #[cold]
     #[inline(never)]
     fn refresh_live(&mut self, world: &mut World) {
-        let holders = std::mem::take(&mut self.live_holders);
+        // A copy: the list stays as it is while the refresh runs, so what
+        // the refresh moves is noted (below) for the next pass.
+        // What moved since the last pass. Nothing noted (moves from before
+        // any holder existed, a restored flag) re-reads them all.
+        let mut moved = std::mem::take(&mut self.moved);
+        moved.sort_unstable();
+        moved.dedup();
+        // Nothing any live capture reads moved (a hit on a bystander): no
+        // holder to visit at all.
+        if let Some(readers) = &self.live_readers {
+            if !moved.is_empty() && !moved.iter().any(|m| readers.binary_search(m).is_ok()) {
+                return;
+            }
+        }
+        let holders = self.live_holders.clone();
+        let reads_moved = |entity: Entity| moved.is_empty() || moved.binary_search(&entity).is_ok();
+        let mut readers = Vec::with_capacity(holders.len());
         let mut kept = Vec::with_capacity(holders.len());
         for holder in holders {
             let sources: Vec<(Entity, Vec<f64>)> = {
@@ -176,9 +232,16 @@ impl Gas {
                 {
                     continue;
                 }
-                system
+                let live_sources = system
                     .host
-                    .live_sources(self.catalog.effects(), self.catalog.calculations())
+                    .live_sources(self.catalog.effects(), self.catalog.calculations());
+                readers.push(holder);
+                readers.extend_from_slice(&live_sources);
+                if !reads_moved(holder) && !live_sources.iter().any(|&s| reads_moved(s)) {
+                    kept.push(holder);
+                    continue;
+                }
+                live_sources
                     .into_iter()
                     .filter_map(|s| {
                         let other = world.get::<&AbilitySystem>(s).ok()?;
@@ -197,6 +260,9 @@ impl Gas {
             });
         }
         self.live_holders = kept;
+        readers.sort_unstable();
+        readers.dedup();
+        self.live_readers = Some(readers);
         // The refresh itself may have queued reactions.
         if !self.dirty.is_empty() {
             self.reconcile_only(world);

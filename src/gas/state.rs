@@ -90,6 +90,8 @@ impl Gas {
         self.dirty = state.dirty.clone();
         self.live_holders = state.live_holders.clone();
         self.attributes_moved = state.attributes_moved;
+        self.moved.clear();
+        self.live_readers = None;
         self.trace.rewind_to(state.trace_seq);
         // What the abandoned timeline left in flight belongs to it: the
         // observations not yet delivered, the effects its work had yet to
