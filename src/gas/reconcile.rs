@@ -171,6 +171,14 @@ impl Gas {
         self.moved.clear();
     }
 
+    /// Puts the buffer of moved entities back with what was moved since
+    /// it was taken, so noting moves allocates nothing once warmed up.
+    fn give_back_moved(&mut self, mut buffer: Vec<Entity>) {
+        buffer.clear();
+        buffer.extend_from_slice(&self.moved);
+        self.moved = buffer;
+    }
+
     /// `holder` was applied an effect that reads attributes live: once it
     /// holds one (`applied` added it), it is re-read when they move, its
     /// own or its source's.
@@ -213,6 +221,7 @@ impl Gas {
         // holder to visit at all.
         if let Some(readers) = &self.live_readers {
             if !moved.is_empty() && !moved.iter().any(|m| readers.binary_search(m).is_ok()) {
+                self.give_back_moved(moved);
                 return;
             }
         }
@@ -263,6 +272,7 @@ impl Gas {
         readers.sort_unstable();
         readers.dedup();
         self.live_readers = Some(readers);
+        self.give_back_moved(moved);
         // The refresh itself may have queued reactions.
         if !self.dirty.is_empty() {
             self.reconcile_only(world);
