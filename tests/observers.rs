@@ -816,3 +816,40 @@ fn an_observer_removed_hears_nothing_more() {
     assert_eq!(once.lock().unwrap().len(), 1);
     assert!(!shop.gas.unobserve(self_removing));
 }
+
+/// An observer that causes what it observes (it re-applies the saw whose
+/// cue it hears) kept one call going for ever. Delivery now stops after
+/// its budget of observations, drops what is still queued, records a
+/// `reaction_limit` naming the smith, and the call returns with the
+/// context usable.
+#[test]
+fn an_observer_that_causes_what_it_observes_stops_at_the_delivery_budget() {
+    let mut shop = Workshop::new();
+    let saw = shop.tag("GameplayCue.Work.Saw");
+    let spec = shop.spec("GE_Saw");
+    let smith = shop.smith;
+    let heard = Arc::new(Mutex::new(0u32));
+    let count = heard.clone();
+    shop.gas.observe(Observe::cue(saw), move |world, gas, _| {
+        *count.lock().unwrap() += 1;
+        let _ = gas.apply_effect(world, smith, spec.clone());
+    });
+    shop.apply(smith, "GE_Saw");
+    let limits: Vec<_> = shop
+        .gas
+        .trace()
+        .events()
+        .iter()
+        .filter_map(|e| match e.kind {
+            TraceKind::ReactionLimit { entity, limit } => Some((entity, limit)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(limits, [(smith, 1 << 16)]);
+    let heard_then = *heard.lock().unwrap();
+    assert!(heard_then > 1000, "{heard_then}");
+    // The context goes on: the next call delivers afresh.
+    shop.at(1.0);
+    shop.apply(smith, "GE_Rest");
+    assert!(shop.energy(smith) > 0.0);
+}

@@ -252,6 +252,12 @@ impl Observe {
 /// A registered observer's callback.
 pub(super) type Callback = dyn Fn(&mut World, &mut Gas, &Observation) + Send + Sync;
 
+/// Most observations one delivery hands out (with all they cause) before
+/// the rest is dropped: far above what settling content causes, and
+/// reached in a fraction of a second by an observer that keeps causing
+/// what it observes.
+pub(super) const DELIVERY_LIMIT: u32 = 1 << 16;
+
 /// One registered observer.
 pub(super) struct Registered {
     id: ObserverId,
@@ -350,15 +356,41 @@ impl Gas {
     }
 
     /// The delivery loop, out of line of every context call's end.
+    ///
+    /// An observer that causes what it observes (re-applying the effect
+    /// whose cue it hears) would keep it going for ever: past
+    /// [`DELIVERY_LIMIT`] observations in one delivery, what is still
+    /// queued is dropped, the trace records it (a
+    /// [`ReactionLimit`](crate::TraceKind::ReactionLimit) naming the
+    /// entity the last one was about, delivered to no observer), and the
+    /// call returns.
     #[inline(never)]
     fn deliver_queued(&mut self, world: &mut World) {
         self.delivering = true;
         let mut observers = self.observers.lend();
+        let mut delivered = 0u32;
         // Batch by batch, each in order: what a batch's observers and
         // reconciles cause queues behind it, as it would behind one queue.
-        while self.trace.has_observations() {
+        'batches: while self.trace.has_observations() {
             let batch = self.trace.take_observations();
             for seen in &batch {
+                if delivered == DELIVERY_LIMIT {
+                    let entity = match seen {
+                        Observation::Event(event) => event.kind.parties().0,
+                        Observation::Execution { target, .. } => *target,
+                    };
+                    drop(self.trace.take_observations());
+                    self.trace.recycle_observations(batch);
+                    self.record(TraceKind::ReactionLimit {
+                        entity,
+                        limit: DELIVERY_LIMIT,
+                    });
+                    // Nor is the record delivered: an observer of
+                    // everything would only start again on it.
+                    drop(self.trace.take_observations());
+                    break 'batches;
+                }
+                delivered += 1;
                 // One registered by an observer hears what follows.
                 if !Arc::ptr_eq(&observers, self.observers.get()) {
                     observers = self.observers.lend();
