@@ -277,15 +277,17 @@ pub enum TraceKind {
         /// Why.
         error: EffectError,
     },
-    /// An entity's reactions to its own changes did not settle within
-    /// one operation's budget of reconciles (content that reacts to its
-    /// own reactions: an effect whose granted tags upset its ongoing
-    /// requirements, a behaviour re-arming from its wake a wait already
-    /// met). Its pending reactions were dropped.
+    /// Reactions did not settle within one operation's budget, and what
+    /// was pending was dropped: an entity's reactions to its own changes
+    /// past the budget of reconciles (an effect whose granted tags upset
+    /// its ongoing requirements, a behaviour re-arming from its wake a
+    /// wait already met), or observations past one delivery's budget (an
+    /// observer causing what it observes).
     ReactionLimit {
-        /// The entity whose reactions were dropped.
+        /// The entity whose reactions were dropped, or that the last
+        /// observation delivered was about.
         entity: Entity,
-        /// The budget of reconciles one operation may run.
+        /// The budget reached: reconciles, or observations delivered.
         limit: u32,
     },
     /// An ability activated.

@@ -134,7 +134,7 @@ fn describe(cx: &RenderCx<'_>, kind: &TraceKind) -> String {
         }
         TraceKind::EffectFailed { error, .. } => format!("effect failed: {error}"),
         TraceKind::ReactionLimit { limit, .. } => {
-            format!("reactions unsettled after {limit} reconciles: dropped")
+            format!("reactions unsettled after {limit}: dropped")
         }
         TraceKind::AttributeChanged {
             attribute,
