@@ -888,6 +888,61 @@ fn a_snapshot_with_a_timer_twice_or_an_expiry_after_the_end_is_refused() {
         .is_ok());
 }
 
+/// A snapshot whose modifiers are out of their canonical order (each
+/// attribute's run is what the sums read, and where the next one goes) or
+/// numbered at or past the next number to give (the newest override wins
+/// by it) is refused before anything changes.
+#[test]
+fn a_snapshot_with_modifiers_out_of_order_or_numbering_is_refused() {
+    let mut builder = CatalogBuilder::new();
+    builder.add_source(
+        "ward.ron",
+        r#"(attributes: [(name: "Ward", base: 10)],
+            effects: [(name: "GE_Ward", duration: Infinite,
+                       modifiers: [(attribute: "Ward", op: Flat, magnitude: SetByCaller("SetByCaller.Amount"))])])"#,
+    );
+    builder
+        .tags()
+        .add_source("ward.tags", "SetByCaller.Amount\n");
+    let catalog = Arc::new(builder.build().unwrap());
+    let mut gas = Gas::new(catalog.clone());
+    let mut world = World::new();
+    let post = world.spawn((gas.new_ability_system(),));
+    let ward = catalog.effects().get("GE_Ward").unwrap();
+    let amount = catalog.tags().get("SetByCaller.Amount").unwrap();
+    for value in [1.0, 2.0] {
+        let spec = EffectSpec::new(ward).with_set_by_caller(amount, value);
+        gas.apply_effect(&mut world, post, spec).unwrap();
+    }
+    let text = Snapshot::<()>::save(&world, &gas).to_ron().unwrap();
+    let start = text.find("modifiers:(entries:[").expect(&text) + "modifiers:(entries:[".len();
+    let end = start + text[start..].find("],next_seq:2)").expect(&text);
+    let entries = &text[start..end];
+    let split = entries.find("),(").unwrap() + 1;
+    let (first, second) = (&entries[..split], &entries[split + 1..]);
+    let swapped = format!("{}{second},{first}{}", &text[..start], &text[end..]);
+    let renumbered = text.replacen("],next_seq:2)", "],next_seq:1)", 1);
+    for damaged in [swapped, renumbered] {
+        let sealed: Sealed = ron::from_str(&damaged).unwrap();
+        let mut fresh = Gas::new(catalog.clone());
+        let mut into = World::new();
+        let error = sealed.snapshot.restore(&mut into, &mut fresh).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .ends_with("is out of its order or numbering"),
+            "{error}"
+        );
+        assert_eq!(into.len(), 0, "nothing restored");
+    }
+    let sealed: Sealed = ron::from_str(&text).unwrap();
+    let mut fresh = Gas::new(catalog.clone());
+    assert!(sealed
+        .snapshot
+        .restore(&mut World::new(), &mut fresh)
+        .is_ok());
+}
+
 // ------------------------------------------------------- 6. rollback ownership
 
 #[test]

@@ -101,11 +101,18 @@ pub(crate) struct Modifiers {
 
 impl Modifiers {
     /// True when every modifier names an attribute below `count` and has a
-    /// finite value.
+    /// finite value, the modifiers are in their canonical order (each
+    /// attribute's one run, which the accumulation reads), and every one
+    /// was numbered before the next number to give (the newest override
+    /// wins by it).
     pub(crate) fn is_valid(&self, count: usize) -> bool {
         self.entries
             .iter()
-            .all(|e| e.attribute.index() < count && e.value.is_finite())
+            .all(|e| e.attribute.index() < count && e.value.is_finite() && e.seq < self.next_seq)
+            && self
+                .entries
+                .windows(2)
+                .all(|pair| pair[0].canonical_cmp(&pair[1]) != Ordering::Greater)
     }
 
     pub fn insert(&mut self, attribute: AttributeId, op: ModOp, value: f64, source: SourceId) {
