@@ -691,3 +691,47 @@ fn an_apply_effects_ability_that_its_own_application_ends_applies_no_more() {
     let broken = invariants::check(&world, &gas);
     assert!(broken.is_empty(), "{broken:#?}");
 }
+
+/// The check for conditional loops visits each effect once: a generated
+/// lattice of 30 layers, each effect applying both of the next layer's
+/// (2^30 paths from the top), loads at once, and the same lattice with a
+/// way back to the top is refused naming the loop. The check followed
+/// every path, so such content did not finish loading.
+#[test]
+fn the_conditional_loop_check_is_linear_in_the_effects() {
+    let lattice = |back: bool| {
+        let layers = 30;
+        let mut effects = Vec::new();
+        for layer in 0..layers {
+            for side in ["L", "R"] {
+                let next: Vec<String> = if layer + 1 < layers {
+                    ["L", "R"]
+                        .iter()
+                        .map(|s| format!("(effect: \"GE_{}{s}\")", layer + 1))
+                        .collect()
+                } else if back && side == "L" {
+                    vec!["(effect: \"GE_0L\")".to_owned()]
+                } else {
+                    vec![]
+                };
+                effects.push(format!(
+                    "(name: \"GE_{layer}{side}\", conditional: [{}])",
+                    next.join(", ")
+                ));
+            }
+        }
+        let mut builder = builder();
+        builder.add_source(
+            "lattice.ron",
+            &format!("(effects: [{}])", effects.join(",\n")),
+        );
+        builder.build()
+    };
+    assert!(lattice(false).is_ok());
+    let errors = lattice(true).unwrap_err().to_string();
+    assert!(
+        errors.contains("conditional effects loop: GE_0L → GE_1L → GE_2L"),
+        "{errors}"
+    );
+    assert!(errors.contains("GE_29L → GE_0L"), "{errors}");
+}

@@ -636,31 +636,64 @@ fn resolve_effect_links(
         def.on_removal = on_removal;
     }
     // A conditional chain that comes back to its start would apply forever.
-    for start in 0..defs.len() {
-        let mut stack: Vec<(usize, Vec<usize>)> = vec![(start, vec![start])];
-        while let Some((at, path)) = stack.pop() {
-            for &(next, _) in &defs[at].conditional {
-                if next.index() == start {
-                    let mut names_on_path: Vec<&str> =
-                        path.iter().map(|&i| defs[i].name.as_str()).collect();
-                    names_on_path.push(&defs[start].name);
-                    if let Some(&(file, _)) = data.iter().find(|(_, d)| d.name == defs[start].name)
-                    {
-                        errors.push(file.error_at(
-                            &defs[start].name,
-                            format!("conditional effects loop: {}", names_on_path.join(" → ")),
-                        ));
-                    }
-                    return;
+    if let Some(cycle) = conditional_cycle(defs) {
+        let start = cycle[0];
+        let names_on_path: Vec<&str> = cycle
+            .iter()
+            .chain(std::iter::once(&start))
+            .map(|&i| defs[i].name.as_str())
+            .collect();
+        if let Some(&(file, _)) = data.iter().find(|(_, d)| d.name == defs[start].name) {
+            errors.push(file.error_at(
+                &defs[start].name,
+                format!("conditional effects loop: {}", names_on_path.join(" → ")),
+            ));
+        }
+    }
+}
+
+/// The first loop of conditional effects, as the effects on it from the
+/// one where a walk in definition order enters it, if there is one. A
+/// depth-first walk that visits each effect once: linear in the effects
+/// and their conditional entries, where following every path (as this
+/// once did) grew with the number of paths, which generated content can
+/// make huge.
+fn conditional_cycle(defs: &[EffectDef]) -> Option<Vec<usize>> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Seen {
+        Not,
+        OnPath,
+        Done,
+    }
+    let mut seen = vec![Seen::Not; defs.len()];
+    for root in 0..defs.len() {
+        if seen[root] != Seen::Not {
+            continue;
+        }
+        // The path from the root, each with the next entry to follow.
+        let mut path: Vec<(usize, usize)> = vec![(root, 0)];
+        seen[root] = Seen::OnPath;
+        while let Some(&mut (at, ref mut next)) = path.last_mut() {
+            let Some(&(to, _)) = defs[at].conditional.get(*next) else {
+                seen[at] = Seen::Done;
+                path.pop();
+                continue;
+            };
+            *next += 1;
+            match seen[to.index()] {
+                Seen::OnPath => {
+                    let from = path.iter().position(|&(i, _)| i == to.index())?;
+                    return Some(path[from..].iter().map(|&(i, _)| i).collect());
                 }
-                if !path.contains(&next.index()) {
-                    let mut longer = path.clone();
-                    longer.push(next.index());
-                    stack.push((next.index(), longer));
+                Seen::Not => {
+                    seen[to.index()] = Seen::OnPath;
+                    path.push((to.index(), 0));
                 }
+                Seen::Done => {}
             }
         }
     }
+    None
 }
 
 /// A name-resolution error inside an effect's definition: located at
