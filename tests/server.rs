@@ -93,6 +93,29 @@ struct Sealed {
     snapshot: Snapshot<()>,
 }
 
+/// `text` (read past its checksum) restored into a fresh context on
+/// `catalog`: refused, with nothing restored; the refusal.
+fn refusal(catalog: &Arc<Catalog>, text: &str) -> SnapshotError {
+    let sealed: Sealed = ron::from_str(text).unwrap();
+    let mut world = World::new();
+    let error = sealed
+        .snapshot
+        .restore(&mut world, &mut Gas::new(catalog.clone()))
+        .unwrap_err();
+    assert_eq!(world.len(), 0, "nothing restored");
+    error
+}
+
+/// `text` (read past its checksum) restores into a fresh context on
+/// `catalog`: the undamaged save the damaged ones were made from.
+fn restores_clean(catalog: &Arc<Catalog>, text: &str) {
+    let sealed: Sealed = ron::from_str(text).unwrap();
+    let restored = sealed
+        .snapshot
+        .restore(&mut World::new(), &mut Gas::new(catalog.clone()));
+    assert_eq!(restored, Ok(()));
+}
+
 fn context(catalog: &Arc<Catalog>) -> Gas {
     let mut gas = Gas::new(catalog.clone());
     let tag = |name: &str| catalog.tags().get(name).unwrap();
@@ -873,19 +896,10 @@ fn a_snapshot_with_a_timer_twice_or_an_expiry_after_the_end_is_refused() {
         ),
     ];
     for (damaged, says) in cases {
-        let sealed: Sealed = ron::from_str(&damaged).unwrap();
-        let mut fresh = Gas::new(catalog.clone());
-        let mut into = World::new();
-        let error = sealed.snapshot.restore(&mut into, &mut fresh).unwrap_err();
+        let error = refusal(&catalog, &damaged);
         assert!(error.to_string().ends_with(says), "{error}");
-        assert_eq!(into.len(), 0, "nothing restored");
     }
-    let sealed: Sealed = ron::from_str(&text).unwrap();
-    let mut fresh = Gas::new(catalog.clone());
-    assert!(sealed
-        .snapshot
-        .restore(&mut World::new(), &mut fresh)
-        .is_ok());
+    restores_clean(&catalog, &text);
 }
 
 /// A snapshot whose modifiers are out of their canonical order (each
@@ -923,24 +937,15 @@ fn a_snapshot_with_modifiers_out_of_order_or_numbering_is_refused() {
     let swapped = format!("{}{second},{first}{}", &text[..start], &text[end..]);
     let renumbered = text.replacen("],next_seq:2)", "],next_seq:1)", 1);
     for damaged in [swapped, renumbered] {
-        let sealed: Sealed = ron::from_str(&damaged).unwrap();
-        let mut fresh = Gas::new(catalog.clone());
-        let mut into = World::new();
-        let error = sealed.snapshot.restore(&mut into, &mut fresh).unwrap_err();
+        let error = refusal(&catalog, &damaged);
         assert!(
             error
                 .to_string()
                 .ends_with("is out of its order or numbering"),
             "{error}"
         );
-        assert_eq!(into.len(), 0, "nothing restored");
     }
-    let sealed: Sealed = ron::from_str(&text).unwrap();
-    let mut fresh = Gas::new(catalog.clone());
-    assert!(sealed
-        .snapshot
-        .restore(&mut World::new(), &mut fresh)
-        .is_ok());
+    restores_clean(&catalog, &text);
 }
 
 // ------------------------------------------------------- 6. rollback ownership

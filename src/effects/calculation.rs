@@ -231,6 +231,29 @@ pub struct MagnitudeCx<'a> {
     pub(crate) values: CaptureValues<'a>,
 }
 
+impl<'a> MagnitudeCx<'a> {
+    /// What a calculation capturing `defs` reads of `spec`: the values
+    /// `stored` at application, and `target`'s own for live target
+    /// captures (or every target capture, `target_now`).
+    pub(crate) fn new(
+        spec: &'a EffectSpec,
+        defs: &'a [CaptureDef],
+        stored: &'a [(CaptureFrom, AttributeId, f64)],
+        target: &'a Attributes,
+        target_now: bool,
+    ) -> Self {
+        MagnitudeCx {
+            spec,
+            values: CaptureValues {
+                defs,
+                stored,
+                target,
+                target_now,
+            },
+        }
+    }
+}
+
 impl MagnitudeCx<'_> {
     /// A captured attribute's value.
     pub fn captured(&self, capture: Capture) -> f64 {

@@ -4,7 +4,7 @@
 use smallvec::SmallVec;
 
 use super::active::Captures;
-use super::calculation::{CalculationId, CaptureValues, MagnitudeCx};
+use super::calculation::{CalculationId, MagnitudeCx};
 use super::cx::Defs;
 use super::data::CaptureFrom;
 use super::def::{DurationPolicy, EffectDef, Magnitude};
@@ -107,15 +107,13 @@ impl EffectHost {
         target_now: bool,
     ) -> Result<f64, EffectError> {
         let registered = names.calcs.magnitude_def(id);
-        let cx = MagnitudeCx {
+        let cx = MagnitudeCx::new(
             spec,
-            values: CaptureValues {
-                defs: &registered.captures,
-                stored: captures,
-                target: &self.attributes,
-                target_now,
-            },
-        };
+            &registered.captures,
+            captures,
+            &self.attributes,
+            target_now,
+        );
         let value = registered.calculation.magnitude(&cx);
         if value.is_finite() {
             Ok(value)

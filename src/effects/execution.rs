@@ -7,7 +7,7 @@ use rand_chacha::ChaCha8Rng;
 use smallvec::SmallVec;
 
 use super::active::{ActiveEffect, Captures};
-use super::calculation::{Calculations, CaptureValues, ExecutionCx, MagnitudeCx, Outputs};
+use super::calculation::{Calculations, ExecutionCx, MagnitudeCx, Outputs};
 use super::cx::{Defs, EffectCx};
 use super::data::{CaptureFrom, CueEvent};
 use super::def::{EffectDef, EffectDefs, EffectId};
@@ -232,15 +232,13 @@ impl EffectHost {
             let registered = defs.calcs.execution_def(id);
             let first = out.outputs.len();
             let mut ecx = ExecutionCx {
-                reads: MagnitudeCx {
+                reads: MagnitudeCx::new(
                     spec,
-                    values: CaptureValues {
-                        defs: &registered.captures,
-                        stored: captures,
-                        target: &self.attributes,
-                        target_now,
-                    },
-                },
+                    &registered.captures,
+                    captures,
+                    &self.attributes,
+                    target_now,
+                ),
                 target,
                 stacks,
                 rng: &mut scratch,
