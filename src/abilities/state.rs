@@ -283,6 +283,13 @@ impl AbilityState {
         self.granted.iter().copied().find(|g| g.ability == ability)
     }
 
+    /// The granted entry for `ability` while something holds it: not one
+    /// being let go (a revoke's teardown runs before the entry goes), which
+    /// may neither activate nor commit.
+    pub fn held(&self, ability: AbilityId) -> Option<Granted> {
+        self.granted(ability).filter(|g| g.is_held())
+    }
+
     /// The kinds of reactive wait the instances hold, by a walk over them:
     /// what the owner's hint of them is rebuilt from on restore, and must
     /// cover (an invariant).

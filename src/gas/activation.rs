@@ -175,12 +175,11 @@ impl Gas {
         let system = world
             .get::<&AbilitySystem>(owner)
             .map_err(|_| ActivationFailure::TargetRequirements)?;
-        // A grant being let go (a revoke's teardown runs before the grant
-        // is dropped) activates nothing: the instance would outlive it.
+        // A grant being let go activates nothing: the instance would
+        // outlive it.
         let granted = system
             .abilities
-            .granted(ability)
-            .filter(|g| g.is_held())
+            .held(ability)
             .ok_or(ActivationFailure::NoBehaviour)?;
         // 1. Authority, and an event the catalog can hold: an instance
         // keeps the event it started on, and a save of one naming what the
@@ -259,19 +258,8 @@ impl Gas {
                 return Err(ActivationFailure::TargetRequirements);
             }
         }
-        // 6. Cooldown.
-        if let Some(failure) = self.cooling_down(&system, |t| owned.has(t), def) {
-            return Err(failure);
-        }
-        // 7. Cost, and a commit the owner would refuse.
-        if let Some(cost) = def.cost {
-            if let Some(attribute) = self.unaffordable(world, &system, owner, cost, granted.level) {
-                return Err(ActivationFailure::Cost { attribute });
-            }
-        }
-        if let Some(effect) = self.commit_refused(&system, def) {
-            return Err(ActivationFailure::CannotApply(effect));
-        }
+        // 6. Cooldown; 7. cost, and a commit the owner would refuse.
+        self.commit_check(world, &system, owner, def, |t| owned.has(t), granted.level)?;
         // 8. The behaviour's own validation.
         match &def.behaviour {
             Behaviour::ApplyEffects(_) => {
@@ -366,6 +354,33 @@ impl Gas {
             }
         }
         Ok(())
+    }
+
+    /// What a commit of `def` at `level` needs of its owner, which `holds`
+    /// the tags it holds: no cooldown running, the cost affordable, and
+    /// neither the cost nor the cooldown refused. Asked by an activation's
+    /// checks and again by the commit itself.
+    fn commit_check(
+        &self,
+        world: &World,
+        system: &AbilitySystem,
+        owner: Entity,
+        def: &AbilityDef,
+        holds: impl Fn(Tag) -> bool,
+        level: u32,
+    ) -> Result<(), ActivationFailure> {
+        if let Some(failure) = self.cooling_down(system, holds, def) {
+            return Err(failure);
+        }
+        if let Some(cost) = def.cost {
+            if let Some(attribute) = self.unaffordable(world, system, owner, cost, level) {
+                return Err(ActivationFailure::Cost { attribute });
+            }
+        }
+        match self.commit_refused(system, def) {
+            Some(effect) => Err(ActivationFailure::CannotApply(effect)),
+            None => Ok(()),
+        }
     }
 
     /// The cooldown refusal of `def` for an owner that `holds` the tags it
@@ -617,27 +632,14 @@ impl Gas {
             // Unreal's commit finds no spec for an ability no longer
             // granted: a revoked one (its teardown runs with the grant let
             // go) commits nothing.
-            if !system
-                .abilities
-                .granted(ability)
-                .is_some_and(|g| g.is_held())
-            {
+            if system.abilities.held(ability).is_none() {
                 return Err(ActivationFailure::NoBehaviour);
             }
-            // A cooldown started since the activation (another ability's
-            // on a shared tag, or this one's own earlier commit) holds.
+            // Checked again, as Unreal's commit does: a cooldown started
+            // since the activation (another ability's on a shared tag, or
+            // this one's own earlier commit) holds.
             let owned = system.host.tags_at(self.catalog.effects(), self.now);
-            if let Some(failure) = self.cooling_down(&system, |t| owned.has(t), def) {
-                return Err(failure);
-            }
-            if let Some(cost) = def.cost {
-                if let Some(attribute) = self.unaffordable(world, &system, owner, cost, level) {
-                    return Err(ActivationFailure::Cost { attribute });
-                }
-            }
-            if let Some(effect) = self.commit_refused(&system, def) {
-                return Err(ActivationFailure::CannotApply(effect));
-            }
+            self.commit_check(world, &system, owner, def, |t| owned.has(t), level)?;
         }
         let specs = commit_specs(def, owner, level, seconds);
         // All or nothing: a cost that cannot be paid starts no cooldown.
