@@ -379,14 +379,13 @@ impl Gas {
                         Observation::Event(event) => event.kind.parties().0,
                         Observation::Execution { target, .. } => *target,
                     };
-                    drop(self.trace.take_observations());
                     self.trace.recycle_observations(batch);
                     self.record(TraceKind::ReactionLimit {
                         entity,
                         limit: DELIVERY_LIMIT,
                     });
-                    // Nor is the record delivered: an observer of
-                    // everything would only start again on it.
+                    // What is still queued goes, the record too: an
+                    // observer of everything would only start again on it.
                     drop(self.trace.take_observations());
                     break 'batches;
                 }
