@@ -355,6 +355,18 @@ impl Gas {
         self.deliver_queued(world);
     }
 
+    /// Past the delivery budget: records it, naming `entity`, and drops
+    /// what is still queued, the record too (an observer of everything
+    /// would only start again on it).
+    #[cold]
+    fn drop_undelivered(&mut self, entity: Entity) {
+        self.record(TraceKind::ReactionLimit {
+            entity,
+            limit: DELIVERY_LIMIT,
+        });
+        drop(self.trace.take_observations());
+    }
+
     /// The delivery loop, out of line of every context call's end.
     ///
     /// An observer that causes what it observes (re-applying the effect
@@ -371,23 +383,16 @@ impl Gas {
         let mut delivered = 0u32;
         // Batch by batch, each in order: what a batch's observers and
         // reconciles cause queues behind it, as it would behind one queue.
-        'batches: while self.trace.has_observations() {
+        let mut unsettled = None;
+        while unsettled.is_none() && self.trace.has_observations() {
             let batch = self.trace.take_observations();
             for seen in &batch {
                 if delivered == DELIVERY_LIMIT {
-                    let entity = match seen {
+                    unsettled = Some(match seen {
                         Observation::Event(event) => event.kind.parties().0,
                         Observation::Execution { target, .. } => *target,
-                    };
-                    self.trace.recycle_observations(batch);
-                    self.record(TraceKind::ReactionLimit {
-                        entity,
-                        limit: DELIVERY_LIMIT,
                     });
-                    // What is still queued goes, the record too: an
-                    // observer of everything would only start again on it.
-                    drop(self.trace.take_observations());
-                    break 'batches;
+                    break;
                 }
                 delivered += 1;
                 // One registered by an observer hears what follows.
@@ -403,6 +408,9 @@ impl Gas {
                 self.reconcile_only(world);
             }
             self.trace.recycle_observations(batch);
+        }
+        if let Some(entity) = unsettled {
+            self.drop_undelivered(entity);
         }
         self.observers.give_back(observers);
         self.delivering = false;
