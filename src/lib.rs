@@ -131,10 +131,12 @@
 //! `.` sorts below every allowed character, so plain byte order *is*
 //! depth-first order). Every descendant of a tag therefore has an id inside
 //! the tag's `id..subtree_end` range, and [`Tag`] carries both numbers.
-//! Consequences: [`Tag::matches`] needs no registry; a [`TagSet`] stores a
-//! bitset of its members and answers a parent-aware `has` by testing the
-//! bit range of the parent's subtree, which is O(1) for leaves and a word or
-//! two for parents; no ancestor expansion is stored or maintained. The
+//! Consequences: [`Tag::matches`] needs no registry; a [`TagSet`] of more
+//! than six members also keeps a bitset of them and answers a parent-aware
+//! `has` by testing the bit range of the parent's subtree, which is O(1)
+//! for leaves and a word or two for parents (a smaller set compares its
+//! few members' ids with the range); no ancestor expansion is stored or
+//! maintained. The
 //! price is that ids depend on the whole taxonomy, so the tags gaskit relies
 //! on are [`native`] constants resolved (and checked to exist) when the
 //! registry is built, and saved games store tag names, not ids.
@@ -213,8 +215,10 @@
 //! ### Abilities
 //!
 //! Gameplay events are the only activation channel: game code, AI, UI and
-//! cheats send the same [`GameplayEvent`], queued on the timer queue so
-//! events at one instant are handled in send order. An ability is data
+//! cheats send the same [`GameplayEvent`]. [`Gas::send_event`] queues it on
+//! the timer queue, so events sent for one instant are handled in send
+//! order; [`Gas::handle_event`] handles it at once, and
+//! [`Gas::activate_ability`] starts one named ability with it. An ability is data
 //! (tags, requirements, cost, cooldown, net policy) plus a behaviour: either
 //! the built-in `ApplyEffects`, which makes buffs and heals pure data, or a
 //! named [`AbilityBehaviour`] registered with the context, which is how the

@@ -201,3 +201,24 @@ fn an_attack_cooldown_that_ignores_the_stamp_is_a_load_error() {
         "{errors}"
     );
 }
+
+/// A refusal or name read with content other than the one that made it
+/// (a peer on older content, a log replayed after an update) reads as
+/// "?" for what that content does not define, never a panic.
+#[test]
+fn an_attribute_from_other_content_reads_as_unknown() {
+    let build = |source: &str| {
+        let mut builder = CatalogBuilder::new();
+        builder.add_source("attributes.ron", source);
+        builder.build().unwrap()
+    };
+    let old = build(r#"(attributes: [(name: "Mana")])"#);
+    let new = build(r#"(attributes: [(name: "Gold"), (name: "Mana"), (name: "Wood")])"#);
+    let wood = new.attributes().get("Wood").unwrap();
+    assert!(old.attributes().try_def(wood).is_none());
+    assert_eq!(old.attributes().name(wood), "?");
+    assert_eq!(new.attributes().name(wood), "Wood");
+    let refusal = gaskit::ActivationFailure::Cost { attribute: wood };
+    assert_eq!(refusal.detail(&old).as_deref(), Some("?"));
+    assert_eq!(refusal.detail(&new).as_deref(), Some("Wood"));
+}

@@ -787,7 +787,12 @@ fn a_game_components_own_check_refuses_a_snapshot_before_anything_changes() {
 
     // A post out of the registry (a damaged file that kept its checksum).
     let tag_text = ron::to_string(&Post(post)).unwrap();
-    let bad_text = tag_text.replace(&format!("id:{}", post.index()), "id:60000");
+    // (Well formed, its subtree holding it: a malformed tag is refused as
+    // it is read, before any component's own check.)
+    let bad_text = tag_text.replace(
+        &format!("id:{},end:{}", post.index(), post.subtree_end()),
+        "id:60000,end:60001",
+    );
     assert_ne!(bad_text, tag_text);
     assert!(text.contains(&tag_text), "{tag_text} in {text}");
     let sealed: Sealed = ron::from_str(&text.replace(&tag_text, &bad_text)).unwrap();

@@ -710,3 +710,39 @@ fn sets_save_their_members_with_bits_and_refuse_bits_that_disagree() {
     let error = ron::from_str::<TagSet>(&wrong).unwrap_err().to_string();
     assert!(error.contains("bits do not match"), "{error}");
 }
+
+/// A tag read back from text (a save, a client's event) round-trips when
+/// a registry made it, and is refused when its subtree would not hold it:
+/// such a tag made a parent-aware `has` on a large set slice backwards.
+#[test]
+fn a_malformed_tag_is_refused_when_read() {
+    let registry = registry();
+    let slash = tag(&registry, "Combat.DamageType.Slash");
+    let text = ron::to_string(&slash).unwrap();
+    assert_eq!(ron::from_str::<Tag>(&text).unwrap(), slash);
+    for (text, id, end) in [
+        ("(id: 127, end: 1)", 127, 1),
+        ("(id: 9, end: 9)", 9, 9),
+        ("(id: 0, end: 0)", 0, 0),
+    ] {
+        let error = ron::from_str::<Tag>(text).unwrap_err().to_string();
+        assert!(
+            error.contains(&format!("tag {id} ends its subtree at {end}")),
+            "{error}"
+        );
+    }
+    // Inside a larger value too: the set a save keeps.
+    let set: TagSet = registry.iter().skip(1).take(8).collect();
+    let saved = ron::to_string(&set).unwrap();
+    assert_eq!(ron::from_str::<TagSet>(&saved).unwrap(), set);
+    let first = set.iter().next().unwrap();
+    let (id, end) = (first.index(), first.subtree_end());
+    let written = format!("(id:{id},end:{end})");
+    assert!(saved.contains(&written), "{saved}");
+    let tampered = saved.replacen(&written, &format!("(id:{id},end:0)"), 1);
+    let error = ron::from_str::<TagSet>(&tampered).unwrap_err().to_string();
+    assert!(
+        error.contains(&format!("tag {id} ends its subtree at 0")),
+        "{error}"
+    );
+}

@@ -278,14 +278,24 @@ impl AttributeSchema {
         (0..self.defs.len()).map(AttributeId::new)
     }
 
-    /// The definition of `id`.
+    /// The definition of `id`. Panics for an id this schema did not hand
+    /// out (another catalog's); [`try_def`](Self::try_def) does not.
     pub fn def(&self, id: AttributeId) -> &AttributeDef {
         &self.defs[id.index()]
     }
 
-    /// The name of `id`.
+    /// The definition of `id`, `None` for an id this schema did not hand
+    /// out (another catalog's, or one read from a peer running other
+    /// content).
+    pub fn try_def(&self, id: AttributeId) -> Option<&AttributeDef> {
+        self.defs.get(id.index())
+    }
+
+    /// The name of `id`; `"?"` for an id this schema did not hand out, as
+    /// [`TagRegistry::name`](crate::TagRegistry::name) answers for a tag,
+    /// so a refusal or a record from other content can still be shown.
     pub fn name(&self, id: AttributeId) -> &str {
-        &self.defs[id.index()].name
+        self.try_def(id).map_or("?", |def| def.name.as_str())
     }
 
     /// The attribute called `name` (a hash lookup: load time only).

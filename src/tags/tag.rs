@@ -13,10 +13,39 @@ use serde::{Deserialize, Serialize};
 ///
 /// Tags are only meaningful with the registry that produced them. Names are
 /// resolved to tags once, at load; nothing at run time compares strings.
+///
+/// A tag read back (a save, a client's event) is refused unless its
+/// subtree holds it (`end > id`): every tag a registry hands out does, and
+/// the hierarchy test relies on it. Whether the registry knows it is the
+/// reader's check ([`TagRegistry::knows`](crate::TagRegistry::knows)).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "SavedTag")]
 pub struct Tag {
     id: u16,
     end: u16,
+}
+
+/// A tag as read, before the check that it is well formed.
+#[derive(Deserialize)]
+#[serde(rename = "Tag")]
+struct SavedTag {
+    id: u16,
+    end: u16,
+}
+
+impl TryFrom<SavedTag> for Tag {
+    type Error = String;
+
+    fn try_from(saved: SavedTag) -> Result<Self, Self::Error> {
+        if saved.end > saved.id {
+            Ok(Tag::from_parts(saved.id, saved.end))
+        } else {
+            Err(format!(
+                "tag {} ends its subtree at {}: a tag's subtree holds the tag itself",
+                saved.id, saved.end
+            ))
+        }
+    }
 }
 
 impl Tag {
