@@ -852,10 +852,27 @@ fn a_snapshot_whose_timers_do_not_fit_is_refused() {
     assert_eq!(world.len(), 0, "nothing restored");
 }
 
-/// A timer listed twice (a periodic effect would tick double) or an
-/// expiry due after its effect ends (a brew outliving its duration) is
-/// refused before anything changes, as a damaged file that kept its
-/// checksum.
+/// `text` with `a` and `b` (each there once) swapped: `a`'s field name
+/// kept with `b`'s value and the other way round.
+fn swap(text: &str, a: &str, b: &str) -> String {
+    assert_eq!(
+        (text.matches(a).count(), text.matches(b).count()),
+        (1, 1),
+        "{text}"
+    );
+    fn field(s: &str) -> (&str, &str) {
+        s.split_once(':').unwrap()
+    }
+    let ((a_name, a_value), (b_name, b_value)) = (field(a), field(b));
+    text.replacen(a, "\u{0}A", 1)
+        .replacen(b, &format!("{b_name}:{a_value}"), 1)
+        .replacen("\u{0}A", &format!("{a_name}:{b_value}"), 1)
+}
+
+/// A timer listed twice (a periodic effect would tick double), an expiry
+/// due after its effect ends (a brew outliving its duration) or a timer
+/// held under another's key is refused before anything changes, as a
+/// damaged file that kept its checksum.
 #[test]
 fn a_snapshot_with_a_timer_twice_or_an_expiry_after_the_end_is_refused() {
     let mut builder = CatalogBuilder::new();
@@ -898,6 +915,17 @@ fn a_snapshot_with_a_timer_twice_or_an_expiry_after_the_end_is_refused() {
         (
             text.replacen(expiry, &expiry.replace("(at:(5000000)", "(at:(9000000)"), 1),
             "an effect's expiry timer is due after the effect ends",
+        ),
+        // The brew holding each of its timers under the other's key: both
+        // are pending, but its expiry would be taken for a tick and its
+        // ticks for the end.
+        (
+            swap(
+                &text,
+                "expiry_timer:Some((idx:0,version:1))",
+                "period_timer:Some((idx:1,version:1))",
+            ),
+            "an effect holds an expiry timer under another timer's key",
         ),
     ];
     for (damaged, says) in cases {

@@ -7,7 +7,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use super::{Gas, SavedTimer};
-use crate::time::{Lane, SavedTimers, SimTime};
+use crate::time::{Lane, SavedTimers, SimTime, TimerKey};
 
 /// Everything in a [`Gas`] that changes while the game runs: the clock,
 /// the pending timers (effect expiries and periods, queued events, ability
@@ -46,8 +46,10 @@ impl GasState {
         self.timers.payloads()
     }
 
-    /// Each pending timer's instant and lane, with its payload.
-    pub(crate) fn timer_entries(&self) -> impl Iterator<Item = (SimTime, Lane, &SavedTimer)> + '_ {
+    /// Each pending timer's instant, lane and key, with its payload.
+    pub(crate) fn timer_entries(
+        &self,
+    ) -> impl Iterator<Item = (SimTime, Lane, TimerKey, &SavedTimer)> + '_ {
         self.timers.entries()
     }
 

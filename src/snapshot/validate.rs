@@ -13,7 +13,8 @@ use crate::catalog::Catalog;
 use crate::effects::{ActiveEffect, EffectSpec, EffectTimer};
 use crate::gas::{Gas, SavedTimer};
 use crate::tags::TagRegistry;
-use crate::time::Lane;
+use crate::time::{Lane, TimerKey};
+use hecs::Entity;
 
 impl<C: SnapshotComponents> Snapshot<C> {
     /// Every id the snapshot holds is one of `gas`'s catalog's, and every
@@ -30,7 +31,7 @@ impl<C: SnapshotComponents> Snapshot<C> {
         }
         // An effect's expiry, and only that, is an end: it fires in the
         // expiry lane, before anything else due at its instant.
-        for (_, lane, timer) in self.gas.timer_entries() {
+        for (_, lane, _, timer) in self.gas.timer_entries() {
             let expiry = matches!(timer, SavedTimer::Effect(EffectTimer::Expire { .. }));
             if expiry != (lane == Lane::Expiry) {
                 return Err(invalid(format!(
@@ -52,24 +53,29 @@ impl<C: SnapshotComponents> Snapshot<C> {
         self.check_timers_held()
     }
 
-    /// Every timer an effect or an instance says it holds is pending, once:
-    /// one missing would never fire (a buff that never ends, a periodic
-    /// effect that never ticks, an instance that never wakes), one twice
-    /// would fire twice (a periodic effect ticking double). An expiry
+    /// Every timer an effect or an instance says it holds is pending, once,
+    /// under the key it holds: one missing would never fire (a buff that
+    /// never ends, a periodic effect that never ticks, an instance that
+    /// never wakes), one twice would fire twice (a periodic effect ticking
+    /// double), and one held under another timer's key would be taken for
+    /// that one (a wake-up that is cancelled as stale, and the buff whose
+    /// expiry its owner then cancels on ending, never ending). An expiry
     /// timer is not later than its effect's end (a buff outliving its
     /// duration).
     fn check_timers_held(&self) -> Result<(), SnapshotError> {
         let mut pending = std::collections::HashMap::new();
-        let mut wakes = std::collections::HashSet::new();
-        for (at, _, timer) in self.gas.timer_entries() {
+        let mut wakes = std::collections::HashMap::new();
+        for (at, _, timer_key, timer) in self.gas.timer_entries() {
             let fresh = match *timer {
-                SavedTimer::Effect(EffectTimer::Expire { entity, key }) => {
-                    pending.insert((entity, key, true), at).is_none()
+                SavedTimer::Effect(EffectTimer::Expire { entity, key }) => pending
+                    .insert((entity, key, true), (at, timer_key))
+                    .is_none(),
+                SavedTimer::Effect(EffectTimer::Period { entity, key }) => pending
+                    .insert((entity, key, false), (at, timer_key))
+                    .is_none(),
+                SavedTimer::AbilityWake { owner, instance } => {
+                    wakes.insert((owner, instance), timer_key).is_none()
                 }
-                SavedTimer::Effect(EffectTimer::Period { entity, key }) => {
-                    pending.insert((entity, key, false), at).is_none()
-                }
-                SavedTimer::AbilityWake { owner, instance } => wakes.insert((owner, instance)),
                 SavedTimer::Event { .. } => true,
             };
             if !fresh {
@@ -79,6 +85,18 @@ impl<C: SnapshotComponents> Snapshot<C> {
                 ));
             }
         }
+        // What a holder says it holds, against what is pending for it.
+        let held = |entity: Entity, held: Option<TimerKey>, pending: Option<TimerKey>, what| match (
+            held, pending,
+        ) {
+            (Some(held), Some(pending)) if held != pending => Err(invalid(format!(
+                "entity {entity:?}: {what} timer under another timer's key"
+            ))),
+            (Some(_), None) => Err(invalid(format!(
+                "entity {entity:?}: {what} timer that is not pending"
+            ))),
+            _ => Ok(()),
+        };
         for state in &self.entities {
             let Some(system) = &state.system else {
                 continue;
@@ -86,20 +104,30 @@ impl<C: SnapshotComponents> Snapshot<C> {
             let entity = state.entity;
             for (key, effect) in system.host.effects.iter() {
                 let expiry = pending.get(&(entity, key, true));
-                let missing_expiry = effect.holds_expiry_timer() && expiry.is_none();
-                let period =
-                    effect.period_timer().is_some() && !pending.contains_key(&(entity, key, false));
-                if missing_expiry || period {
+                let held_expiry = effect
+                    .holds_expiry_timer()
+                    .then(|| system.host.expiry_timer(key));
+                if held_expiry == Some(None) {
                     return Err(invalid(format!(
-                        "entity {entity:?}: an effect holds {} timer that is not pending",
-                        if missing_expiry {
-                            "an expiry"
-                        } else {
-                            "a period"
-                        }
+                        "entity {entity:?}: an effect holds an expiry timer it has no key for"
                     )));
                 }
-                let late = expiry.is_some_and(|&at| {
+                let expiry_key = expiry.map(|&(_, timer_key)| timer_key);
+                held(
+                    entity,
+                    held_expiry.flatten(),
+                    expiry_key,
+                    "an effect holds an expiry",
+                )?;
+                let period = pending.get(&(entity, key, false));
+                let period_key = period.map(|&(_, timer_key)| timer_key);
+                held(
+                    entity,
+                    effect.period_timer(),
+                    period_key,
+                    "an effect holds a period",
+                )?;
+                let late = expiry.is_some_and(|&(at, _)| {
                     effect.holds_expiry_timer()
                         && effect.duration().is_some()
                         && at > effect.expires_at()
@@ -111,11 +139,13 @@ impl<C: SnapshotComponents> Snapshot<C> {
                 }
             }
             for (key, instance) in system.abilities.instances.iter() {
-                if instance.wait_timer.is_some() && !wakes.contains(&(entity, key)) {
-                    return Err(invalid(format!(
-                        "entity {entity:?}: an instance holds a wake-up timer that is not pending"
-                    )));
-                }
+                let wake = wakes.get(&(entity, key)).copied();
+                held(
+                    entity,
+                    instance.wait_timer,
+                    wake,
+                    "an instance holds a wake-up",
+                )?;
             }
         }
         Ok(())

@@ -989,10 +989,11 @@ impl<P> SavedTimers<P> {
     }
 
     /// Each pending timer's instant and lane, with its payload.
-    pub(crate) fn entries(&self) -> impl Iterator<Item = (SimTime, Lane, &P)> + '_ {
-        self.timers
-            .iter()
-            .filter_map(|entry| Some((entry.at, entry.lane(), self.payloads.get(entry.key)?)))
+    pub(crate) fn entries(&self) -> impl Iterator<Item = (SimTime, Lane, TimerKey, &P)> + '_ {
+        self.timers.iter().filter_map(|entry| {
+            let payload = self.payloads.get(entry.key)?;
+            Some((entry.at, entry.lane(), entry.key, payload))
+        })
     }
 
     /// The same saved queue with every payload mapped by `f` (same keys,
