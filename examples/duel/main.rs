@@ -875,6 +875,45 @@ mod tests {
         }
     }
 
+    /// The README's excerpts of the default duel and of `--inspect
+    /// alice@10` are what the duel prints: every line of each (`...`
+    /// marks lines cut) appears in its output, in order.
+    #[test]
+    fn the_readme_excerpts_are_what_the_duel_prints() {
+        let readme = std::fs::read_to_string("README.md").unwrap();
+        let block_after = |marker: &str| -> Vec<String> {
+            let from = readme.find(marker).unwrap_or_else(|| panic!("{marker}"));
+            let start = from + readme[from..].find("```text\n").unwrap() + "```text\n".len();
+            let end = start + readme[start..].find("```").unwrap();
+            readme[start..end]
+                .lines()
+                .filter(|line| line.trim() != "...")
+                .map(str::to_owned)
+                .collect()
+        };
+        let in_order = |excerpt: &[String], out: &str| {
+            let mut lines = out.lines();
+            for wanted in excerpt {
+                assert!(
+                    lines.any(|line| line == wanted),
+                    "README line not printed (or out of order): {wanted:?}\n{out}"
+                );
+            }
+        };
+        let (plain, _, _) = duel(Options::default());
+        let fight = block_after("The duel pits a swordsman");
+        assert!(fight.len() > 20, "{fight:?}");
+        in_order(&fight, &plain);
+        let (looked, _, _) = duel(Options {
+            inspect: vec![("alice".into(), SimTime::from_secs(10))],
+            quiet: true,
+            ..Options::default()
+        });
+        let inspected = block_after("cargo run --release --example duel -- --inspect alice@10");
+        assert!(inspected.len() > 20, "{inspected:?}");
+        in_order(&inspected, &looked);
+    }
+
     #[test]
     fn inspecting_and_drawing_change_nothing_in_the_fight() {
         let plain = duel(Options {
