@@ -53,6 +53,12 @@ impl TraceCategory {
 
     /// A game module's own group number `index` (0 to 23). Modules pick
     /// their numbers; the combat layer uses 0, 1 and 2.
+    ///
+    /// # Panics
+    ///
+    /// For an `index` past 23. Define the category as a `const` (as the
+    /// combat layer's are), and such an index is a compile error instead:
+    /// a module's numbers are fixed in its code, never read from input.
     pub const fn game(index: u32) -> TraceCategory {
         assert!(
             index < 32 - Self::CORE_BITS,
