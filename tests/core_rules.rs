@@ -3094,3 +3094,113 @@ fn reactions_that_never_settle_are_refused_or_stopped() {
     g.at(3.0);
     assert!(!g.has(hero, "Status.Stunned"));
 }
+
+// ------------------------------------- a re-application takes the new spec
+
+/// Effects that stack by target, each read from a SetByCaller value: a
+/// blessing held on Stamina (below its limit, and at a limit of one), a
+/// tax ticking into Gold, and a lazily ending hex.
+const NEWEST_SPEC: &str = r#"(effects: [
+    (name: "GE_Blessing", duration: Duration(Constant(10)),
+     modifiers: [(attribute: "Stamina", op: Flat, magnitude: SetByCaller("SetByCaller.Bonus"))],
+     stacking: (by: Target, limit: 3)),
+    (name: "GE_Ward", duration: Duration(Constant(10)),
+     modifiers: [(attribute: "Stamina", op: Flat, magnitude: SetByCaller("SetByCaller.Bonus"))],
+     stacking: (by: Target, limit: 1)),
+    (name: "GE_Tax", duration: Duration(Constant(10)), period: (seconds: 1.0),
+     modifiers: [(attribute: "Gold", op: Flat, magnitude: SetByCaller("SetByCaller.Amount"))],
+     stacking: (by: Target, limit: 3)),
+    (name: "GE_Hex", duration: Duration(Constant(5)), granted_tags: ["Cooldown.Spell.Bolt"],
+     stacking: (by: Target, limit: 1)),
+])"#;
+
+impl Game {
+    /// `effect` from `source`, at `level`, with `value` under `key`.
+    fn from(&self, effect: &str, source: Entity, level: u32, key: &str, value: f64) -> EffectSpec {
+        self.spec(effect)
+            .with_source(source)
+            .with_level(level)
+            .with_set_by_caller(self.tag(key), value)
+    }
+
+    /// How many active effects on `who` came from `source`, removing them.
+    fn take_from(&mut self, who: Entity, source: Entity) -> usize {
+        self.gas.remove_effects_from(&mut self.world, who, source)
+    }
+}
+
+/// A re-application onto a stack brings its spec with it, as Unreal's
+/// stack takes the newest spec: the level, the source and the SetByCaller
+/// values it was applied with, so a held modifier moves to the new
+/// magnitude for every stack (below the limit, at it, and on a host a
+/// trace watches), a period ticks the new magnitude, and a lazily ending
+/// effect names its newest source. Its window and period phase are the
+/// stack's own, as before.
+#[test]
+fn a_reapplication_takes_the_new_spec() {
+    for watched in [false, true] {
+        let mut g = Game::over(catalog_with(NEWEST_SPEC).unwrap());
+        let filter = if watched {
+            TraceFilter::ALL
+        } else {
+            TraceFilter::NONE
+        };
+        g.gas.trace_mut().set_filter(filter);
+        let (hero, imp) = (g.hero, g.imp);
+        let bonus = "SetByCaller.Bonus";
+        // Below the limit: two stacks at the second spec's 5 each.
+        g.apply(hero, g.from("GE_Blessing", hero, 1, bonus, 2.0));
+        assert_eq!(g.read(hero, "Stamina").1, 12.0);
+        let outcome = g.apply(hero, g.from("GE_Blessing", imp, 3, bonus, 5.0));
+        assert!(
+            matches!(outcome, ApplyOutcome::Stacked { stacks: 2, .. }),
+            "{outcome:?}"
+        );
+        assert_eq!(
+            g.read(hero, "Stamina").1,
+            20.0,
+            "10 + 5 x 2 (watched: {watched})"
+        );
+        // At a limit of one: the ward's one stack moves from 2 to 7.
+        g.apply(hero, g.from("GE_Ward", hero, 1, bonus, 2.0));
+        assert_eq!(g.read(hero, "Stamina").1, 22.0);
+        let outcome = g.apply(hero, g.from("GE_Ward", imp, 1, bonus, 7.0));
+        assert!(
+            matches!(outcome, ApplyOutcome::Stacked { stacks: 1, .. }),
+            "{outcome:?}"
+        );
+        assert_eq!(
+            g.read(hero, "Stamina").1,
+            27.0,
+            "10 + 10 + 7 (watched: {watched})"
+        );
+        // Both now come from the imp: removing the hero's takes nothing.
+        assert_eq!(g.take_from(hero, hero), 0);
+        assert_eq!(g.take_from(hero, imp), 2);
+        assert_eq!(g.read(hero, "Stamina").1, 10.0);
+
+        // A period ticks the newest magnitude, for every stack, on the
+        // phase the stack started.
+        let amount = "SetByCaller.Amount";
+        g.apply(imp, g.from("GE_Tax", hero, 1, amount, 1.0));
+        g.at(0.5);
+        g.apply(imp, g.from("GE_Tax", hero, 1, amount, 4.0));
+        g.at(1.0);
+        assert_eq!(
+            g.read(imp, "Gold").0,
+            8.0,
+            "4 x 2 at 1 s (watched: {watched})"
+        );
+
+        // A lazily ending hex names its newest source.
+        let hex = g.gas.catalog().effects().get("GE_Hex").unwrap();
+        assert!(g.gas.catalog().effects().def(hex).ends_lazily());
+        g.apply(imp, g.spec("GE_Hex").with_source(hero));
+        g.at(2.0);
+        g.apply(imp, g.spec("GE_Hex").with_source(imp));
+        assert_eq!(g.take_from(imp, hero), 1, "the tax is the hero's");
+        assert!(g.has(imp, "Cooldown.Spell.Bolt"));
+        assert_eq!(g.take_from(imp, imp), 1, "the hex is the imp's now");
+        assert!(!g.has(imp, "Cooldown.Spell.Bolt"));
+    }
+}

@@ -266,6 +266,87 @@ impl ActiveEffect {
         }
     }
 
+    /// Takes the spec of a re-application onto this stack, as Unreal's
+    /// stack takes the newest spec: its level, source, spec tags,
+    /// SetByCaller values, evaluated magnitudes (for one stack) and
+    /// captures replace this effect's. What belongs to the stack stays:
+    /// its count, window, period phase and timer, and its inhibition. The
+    /// caller puts held modifiers at the new values.
+    pub fn take_spec(&mut self, spec: &EffectSpec, magnitudes: &[f64], captures: Captures) {
+        if !self.take_spec_inline(spec, magnitudes, captures.is_empty()) {
+            self.take_spec_boxed(spec, magnitudes, captures);
+        }
+    }
+
+    /// [`take_spec`](Self::take_spec) for an effect that ends lazily,
+    /// which has no modifiers, captures or period: every hit's combat
+    /// mark, so the common case (no box either side) is a few stores.
+    #[inline]
+    pub fn take_lazy_spec(&mut self, spec: &EffectSpec) {
+        if !self.take_spec_inline(spec, &[], true) {
+            self.take_spec_boxed(spec, &[], Captures::new());
+        }
+    }
+
+    /// The spec taken when nothing of it, or of this effect, needs the
+    /// box; `false`, having changed nothing, otherwise.
+    #[inline(always)]
+    fn take_spec_inline(
+        &mut self,
+        spec: &EffectSpec,
+        magnitudes: &[f64],
+        no_captures: bool,
+    ) -> bool {
+        debug_assert_eq!(self.def, spec.effect);
+        let values = spec.set_by_caller_entries();
+        if self.extras.is_some()
+            || !no_captures
+            || values.len() > 1
+            || magnitudes.len() > 1
+            || !spec.tags.is_empty()
+        {
+            return false;
+        }
+        self.take_inline_parts(spec, values, magnitudes);
+        true
+    }
+
+    /// Level, source, and the one SetByCaller value and magnitude kept
+    /// inline (or none), as [`new`](Self::new) lays them out.
+    #[inline(always)]
+    fn take_inline_parts(&mut self, spec: &EffectSpec, values: &[(Tag, f64)], magnitudes: &[f64]) {
+        self.level = spec.level;
+        self.source = spec.source;
+        let one_value = only(values);
+        let one_magnitude = only(magnitudes);
+        self.form.set(Form::ONE_SET_BY_CALLER, one_value.is_some());
+        self.form.set(Form::ONE_MAGNITUDE, one_magnitude.is_some());
+        (self.set_by_caller_key, self.set_by_caller_value) = one_value.unwrap_or((NO_KEY, 0.0));
+        self.magnitude = one_magnitude.unwrap_or(0.0);
+    }
+
+    /// [`take_spec`](Self::take_spec) when either side keeps a box: the box
+    /// is built afresh for the new spec, and the tick state, which is the
+    /// stack's, moves into it.
+    #[cold]
+    #[inline(never)]
+    fn take_spec_boxed(&mut self, spec: &EffectSpec, magnitudes: &[f64], captures: Captures) {
+        let values = spec.set_by_caller_entries();
+        self.take_inline_parts(spec, values, magnitudes);
+        let tick = self
+            .extras
+            .as_ref()
+            .map(|extras| (extras.period_timer, extras.next_period));
+        self.extras = Extras::boxed(spec.tags.clone(), captures, values, magnitudes);
+        if let Some((period_timer, next_period)) = tick {
+            if period_timer.is_some() || next_period != SimTime::MAX {
+                let extras = self.extras_mut();
+                extras.period_timer = period_timer;
+                extras.next_period = next_period;
+            }
+        }
+    }
+
     /// The spec's SetByCaller values, in the order it gave them.
     fn set_by_callers(&self) -> SetByCallers {
         if self.form.has(Form::ONE_SET_BY_CALLER) {

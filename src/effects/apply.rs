@@ -96,7 +96,7 @@ impl EffectHost {
             self.capture_target(cx.calcs, def, &mut captures);
         }
         if let Some(key) = self.existing_stack(def, &spec, cx.now) {
-            let stacks = self.reapply(cx, key, &spec, duration);
+            let stacks = self.reapply(cx, key, &spec, (&magnitudes, captures), duration);
             self.remove_tagged_by(cx, spec.effect, Some(key));
             return Ok(Applied::Stacked { key, stacks });
         }

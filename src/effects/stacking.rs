@@ -126,40 +126,53 @@ impl EffectHost {
         cx: &mut EffectCx<P>,
         spec: &EffectSpec,
     ) -> Option<(EffectKey, u32)> {
-        let (key, duration) = self.full_stack_to_refresh(Defs::of(cx), cx.now, spec)?;
-        Some((key, self.reapply(cx, key, spec, duration)))
+        let names = Defs::of(cx);
+        let (key, def) = self.full_stack_to_refresh(names, cx.now, spec)?;
+        // Such an effect reads no source and captures nothing.
+        let (magnitudes, duration) = self
+            .evaluate_spec(names, def, spec, &Captures::new())
+            .ok()?;
+        let stacks = self.reapply(cx, key, spec, (&magnitudes, Captures::new()), duration);
+        Some((key, stacks))
     }
 
     /// [`refresh_at_limit`](Self::refresh_at_limit) of an effect that
     /// [ends lazily](EffectDef::ends_lazily), on a host nothing watches (a
     /// combat mark refreshed by a hit): all a re-application does there is
-    /// restart the window (a full stack keeps its count, no timer follows
-    /// the end, no record is wanted), so that is all this does.
+    /// take the spec and restart the window (a full stack keeps its count,
+    /// no timer follows the end, no record is wanted), so that is all this
+    /// does.
     pub(crate) fn refresh_lazily(
         &mut self,
         names: Defs<'_>,
         now: SimTime,
         spec: &EffectSpec,
     ) -> Option<(EffectKey, u32)> {
-        debug_assert!(names.effects.def(spec.effect).ends_lazily());
-        let (key, duration) = self.full_stack_to_refresh(names, now, spec)?;
+        let (key, def) = self.full_stack_to_refresh(names, now, spec)?;
+        debug_assert!(def.ends_lazily());
+        // No modifiers to evaluate: only the window.
+        let duration = self
+            .evaluate_duration(names, def, spec, &Captures::new())
+            .ok()?;
         self.unindex_lazy_end(key);
         let effect = &mut self.effects[key];
+        effect.take_lazy_spec(spec);
         effect.restart(now, duration);
         let stacks = effect.stacks;
         self.index_lazy_end(key);
         Some((key, stacks))
     }
 
-    /// The full stack `spec` would refresh at `now`, with the window it
-    /// would restart: `None` when there is none, it is below its limit, a
-    /// check refuses or the spec fails to evaluate.
-    fn full_stack_to_refresh(
+    /// The full stack `spec` would refresh at `now`, with its definition:
+    /// `None` when there is none, it is below its limit or a check refuses.
+    /// The caller evaluates the spec (and gives up, having changed
+    /// nothing, if that fails).
+    fn full_stack_to_refresh<'d>(
         &self,
-        names: Defs<'_>,
+        names: Defs<'d>,
         now: SimTime,
         spec: &EffectSpec,
-    ) -> Option<(EffectKey, Option<SimDuration>)> {
+    ) -> Option<(EffectKey, &'d EffectDef)> {
         let def = names.effects.def(spec.effect);
         debug_assert!(def.refreshes_at_limit());
         let key = self.existing_stack(def, spec, now)?;
@@ -170,24 +183,18 @@ impl EffectHost {
         {
             return None;
         }
-        // The magnitudes are evaluated for their errors, as the full path
-        // does (one that ends lazily has none); a full stack keeps the ones
-        // it holds.
-        let duration = if def.modifiers.is_empty() {
-            self.evaluate_duration(names, def, spec, &Captures::new())
-        } else {
-            self.evaluate_spec(names, def, spec, &Captures::new())
-                .map(|(_, duration)| duration)
-        };
-        Some((key, duration.ok()?))
+        Some((key, def))
     }
 
-    /// Re-application of an existing stack; returns the new stack count.
+    /// Re-application of an existing stack with `spec`, its evaluated
+    /// magnitudes and its captures, which the stack takes (as Unreal's
+    /// takes the newest spec); returns the new stack count.
     pub(super) fn reapply<P: From<EffectTimer>>(
         &mut self,
         cx: &mut EffectCx<P>,
         key: EffectKey,
         spec: &EffectSpec,
+        (magnitudes, captures): (&[f64], Captures),
         duration: Option<SimDuration>,
     ) -> u32 {
         let def = cx.defs.def(spec.effect);
@@ -195,6 +202,8 @@ impl EffectHost {
         let entity = cx.entity;
         let effect = &mut self.effects[key];
         let before = effect.stacks;
+        let moved = effect.magnitudes() != magnitudes;
+        effect.take_spec(spec, magnitudes, captures);
         effect.stacks = (effect.stacks + 1).min(stacking.limit);
         let stacks = effect.stacks;
         if stacking.duration == DurationOnReapply::Refresh {
@@ -223,7 +232,10 @@ impl EffectHost {
         // A longer window may make room for a tick that had none.
         arm_period(effect, cx, key);
         let duration = effect.duration();
-        if stacks != before {
+        // Unreal moves a stack's held modifiers only when its count moves
+        // (a full stack keeps the old magnitudes under the new spec);
+        // here they always follow the spec the stack holds.
+        if stacks != before || moved {
             self.restack(cx, key);
         }
         cx.trace.record_with(cx.now, TraceCategory::EFFECTS, || {

@@ -185,7 +185,8 @@ impl Gas {
     #[cold]
     #[inline(never)]
     pub(super) fn note_live_holder(&mut self, world: &World, holder: Entity, applied: &Applied) {
-        let Applied::Added(key) = *applied else {
+        // A stack takes its newest spec, and with it perhaps a new source.
+        let (Applied::Added(key) | Applied::Stacked { key, .. }) = *applied else {
             return;
         };
         if !self.live_holders.contains(&holder) {
