@@ -629,6 +629,66 @@ fn a_client_event_naming_a_tag_the_catalog_lacks_is_refused_and_never_kept() {
 
 // ------------------------------------------------------- 5. foreign snapshots
 
+/// What a snapshot holds follows the definitions it was taken under (the
+/// tags an effect granted, a stack's count under its limit), so it
+/// restores only into the same content: a balance patch under the same
+/// names (an effect that no longer grants its tag) is another
+/// fingerprint, and the snapshot is refused. The same content with other
+/// line endings, or split into files that come in another order, is the
+/// same fingerprint, and restores.
+#[test]
+fn a_snapshot_is_refused_by_changed_content_under_the_same_names() {
+    const REST: &str = r#"(effects: [(name: "GE_Rest", duration: Duration(Constant(3)), granted_tags: ["Status.Resting"])])"#;
+    const MEND: &str = r#"(attributes: [(name: "Mended")])"#;
+    let catalog = |files: &[(&str, &str)]| {
+        let mut builder = CatalogBuilder::new();
+        builder.tags().add_source("rest.tags", "Status.Resting\n");
+        builder.add_files(files);
+        Arc::new(builder.build().unwrap())
+    };
+    let taken = catalog(&[("rest.ron", REST), ("mend.ron", MEND)]);
+    let mut gas = Gas::new(taken.clone());
+    let mut world = World::new();
+    let villager = world.spawn((gas.new_ability_system(),));
+    let rest = EffectSpec::new(taken.effects().get("GE_Rest").unwrap());
+    gas.apply_effect(&mut world, villager, rest).unwrap();
+    let saved = Snapshot::<()>::save(&world, &gas);
+
+    let patched = catalog(&[
+        (
+            "rest.ron",
+            &REST.replace(r#", granted_tags: ["Status.Resting"]"#, ""),
+        ),
+        ("mend.ron", MEND),
+    ]);
+    assert_ne!(patched.fingerprint(), taken.fingerprint());
+    let error = saved
+        .restore(&mut World::new(), &mut Gas::new(patched))
+        .unwrap_err();
+    assert!(
+        matches!(error, SnapshotError::ForeignCatalog { .. }),
+        "{error}"
+    );
+
+    let reordered = catalog(&[("mend.ron", MEND), ("rest.ron", REST)]);
+    assert_eq!(reordered.fingerprint(), taken.fingerprint());
+    let crlf = catalog(&[
+        ("rest.ron", &REST.replace("[(", "[\r\n(")),
+        ("mend.ron", MEND),
+    ]);
+    let lf = catalog(&[
+        ("rest.ron", &REST.replace("[(", "[\n(")),
+        ("mend.ron", MEND),
+    ]);
+    assert_eq!(crlf.fingerprint(), lf.fingerprint());
+    assert_ne!(lf.fingerprint(), taken.fingerprint(), "other text");
+    let mut restored = World::new();
+    saved
+        .restore(&mut restored, &mut Gas::new(reordered))
+        .unwrap();
+    assert_eq!(restored.len(), 1);
+}
+
 #[test]
 fn a_snapshot_fits_only_a_context_that_knows_everything_it_names() {
     let mut tower = Tower::new();

@@ -86,17 +86,23 @@ impl Catalog {
         &self.warnings
     }
 
-    /// A hash of everything ids depend on: every name the catalog numbers
-    /// (tags, attributes, derived profiles, effects, abilities, behaviours,
-    /// calculations, each module's definitions), in id order. Two catalogs with the same fingerprint give every id the
-    /// same meaning, so state saved under one (a rollback snapshot) may be
-    /// restored under the other.
+    /// A hash of what saved state depends on: every name the catalog
+    /// numbers (tags, attributes, derived profiles, effects, abilities,
+    /// behaviours, calculations, each module's definitions), in id order,
+    /// and the text of every content file (in any order, line endings
+    /// aside). Two catalogs with the same fingerprint give every id the
+    /// same meaning and every definition the same content, so state saved
+    /// under one (a rollback snapshot) may be restored under the other. A
+    /// change of numbers under the same names (a balance patch) changes
+    /// it: what a save holds follows the definitions it was made under
+    /// (the tags an effect granted, a stack's count under its limit).
     pub fn fingerprint(&self) -> u64 {
         self.fingerprint
     }
 
-    fn compute_fingerprint(&self) -> u64 {
+    fn compute_fingerprint(&self, content: u64) -> u64 {
         let mut hash = Fingerprint::default();
+        hash.write_u64(content);
         for tag in self.tags.iter() {
             hash.write_name(self.tags.name(tag));
         }
@@ -330,6 +336,7 @@ impl CatalogBuilder {
         let reactive = reactive_tags(&tags, &effects, &abilities);
         effects.settle_shapes(reactive);
         let sources: Vec<SourceFile> = files.into_iter().map(|f| f.source).collect();
+        let content = content_hash(&sources);
         let cx = SectionCx {
             files: &sources,
             tags: &tags,
@@ -352,7 +359,7 @@ impl CatalogBuilder {
             warnings,
             fingerprint: 0,
         };
-        catalog.fingerprint = catalog.compute_fingerprint();
+        catalog.fingerprint = catalog.compute_fingerprint(content);
         errors.into_result(catalog)
     }
 }
@@ -368,6 +375,27 @@ impl SourceLoader for CatalogBuilder {
     fn record(&mut self, error: Diagnostic) {
         self.errors.push(error);
     }
+}
+
+/// What the content files say, for the fingerprint: each file's text with
+/// its line endings made `\n` (a checkout on another system reads the
+/// same), hashed alone, the hashes sorted (the files may come in any
+/// order), then hashed together.
+fn content_hash(sources: &[SourceFile]) -> u64 {
+    let mut files: Vec<u64> = sources
+        .iter()
+        .map(|source| {
+            let mut hash = Fingerprint::default();
+            hash.write_name(&source.text.replace("\r\n", "\n"));
+            hash.finish()
+        })
+        .collect();
+    files.sort_unstable();
+    let mut hash = Fingerprint::default();
+    for file in files {
+        hash.write_u64(file);
+    }
+    hash.finish()
 }
 
 /// Every tag a rule reacts to the appearance or loss of (the abilities'
