@@ -358,6 +358,12 @@ pub mod prelude;
 /// `Entity` types without adding (and matching) the dependency itself.
 pub use hecs;
 
+/// The `rand_chacha` of the context's RNG ([`ExecutionCx::rng`]), with its
+/// `rand_core`, so a calculation draws integers from it
+/// (`use gaskit::rand_chacha::rand_core::Rng`) without adding and
+/// matching the dependency itself.
+pub use rand_chacha;
+
 pub use abilities::{
     AbilityBehaviour, AbilityCx, AbilityData, AbilityDef, AbilityDefs, AbilityId, AbilitySystem,
     Activation, ActivationFailure, Behaviour, BehaviourData, BehaviourId, ClientEvent, ClientField,

@@ -221,4 +221,13 @@ fn an_attribute_from_other_content_reads_as_unknown() {
     let refusal = gaskit::ActivationFailure::Cost { attribute: wood };
     assert_eq!(refusal.detail(&old).as_deref(), Some("?"));
     assert_eq!(refusal.detail(&new).as_deref(), Some("Wood"));
+    // A read through the context answers for what the entity holds.
+    let mana = old.attributes().get("Mana").unwrap();
+    let gas = gaskit::Gas::new(old);
+    let mut world = gaskit::hecs::World::new();
+    let villager = world.spawn((gas.new_ability_system(),));
+    let bare = world.spawn(((),));
+    assert_eq!(gas.attribute_value(&world, villager, mana), Some(0.0));
+    assert_eq!(gas.attribute_value(&world, villager, wood), None);
+    assert_eq!(gas.attribute_value(&world, bare, mana), None);
 }

@@ -672,3 +672,80 @@ fn unknown_calculation_names_are_load_errors_with_suggestions() {
     let errors = twice.build().unwrap_err().to_string();
     assert!(errors.contains("`Brew` is registered twice"), "{errors}");
 }
+
+/// Writes one uniform draw into Potency and one integer draw, through
+/// the RNG's own methods, into Heat; or asks `chance(p)` into Impurity.
+struct Dice {
+    chance: Option<f64>,
+    ids: Option<(AttributeId, AttributeId, AttributeId)>,
+}
+
+impl ExecutionCalculation for Dice {
+    fn setup(&mut self, setup: &mut CalculationSetup<'_>) {
+        let id = |setup: &mut CalculationSetup<'_>, name| setup.attribute(name).unwrap();
+        self.ids = Some((
+            id(setup, "Potency"),
+            id(setup, "Heat"),
+            id(setup, "Impurity"),
+        ));
+    }
+
+    fn execute(&self, cx: &mut ExecutionCx<'_>) {
+        use gaskit::rand_chacha::rand_core::Rng;
+        let (potency, heat, impurity) = self.ids.unwrap();
+        match self.chance {
+            None => {
+                let draw = cx.uniform();
+                cx.output(potency, ModOp::Override, draw);
+                let roll = cx.rng().next_u32() % 100;
+                cx.output(heat, ModOp::Override, f64::from(roll));
+            }
+            Some(p) => {
+                let hit = cx.chance(p);
+                cx.output(impurity, ModOp::Override, if hit { 1.0 } else { 0.0 });
+            }
+        }
+    }
+}
+
+/// A brewer's cauldron under `Dice`, seeded `seed`; returns what one roll
+/// wrote (Potency, Heat, Impurity).
+fn roll_dice(seed: u64, chance: Option<f64>) -> (f64, f64, f64) {
+    let mut builder = CatalogBuilder::new();
+    builder.add_source(
+        "dice.ron",
+        r#"(attributes: [(name: "Potency"), (name: "Heat"), (name: "Impurity")],
+            effects: [(name: "GE_Dice", executions: ["Dice"])])"#,
+    );
+    builder.add_execution("Dice", Dice { chance, ids: None });
+    let catalog = builder.build().unwrap();
+    let mut gas = Gas::with_seed(std::sync::Arc::new(catalog), seed);
+    let mut world = World::new();
+    let pot = world.spawn((gas.new_ability_system(),));
+    let dice = gas.catalog().effects().get("GE_Dice").unwrap();
+    gas.apply_effect(&mut world, pot, EffectSpec::new(dice))
+        .unwrap();
+    let read = |name: &str| {
+        let id = gas.catalog().attributes().get(name).unwrap();
+        gas.attribute_value(&world, pot, id).unwrap()
+    };
+    (read("Potency"), read("Heat"), read("Impurity"))
+}
+
+/// A calculation draws a uniform number in [0, 1) (the very draw `chance`
+/// compares with its probability) and integers through the RNG's own
+/// methods, which `gaskit::rand_chacha` brings; both follow the seed.
+#[test]
+fn a_calculation_draws_uniform_numbers_and_integers_from_the_seeded_stream() {
+    let (draw, roll, _) = roll_dice(7, None);
+    assert!((0.0..1.0).contains(&draw), "{draw}");
+    assert!(
+        (0.0..100.0).contains(&roll) && roll.fract() == 0.0,
+        "{roll}"
+    );
+    assert_eq!(roll_dice(7, None), (draw, roll, 0.0), "the same seed");
+    assert_ne!(roll_dice(8, None).0, draw, "another seed");
+    // `chance(p)` is that first draw below `p`.
+    assert_eq!(roll_dice(7, Some(draw)).2, 0.0);
+    assert_eq!(roll_dice(7, Some(draw.next_up())).2, 1.0);
+}

@@ -323,6 +323,14 @@ impl ExecutionCx<'_> {
         roll(self.rng, p)
     }
 
+    /// A number in `[0, 1)`, uniform, drawn from the RNG (a quality roll,
+    /// a spread): the draw [`chance`](Self::chance) compares with `p`.
+    /// For integers, [`rng`](Self::rng) is the stream itself (its methods
+    /// come with `use gaskit::rand_chacha::rand_core::Rng`).
+    pub fn uniform(&mut self) -> f64 {
+        uniform(self.rng)
+    }
+
     /// Writes `value` into the target's `attribute` base with `op`, by the
     /// rule a modifier of that op follows (`Flat` adds, `Override`
     /// replaces; `Mult` multiplies, and divides an Interval attribute's
@@ -543,6 +551,10 @@ impl CalculationId {
 /// True with probability `p` (clamped to `[0, 1]`): one draw from `rng`,
 /// its top 53 bits as a uniform number in `[0, 1)`.
 pub(crate) fn roll(rng: &mut ChaCha8Rng, p: f64) -> bool {
-    let draw = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
-    draw < p.clamp(0.0, 1.0)
+    uniform(rng) < p.clamp(0.0, 1.0)
+}
+
+/// 53 random bits as a number in `[0, 1)`.
+fn uniform(rng: &mut ChaCha8Rng) -> f64 {
+    (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
 }

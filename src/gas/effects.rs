@@ -245,6 +245,21 @@ impl Gas {
             .is_ok_and(|s| s.has_tag(self.catalog.effects(), self.now, tag))
     }
 
+    /// The current value of `attribute` on `target`; `None` when it has no
+    /// ability system, or holds no such attribute (an id from another
+    /// catalog). Code that holds the system reads
+    /// [`AbilitySystem::current`].
+    pub fn attribute_value(
+        &self,
+        world: &World,
+        target: Entity,
+        attribute: AttributeId,
+    ) -> Option<f64> {
+        let system = world.get::<&AbilitySystem>(target).ok()?;
+        let values = system.attributes();
+        values.holds(attribute).then(|| values.current(attribute))
+    }
+
     /// `target`'s owned tags now, with their counts (a copy, for display
     /// and tests); `None` when it has no ability system. Code that holds
     /// the system reads [`AbilitySystem::tags`] without copying.

@@ -18,8 +18,12 @@ impl Gas {
         }
     }
 
-    /// Adds one reference to a loose tag; `saved` marks it as part of saved
-    /// state. Returns `true` when the tag became present. A tag the
+    /// Adds one reference to a loose tag; `saved` marks it as one that a
+    /// game's own save of the entity keeps (a chosen style, which a combat
+    /// profile stores), listed by
+    /// [`AbilitySystem::saved_loose_tags`](crate::AbilitySystem::saved_loose_tags);
+    /// a mark of the moment (a chase) is not. A snapshot keeps every loose
+    /// tag either way. Returns `true` when the tag became present. A tag the
     /// catalog does not know (another catalog's) is not added, and the
     /// answer is `false`.
     pub fn add_loose_tag(
