@@ -3204,3 +3204,35 @@ fn a_reapplication_takes_the_new_spec() {
         assert!(!g.has(imp, "Cooldown.Spell.Bolt"));
     }
 }
+
+/// An effect held back from its application by its ongoing requirements
+/// (a regeneration applied to a stunned hero) says so in the trace then,
+/// so the `resumed` that comes when it starts follows an `inhibited`; one
+/// that starts at once says neither.
+#[test]
+fn an_effect_held_back_from_the_start_is_traced_as_inhibited() {
+    let mut g = Game::new();
+    let (hero, imp) = (g.hero, g.imp);
+    g.apply(hero, g.stun(2.0));
+    g.apply(hero, g.spec("GE_Regen"));
+    g.apply(imp, g.spec("GE_Regen"));
+    g.at(3.0);
+    let text = g.text();
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("GE_Regen") && !l.contains("execute"))
+        .collect();
+    let hero_lines: Vec<&&str> = lines.iter().filter(|l| l.contains("hero")).collect();
+    assert_eq!(hero_lines.len(), 3, "{text}");
+    assert!(hero_lines[0].contains("effect+ GE_Regen"), "{text}");
+    assert!(
+        hero_lines[1].contains("0.000") && hero_lines[1].contains("inhibited GE_Regen"),
+        "{text}"
+    );
+    assert!(
+        hero_lines[2].contains("2.000") && hero_lines[2].contains("resumed GE_Regen"),
+        "{text}"
+    );
+    let imp_lines: Vec<&&str> = lines.iter().filter(|l| l.contains("imp")).collect();
+    assert_eq!(imp_lines.len(), 1, "only its application: {text}");
+}

@@ -82,9 +82,19 @@ impl EffectHost {
             }
         });
         // Started, it plays its add cues; held back, it plays none until it
-        // starts.
+        // starts, and the trace says it is held back, so the `resumed`
+        // that comes when it starts follows an `inhibited`.
         if def.ongoing_requirements.matches(self.tags.tags()) {
             self.set_inhibited(cx, key, false);
+        } else {
+            cx.trace.record(
+                cx.now,
+                TraceKind::EffectInhibited {
+                    target: entity,
+                    effect: effect_id,
+                    inhibited: true,
+                },
+            );
         }
         if def.period.is_some_and(|p| p.execute_on_application) {
             self.execute_period(cx, key);
