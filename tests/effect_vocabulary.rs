@@ -289,7 +289,7 @@ fn a_conditional_effect_applies_only_when_the_target_matches() {
     let lines = garden.lines();
     let bloomed = lines
         .iter()
-        .position(|l| l.ends_with("plant  effect+ GE_Bloom 3.000s"))
+        .position(|l| l.ends_with("plant  effect+ GE_Bloom 3.000s from gardener"))
         .unwrap();
     assert!(lines[bloomed - 1].ends_with("execute GE_Sun"), "{lines:#?}");
     assert!(garden
@@ -345,7 +345,7 @@ fn expiry_and_removal_each_apply_their_own_effects() {
         .position(|l| l.ends_with("effect- GE_Bloom removed"))
         .unwrap();
     assert!(
-        lines[removed + 1].ends_with("effect+ GE_Wither"),
+        lines[removed + 1].ends_with("effect+ GE_Wither from gardener"),
         "{lines:#?}"
     );
     garden.assert_sound();

@@ -89,10 +89,11 @@ impl<N: EntityNames + ?Sized> EntityNames for ByRef<'_, N> {
 fn describe(cx: &RenderCx<'_>, kind: &TraceKind) -> String {
     match kind {
         TraceKind::EffectApplied {
+            target,
+            source,
             effect,
             stacks,
             duration,
-            ..
         } => {
             let mut what = format!("effect+ {}", cx.effect(*effect));
             if *stacks > 1 {
@@ -100,6 +101,11 @@ fn describe(cx: &RenderCx<'_>, kind: &TraceKind) -> String {
             }
             if let Some(d) = duration {
                 let _ = write!(what, " {d}");
+            }
+            // Who applied it, when someone else did (which of several
+            // appliers added a stack; whose hit refreshed a mark).
+            if let Some(source) = source.filter(|source| source != target) {
+                let _ = write!(what, " from {}", cx.name(source));
             }
             what
         }
