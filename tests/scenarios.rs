@@ -211,3 +211,43 @@ fn bad_scenarios_are_located_errors() {
         assert!(rendered.contains("bad.ron:1:"), "{rendered}");
     }
 }
+
+/// A scenario built or edited in code, or compiled against other content,
+/// is refused when it names a fighter it does not list or a definition
+/// the catalog lacks, with nothing run; it panicked at that input.
+#[test]
+fn a_scenario_that_does_not_fit_is_refused_before_it_runs() {
+    use gaskit::scenario::{Action, ScenarioError};
+    let catalog = Arc::new(gaskit::combat::default_catalog());
+    let text = r#"(duration: 5.0, combatants: [(name: "alice"), (name: "bob", position: (100, 0))],
+                   timeline: [(at: 0.0, do: Engage("alice", "bob"))])"#;
+    let scenario = Scenario::parse(text, "pair.ron", &catalog).unwrap();
+    assert!(ScenarioRun::new(catalog.clone(), scenario.clone()).is_ok());
+
+    let mut third = scenario.clone();
+    let at = gaskit::SimTime::from_secs(1);
+    third.timeline.push((at, Action::Engage(0, 2)));
+    let error = ScenarioRun::new(catalog.clone(), third).err().unwrap();
+    assert!(matches!(error, ScenarioError::Unfit(_)));
+    assert_eq!(
+        error.to_string(),
+        "the scenario does not fit the catalog: the input at 1.000 s: fighter #2, of 2 listed"
+    );
+
+    // Compiled where a trinket exists that the running catalog lacks.
+    let mut builder = gaskit::combat::default_catalog_builder();
+    builder.add_source("smithy.ron", r#"(items: [(name: "Glass Bead", value: 1)])"#);
+    let smithy = builder.build().unwrap();
+    let armed = text.replace(
+        r#"(name: "alice")"#,
+        r#"(name: "alice", inventory: [("Glass Bead", 1)])"#,
+    );
+    let scenario = Scenario::parse(&armed, "armed.ron", &smithy).unwrap();
+    let error = ScenarioRun::new(catalog, scenario).err().unwrap();
+    assert!(
+        error
+            .to_string()
+            .starts_with("the scenario does not fit the catalog: fighter `alice`: item #"),
+        "{error}"
+    );
+}

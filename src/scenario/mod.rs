@@ -21,8 +21,10 @@
 
 mod compile;
 mod data;
+mod fit;
 mod run;
 
 pub use compile::{Action, CombatantSpec, Scenario};
 pub use data::{ActionData, CombatantData, InputData, ScenarioData};
+pub use fit::ScenarioError;
 pub use run::{ScenarioRun, ScenarioSnapshot, SCENARIO_ABILITIES};

@@ -6,11 +6,10 @@ use std::sync::Arc;
 use hecs::{Entity, World};
 
 use super::compile::{Action, CombatantSpec, Scenario};
+use super::fit::ScenarioError;
 use crate::abilities::{ClientId, GameplayEvent, NetOwner};
 use crate::catalog::Catalog;
-use crate::combat::{
-    self, native, CombatComponents, CombatRuntime, Kinematic, MissingDefinition, Profile, Skills,
-};
+use crate::combat::{self, native, CombatComponents, CombatRuntime, Kinematic, Profile, Skills};
 use crate::effects::EffectSpec;
 use crate::gas::Gas;
 use crate::snapshot::{Snapshot, SnapshotError};
@@ -69,11 +68,17 @@ impl ScenarioRun {
     /// Its trace keeps every event the scenario's filter lets through (a
     /// scenario's trace is its output; a context's default keeps only the
     /// newest 16 384).
-    pub fn new(catalog: Arc<Catalog>, scenario: Scenario) -> Result<Self, MissingDefinition> {
+    ///
+    /// Refused, with nothing spawned, when the catalog lacks what the combat
+    /// layer needs, or the scenario names a fighter it does not list or a
+    /// definition the catalog lacks (one built in code, or compiled
+    /// against other content).
+    pub fn new(catalog: Arc<Catalog>, scenario: Scenario) -> Result<Self, ScenarioError> {
         let mut gas = Gas::with_seed(catalog, scenario.seed);
         gas.trace_mut().set_filter(scenario.trace_filter);
         gas.trace_mut().set_capacity(None);
         let runtime = combat::install(&mut gas)?;
+        scenario.check_fits(gas.catalog(), runtime.defs())?;
         let mut run = ScenarioRun {
             world: World::new(),
             gas,
