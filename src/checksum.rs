@@ -43,6 +43,25 @@ impl Hasher for Fnv64 {
             self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
         }
     }
+
+    // Numbers as little-endian bytes, whatever the machine's order (the
+    // defaults write native bytes, and `usize` in its native width), so
+    // a fingerprint is the same on every machine.
+    fn write_u16(&mut self, value: u16) {
+        self.write(&value.to_le_bytes());
+    }
+
+    fn write_u32(&mut self, value: u32) {
+        self.write(&value.to_le_bytes());
+    }
+
+    fn write_u64(&mut self, value: u64) {
+        self.write(&value.to_le_bytes());
+    }
+
+    fn write_usize(&mut self, value: usize) {
+        self.write_u64(value as u64);
+    }
 }
 
 #[cfg(test)]
@@ -57,6 +76,23 @@ mod tests {
             h.finish()
         };
         assert_eq!(hash(b""), 0xcbf2_9ce4_8422_2325);
+        // Numbers hash as their little-endian bytes, `usize` as a `u64`.
+        let number = |write: &dyn Fn(&mut Fnv64)| {
+            let mut h = Fnv64::new();
+            write(&mut h);
+            h.finish()
+        };
+        let bytes = 0x0102_0304_0506_0708u64.to_le_bytes();
+        assert_eq!(
+            number(&|h| h.write_u64(0x0102_0304_0506_0708)),
+            hash(&bytes)
+        );
+        assert_eq!(
+            number(&|h| h.write_usize(0x0506_0708)),
+            hash(&0x0506_0708u64.to_le_bytes())
+        );
+        assert_eq!(number(&|h| h.write_u32(0x0506_0708)), hash(&bytes[..4]));
+        assert_eq!(number(&|h| h.write_u16(0x0708)), hash(&bytes[..2]));
         assert_eq!(hash(b"a"), 0xaf63_dc4c_8601_ec8c);
         assert_eq!(hash(b"foobar"), 0x8594_4171_f739_67e8);
     }

@@ -3236,3 +3236,31 @@ fn an_effect_held_back_from_the_start_is_traced_as_inhibited() {
     let imp_lines: Vec<&&str> = lines.iter().filter(|l| l.contains("imp")).collect();
     assert_eq!(imp_lines.len(), 1, "only its application: {text}");
 }
+
+/// An effect's stack re-applied at a new level grants its abilities at
+/// that level, as the stack now holds the newest spec; an ability game
+/// code granted keeps the level it gave.
+#[test]
+fn a_reapplication_at_a_new_level_regrants_at_it() {
+    let gift = r#"(effects: [(name: "GE_Gift", duration: Duration(Constant(10)),
+        granted_abilities: ["GA_Bolt"], stacking: (by: Target, limit: 2))])"#;
+    let mut g = Game::over(catalog_with(gift).unwrap());
+    let (hero, imp) = (g.hero, g.imp);
+    let bolt = g.gas.catalog().abilities().get("GA_Bolt").unwrap();
+    let level = |g: &Game, who: Entity| {
+        let system = g.world.get::<&AbilitySystem>(who).unwrap();
+        let level = system
+            .granted_abilities()
+            .find(|&(a, _)| a == bolt)
+            .map(|(_, l)| l);
+        level
+    };
+    g.apply(imp, g.spec("GE_Gift").with_level(1));
+    assert_eq!(level(&g, imp), Some(1));
+    g.apply(imp, g.spec("GE_Gift").with_level(4));
+    assert_eq!(level(&g, imp), Some(4), "the stack's new level");
+    // The hero was granted the bolt directly at level 1.
+    g.apply(hero, g.spec("GE_Gift").with_level(2));
+    g.apply(hero, g.spec("GE_Gift").with_level(5));
+    assert_eq!(level(&g, hero), Some(1), "game code's level stands");
+}

@@ -749,3 +749,58 @@ fn a_calculation_draws_uniform_numbers_and_integers_from_the_seeded_stream() {
     assert_eq!(roll_dice(7, Some(draw)).2, 0.0);
     assert_eq!(roll_dice(7, Some(draw.next_up())).2, 1.0);
 }
+
+/// The room left above the cauldron's Impurity: its Durability captured
+/// once, less its Impurity followed live.
+#[derive(Default)]
+struct Headroom {
+    cap: Capture,
+    now: Capture,
+}
+
+impl MagnitudeCalculation for Headroom {
+    fn setup(&mut self, setup: &mut CalculationSetup<'_>) {
+        self.cap = setup.capture("Durability", CaptureFrom::Target, false);
+        self.now = setup.capture("Impurity", CaptureFrom::Target, true);
+    }
+
+    fn magnitude(&self, cx: &MagnitudeCx<'_>) -> f64 {
+        cx.captured(self.cap) - cx.captured(self.now)
+    }
+}
+
+/// A full stack re-applied takes the new spec with what its custom
+/// magnitude captures of the target once, so the magnitude still follows
+/// what it reads live (the short path for a full stack gave it none, and
+/// the held modifier stopped following).
+#[test]
+fn a_full_stack_reapplied_keeps_following_its_live_magnitude() {
+    let mut builder = builder();
+    builder.add_source(
+        "headroom.ron",
+        r#"(effects: [(name: "GE_Headroom", duration: Duration(Constant(10)),
+            modifiers: [(attribute: "Heat", op: Flat, magnitude: Custom("Headroom"))],
+            stacking: (by: Target, limit: 1))])"#,
+    );
+    builder.add_magnitude("Headroom", Headroom::default());
+    let mut gas = Gas::new(builder.build().unwrap());
+    let mut world = World::new();
+    let cauldron = world.spawn((gas.new_ability_system(),));
+    let effect = |name: &str| EffectSpec::new(gas.catalog().effects().get(name).unwrap());
+    let (headroom, dirty) = (effect("GE_Headroom"), effect("GE_Dirty"));
+    let heat = gas.catalog().attributes().get("Heat").unwrap();
+    gas.apply_effect(&mut world, cauldron, headroom.clone())
+        .unwrap();
+    assert_eq!(gas.attribute_value(&world, cauldron, heat), Some(100.0));
+    let again = gas.apply_effect(&mut world, cauldron, headroom).unwrap();
+    assert!(
+        matches!(again, ApplyOutcome::Stacked { stacks: 1, .. }),
+        "{again:?}"
+    );
+    gas.apply_effect(&mut world, cauldron, dirty).unwrap();
+    assert_eq!(
+        gas.attribute_value(&world, cauldron, heat),
+        Some(96.0),
+        "100 - 4"
+    );
+}

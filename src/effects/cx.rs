@@ -36,6 +36,15 @@ pub(crate) enum FollowUp {
         /// `true` when they are granted.
         grant: bool,
     },
+    /// A re-application brought `effect`'s stack a new level: the
+    /// abilities it grants, which it holds, take it (those game code
+    /// granted keep the level it gave).
+    Relevel {
+        /// The granting effect.
+        effect: EffectId,
+        /// Its new spec's level.
+        level: u32,
+    },
 }
 
 /// The shared state effect operations need besides the host itself.

@@ -330,14 +330,15 @@ impl EffectDef {
             && self.remove_effects_with_tags.is_empty()
     }
 
-    /// Is a re-application onto a full stack nothing but a restart of its
-    /// window? A stacking effect whose duration refreshes on re-application,
-    /// with no period (whose phase a re-application may reset), chance,
-    /// conditional effects, removal by tag, executions or source reads:
-    /// once its instance holds its limit of stacks, applying it again only
-    /// checks the refusals, evaluates the spec and restarts the duration (a
-    /// combat mark refreshed by every hit), and the context takes a short
-    /// path that does just that.
+    /// Is a re-application onto a full stack nothing but the new spec taken
+    /// and its window restarted? A stacking effect whose duration refreshes
+    /// on re-application, with no period (whose phase a re-application may
+    /// reset), chance, conditional effects, removal by tag, executions or
+    /// source reads: once its instance holds its limit of stacks, applying
+    /// it again only checks the refusals, evaluates the spec (capturing
+    /// what its custom magnitudes keep of the target), takes it and
+    /// restarts the duration (a combat mark refreshed by every hit), and
+    /// the context takes a short path that does just that.
     #[inline]
     pub(crate) fn refreshes_at_limit(&self) -> bool {
         self.shape.refreshes_at_limit

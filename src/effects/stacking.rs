@@ -5,7 +5,7 @@
 use smallvec::SmallVec;
 
 use super::active::{ActiveEffect, Captures, EffectKey};
-use super::cx::{Defs, EffectCx};
+use super::cx::{Defs, EffectCx, FollowUp};
 use super::data::{CueEvent, DurationOnReapply, PeriodOnReapply, StackBy};
 use super::def::EffectDef;
 use super::host::{EffectHost, EffectTimer};
@@ -138,11 +138,17 @@ impl EffectHost {
     ) -> Option<(EffectKey, u32)> {
         let names = Defs::of(cx);
         let (key, def) = self.full_stack_to_refresh(names, cx.now, spec)?;
-        // Such an effect reads no source and captures nothing.
+        // Such an effect reads no source; its custom magnitudes read the
+        // target now, and keep what they capture of it for later, as the
+        // full path's application does.
         let (magnitudes, duration) = self
             .evaluate_spec(names, def, spec, &Captures::new())
             .ok()?;
-        let stacks = self.reapply(cx, key, spec, (&magnitudes, Captures::new()), duration);
+        let mut captures = Captures::new();
+        if def.custom_modifiers {
+            self.capture_target(cx.calcs, def, &mut captures);
+        }
+        let stacks = self.reapply(cx, key, spec, (&magnitudes, captures), duration);
         Some((key, stacks))
     }
 
@@ -213,6 +219,15 @@ impl EffectHost {
         let effect = &mut self.effects[key];
         let before = effect.stacks;
         let moved = effect.magnitudes() != magnitudes;
+        if effect.level != spec.level && !effect.inhibited && !def.granted_abilities.is_empty() {
+            cx.follow_ups.push_back((
+                entity,
+                FollowUp::Relevel {
+                    effect: spec.effect,
+                    level: spec.level,
+                },
+            ));
+        }
         effect.take_spec(spec, magnitudes, captures);
         effect.stacks = (effect.stacks + 1).min(stacking.limit);
         let stacks = effect.stacks;

@@ -30,6 +30,9 @@ impl Gas {
                     level,
                     grant,
                 } => self.effect_grants(world, entity, effect, level, grant),
+                FollowUp::Relevel { effect, level } => {
+                    self.effect_relevels(world, entity, effect, level)
+                }
             }
         }
     }
@@ -51,6 +54,22 @@ impl Gas {
             effect: spec.effect,
             error,
         });
+    }
+
+    /// A stack of `effect` took a new spec at `level`: the abilities it
+    /// grants take that level, as abilities follow the spec that grants
+    /// them; one game code granted keeps the level it gave. A running
+    /// instance keeps the level it started at.
+    fn effect_relevels(&mut self, world: &mut World, owner: Entity, effect: EffectId, level: u32) {
+        let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(owner) else {
+            return;
+        };
+        let granted = &self.catalog.effects().def(effect).granted_abilities;
+        for entry in system.abilities.granted.iter_mut() {
+            if !entry.direct() && granted.contains(&entry.ability) {
+                entry.level = level;
+            }
+        }
     }
 
     /// An active effect started (`grant`) or stopped holding its granted
