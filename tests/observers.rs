@@ -853,3 +853,44 @@ fn an_observer_that_causes_what_it_observes_stops_at_the_delivery_budget() {
     shop.apply(smith, "GE_Rest");
     assert!(shop.energy(smith) > 0.0);
 }
+
+/// An observer that restores a snapshot (a checkpoint reload when energy
+/// runs low) abandons the timeline it was told of: what else that
+/// timeline queued in the same batch (the hammer's cue, its execution) is
+/// not handed to other observers afterwards, in the restored world.
+#[test]
+fn an_observer_that_restores_ends_the_abandoned_timelines_deliveries() {
+    let mut shop = Workshop::new();
+    let smith = shop.smith;
+    let checkpoint = gaskit::snapshot::Snapshot::<()>::save(&shop.world, &shop.gas);
+    let energy = shop.attribute("Energy");
+    shop.gas.observe(
+        Observe::below(energy, Threshold::Value(90.0)).of(smith),
+        move |world, gas, _| checkpoint.restore(world, gas).unwrap(),
+    );
+    let (heard, log) = collector::<Tag>();
+    shop.gas.observe(
+        Observe::cue(shop.tag("GameplayCue.Work")),
+        move |_, _, seen| {
+            if let Observation::Event(event) = seen {
+                if let TraceKind::Cue { cue, .. } = event.kind {
+                    log.lock().unwrap().push(cue);
+                }
+            }
+        },
+    );
+    let (executions, log) = collector::<Entity>();
+    shop.gas.observe(Observe::executions(), move |_, _, seen| {
+        if let Observation::Execution { target, .. } = seen {
+            log.lock().unwrap().push(*target);
+        }
+    });
+    shop.apply(smith, "GE_Hammer");
+    assert_eq!(shop.energy(smith), 100.0, "the checkpoint was restored");
+    assert_eq!(heard.lock().unwrap().len(), 0, "the abandoned hammer's cue");
+    assert_eq!(executions.lock().unwrap().len(), 0, "and its execution");
+    // The restored timeline is told of what happens in it.
+    shop.apply(smith, "GE_Saw");
+    assert_eq!(shop.energy(smith), 95.0);
+    assert_eq!(heard.lock().unwrap().len(), 1, "the saw's cue");
+}

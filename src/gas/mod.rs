@@ -123,6 +123,9 @@ pub struct Gas {
     observe_executions: bool,
     /// Observations are being delivered: nested calls deliver nothing.
     delivering: bool,
+    /// Restores so far (wrapping): a delivery that sees it move stops
+    /// handing out the batch of the timeline the restore abandoned.
+    restores: u32,
     /// Checks game modules added to [`crate::invariants::check`].
     invariants: Vec<Arc<InvariantCheck>>,
     /// Registered behaviours, indexed by the catalog's behaviour names
@@ -226,6 +229,7 @@ impl Gas {
             observers_registered: 0,
             observe_executions: false,
             delivering: false,
+            restores: 0,
             invariants: Vec::new(),
             dirty: VecDeque::new(),
             follow_ups: VecDeque::new(),

@@ -386,7 +386,10 @@ impl Gas {
         let mut unsettled = None;
         while unsettled.is_none() && self.trace.has_observations() {
             let batch = self.trace.take_observations();
-            for seen in &batch {
+            // An observer that restores a snapshot abandons the timeline
+            // this batch belongs to: nothing more of it is handed out.
+            let restores = self.restores;
+            'batch: for seen in &batch {
                 if delivered == DELIVERY_LIMIT {
                     unsettled = Some(match seen {
                         Observation::Event(event) => event.kind.parties().0,
@@ -402,6 +405,9 @@ impl Gas {
                 for observer in observers.iter() {
                     if observer.what.matches(world, seen) {
                         (observer.callback)(world, self, seen);
+                        if self.restores != restores {
+                            break 'batch;
+                        }
                     }
                 }
                 // What the observers changed is reconciled before the next one.

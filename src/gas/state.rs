@@ -101,6 +101,8 @@ impl Gas {
         // context and a fresh one count the restored instant alike, from
         // nothing).
         drop(self.trace.take_observations());
+        // And the batch a delivery holds, if an observer restored.
+        self.restores = self.restores.wrapping_add(1);
         self.follow_ups.clear();
         self.instant_work = (state.now, 0);
     }
