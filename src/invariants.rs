@@ -23,7 +23,7 @@ use crate::attributes::Bound;
 use crate::effects::{EffectKey, EffectTimer};
 use crate::gas::{Gas, Timer};
 use crate::tags::TagCounts;
-use crate::time::TimerKey;
+use crate::time::{SimTime, TimerKey};
 
 /// Every broken invariant, one line each naming the entity and the rule;
 /// empty when all hold. The core's rules:
@@ -46,7 +46,8 @@ use crate::time::TimerKey;
 ///   lazily](crate::EffectDef::ends_lazily); no lazy effect ends before
 ///   its host's hint of the first lazy end; and on a host something
 ///   watches (a trace or observer of effects or tags, a wait on its tags
-///   or state) each one still to end is noticed at its end or before;
+///   or state) each one still to end is noticed at its end or before, by
+///   one notice of that end;
 /// - every pending timer belongs to a live effect or a waiting ability
 ///   instance that still holds that very timer (so none can fire for
 ///   something that ended), or to an entity game code despawned outside the
@@ -245,6 +246,22 @@ fn lazy_end_problems(
                 .iter()
                 .any(|n| n.entity == entity && n.key == key && n.at() <= effect.expires_at())
         };
+        // A refresh to an earlier end leaves the later notice to find
+        // nothing; two notices of one end are one too many, and each would
+        // be moved on with every refresh, for good.
+        let mut due: Vec<SimTime> = gas
+            .lazy_ends()
+            .iter()
+            .filter(|n| n.entity == entity && n.key == key)
+            .map(|n| n.at())
+            .collect();
+        due.sort_unstable();
+        if due.windows(2).any(|pair| pair[0] == pair[1]) {
+            broken(&format!(
+                "`{}` has two notices of one lazy end pending",
+                def.name
+            ));
+        }
         if effect.ends_lazily() && !effect.has_ended(now) && gas.watches(system) && !noticed() {
             broken(&format!(
                 "`{}` ends lazily on a watched host and nothing notices its end",

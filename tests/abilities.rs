@@ -1845,3 +1845,41 @@ fn a_tag_wait_already_met_wakes_at_once() {
         }
     }
 }
+
+/// A wait set on a host the trace already watches leaves the notices of
+/// its lazy ends as they are: it noticed each again, and the copies, moved
+/// on at every refresh of the effect, were kept for good (a cooldown
+/// re-applied by a loop that waits each time grew them by one a cycle).
+#[test]
+fn a_wait_on_a_watched_host_notices_its_lazy_ends_once() {
+    const TAGS: &str = "Test.Trigger.Watch\nStatus.Marked\nStatus.Calm\n";
+    const CONTENT: &str = r#"(
+        effects: [(name: "GE_Mark", duration: Duration(Constant(5)), granted_tags: ["Status.Marked"],
+                   stacking: (by: Target, limit: 1))],
+        abilities: [(name: "GA_Watch", trigger: "Test.Trigger.Watch", behaviour: Registered("Watch"))])"#;
+    let mut gas = core_context(TAGS, CONTENT);
+    let calm = gas.catalog().tags().get("Status.Calm").unwrap();
+    gas.register_behaviour("Watch", WaitOn(Wait::TagAdded(calm)))
+        .unwrap();
+    gas.trace_mut().set_filter(TraceFilter::ALL);
+    let mut world = World::new();
+    let watcher = world.spawn((gas.new_ability_system(),));
+    let mark = gas.catalog().effects().get("GE_Mark").unwrap();
+    assert!(gas.catalog().effects().def(mark).ends_lazily());
+    gas.apply_effect(&mut world, watcher, EffectSpec::new(mark))
+        .unwrap();
+    let watch = gas.catalog().abilities().get("GA_Watch").unwrap();
+    gas.grant_ability(&mut world, watcher, watch, 1).unwrap();
+    let trigger = gas.catalog().tags().get("Test.Trigger.Watch").unwrap();
+    gas.handle_event(&mut world, watcher, GameplayEvent::new(trigger));
+    for second in 1..=6 {
+        gas.advance_to(&mut world, SimTime::from_secs(second));
+        gas.apply_effect(&mut world, watcher, EffectSpec::new(mark))
+            .unwrap();
+        assert_eq!(
+            gaskit::invariants::check(&world, &gas),
+            Vec::<String>::new(),
+            "at {second} s"
+        );
+    }
+}

@@ -56,9 +56,8 @@ impl Gas {
             || self.trace.filter_changes() != self.lazy_ends_trace_seen
     }
 
-    /// `system` (`entity`'s) has just begun waiting on its tags or state:
-    /// the lazy ends it holds are noticed from now on (again, if the trace
-    /// noticed them already: a second notice finds nothing left to tell).
+    /// `system` (`entity`'s), watched by nothing, has just begun waiting on
+    /// its tags or state: the lazy ends it holds are noticed from now on.
     /// Those that came while nothing watched were caught up before the
     /// wait began.
     pub(super) fn notice_lazy_ends_of(&mut self, entity: Entity, system: &AbilitySystem) {

@@ -69,7 +69,10 @@ impl Gas {
         // Lazy ends that came while nothing watched stay unseen; those to
         // come are noticed once the host is watched (below).
         self.catch_up(owner, system);
-        let was_watched = system.reactive_waits.any();
+        // Watched already (by the trace, an observer or another wait), the
+        // host's lazy ends are noticed already: noticed again, each would
+        // keep a second notice, moved on at every refresh, for good.
+        let was_watched = self.watches(system);
         let entry = &mut system.abilities.instances[instance];
         let old_timer = entry.wait_timer.take();
         entry.wait = wait;
@@ -92,7 +95,7 @@ impl Gas {
             }));
         }
         system.note_wait(wait);
-        if !was_watched && system.reactive_waits.any() {
+        if !was_watched && self.watches(system) {
             self.notice_lazy_ends_of(owner, system);
         }
         if wait.on_state() || wait.on_tags() {
