@@ -894,3 +894,35 @@ fn an_observer_that_restores_ends_the_abandoned_timelines_deliveries() {
     assert_eq!(shop.energy(smith), 95.0);
     assert_eq!(heard.lock().unwrap().len(), 1, "the saw's cue");
 }
+
+/// An entity despawned through the context with an effect whose add cue
+/// started something (a glow) plays that effect's remove cue as it goes,
+/// so an observer can stop what it started; nothing went out before.
+#[test]
+fn a_despawn_plays_the_remove_cues_of_started_effects() {
+    let mut shop = Workshop::new();
+    let apprentice = shop.apprentice;
+    let (heard, log) = collector::<(CueEvent, Entity)>();
+    shop.gas.observe(
+        Observe::cue(shop.tag("GameplayCue.Work")),
+        move |_, _, seen| {
+            if let Observation::Event(event) = seen {
+                if let TraceKind::Cue {
+                    event: cue_event,
+                    target,
+                    ..
+                } = event.kind
+                {
+                    log.lock().unwrap().push((cue_event, target));
+                }
+            }
+        },
+    );
+    shop.apply(apprentice, "GE_Tired");
+    assert_eq!(*heard.lock().unwrap(), [(CueEvent::Add, apprentice)]);
+    assert!(shop.gas.despawn(&mut shop.world, apprentice));
+    assert_eq!(
+        *heard.lock().unwrap(),
+        [(CueEvent::Add, apprentice), (CueEvent::Remove, apprentice)]
+    );
+}

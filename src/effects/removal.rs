@@ -13,6 +13,20 @@ use super::spec::EffectSpec;
 use crate::trace::{RemovalReason, TraceCategory, TraceKind};
 
 impl EffectHost {
+    /// Plays the remove cues of every started effect, for an owner that
+    /// leaves the world with them (a despawn): what they showed (a burning
+    /// glow) is told to stop, as their add cues were told to start.
+    /// Nothing else of a removal happens: the owner and its state go.
+    pub(crate) fn cue_departure<P>(&self, cx: &mut EffectCx<P>) {
+        for effect in self.effects.values() {
+            if effect.inhibited || effect.has_ended(cx.now) {
+                continue;
+            }
+            let def = cx.defs.def(effect.def);
+            self.fire_cues(cx, def, CueEvent::Remove, effect, effect.cue_magnitude(def));
+        }
+    }
+
     /// Removes an active effect; returns `false` if it was not active.
     pub(crate) fn remove<P>(
         &mut self,

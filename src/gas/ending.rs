@@ -124,7 +124,8 @@ impl Gas {
 
     /// Despawns `entity` after ending its instances (`OwnerDespawned`) and
     /// the instances of others that target it (`TargetLost`), so every
-    /// teardown runs, and cancelling its effects' timers. With a rollback
+    /// teardown runs, playing its started effects' remove cues (what their
+    /// add cues started stops) and cancelling its effects' timers. With a rollback
     /// window its handle is kept ([`Reserved`](crate::Reserved)) until the
     /// window has passed. Returns `false` if the entity did not exist.
     pub fn despawn(&mut self, world: &mut World, entity: Entity) -> bool {
@@ -145,7 +146,9 @@ impl Gas {
         for (other, instance) in targeting {
             self.end_instance(world, other, instance, EndReason::TargetLost);
         }
-        // Its effects end with it: no expiry or period may fire afterwards.
+        // Its effects end with it: what their cues started is told to
+        // stop, and no expiry or period may fire afterwards.
+        let _ = self.with_host(world, entity, |host, cx| host.cue_departure(cx));
         if let Ok(system) = world.query_one_mut::<&AbilitySystem>(entity) {
             for timer in system.host.timers() {
                 self.timers.cancel(timer);
