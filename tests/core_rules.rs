@@ -3264,3 +3264,57 @@ fn a_reapplication_at_a_new_level_regrants_at_it() {
     g.apply(hero, g.spec("GE_Gift").with_level(5));
     assert_eq!(level(&g, hero), Some(1), "game code's level stands");
 }
+
+/// Whether the owner holds `Cooldown.Spell.Bolt` (the root below) when
+/// its stun ends.
+struct StunWatch(Arc<Mutex<Vec<bool>>>);
+
+impl AbilityBehaviour for StunWatch {
+    fn activate(&self, cx: &mut AbilityCx<'_>) {
+        let stunned = cx.gas.catalog().tags().get("Status.Stunned").unwrap();
+        cx.wait_tag_removed(stunned);
+    }
+
+    fn wake(&self, cx: &mut AbilityCx<'_>, _: gaskit::WakeReason) {
+        let rooted = cx.gas.catalog().tags().get("Cooldown.Spell.Bolt").unwrap();
+        let held = cx.gas.has_tag(cx.world, cx.owner, rooted);
+        self.0.lock().unwrap().push(held);
+        cx.end();
+    }
+}
+
+/// A kill by a periodic effect's last tick, due at one instant with other
+/// ends, reacts once they have all ended, as every end does: an instance
+/// waiting for the hero's stun to end, woken at that instant, finds the
+/// hero's root (ending then too, after the bleed) gone already. The death
+/// reconciled at once and woke it with the root still held.
+#[test]
+fn a_kill_by_a_last_tick_reacts_after_the_instants_other_ends() {
+    let extra = r#"(
+        effects: [
+            (name: "GE_Bleed", duration: Duration(Constant(2)), period: (seconds: 1.0),
+             modifiers: [(attribute: "Health", op: Flat, magnitude: Constant(-30))]),
+            (name: "GE_Root", duration: Duration(Constant(2)), granted_tags: ["Cooldown.Spell.Bolt"],
+             modifiers: [(attribute: "Stamina", op: Flat, magnitude: Constant(-1))]),
+        ],
+        abilities: [(name: "GA_Watch", trigger: "Action.Trigger.Hurl", behaviour: Registered("Watch"))],
+    )"#;
+    let mut g = Game::over(catalog_with(extra).unwrap());
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    g.gas
+        .register_behaviour("Watch", StunWatch(seen.clone()))
+        .unwrap();
+    let (hero, imp) = (g.hero, g.imp);
+    g.grant("GA_Watch");
+    // Scheduled in this order, all ending at 2 s: the stun, the bleed
+    // (whose tick due then kills the imp), the root.
+    g.apply(hero, g.stun(2.0));
+    let hurl = g.tag("Action.Trigger.Hurl");
+    g.gas
+        .handle_event(&mut g.world, hero, GameplayEvent::new(hurl));
+    g.apply(imp, g.spec("GE_Bleed"));
+    g.apply(hero, g.spec("GE_Root"));
+    g.at(2.0);
+    assert!(g.has(imp, "Status.Dead"), "the last tick killed");
+    assert_eq!(*seen.lock().unwrap(), [false], "woken with the root gone");
+}

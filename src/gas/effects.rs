@@ -465,12 +465,16 @@ impl Gas {
     }
 
     /// The `on_zero` effects of the attributes an execution brought to zero.
+    /// What reacts to them is reconciled where the operation reconciles
+    /// what reacts to the execution: a kill by a periodic effect's last
+    /// tick, due with other ends at one instant, reacts once they have all
+    /// ended, as every end does.
     fn apply_zero_effects(&mut self, world: &mut World, target: Entity, execution: &Execution) {
         for &attribute in &execution.reached_zero {
             if let Some(effect) = self.catalog.effects().zero_effect(attribute) {
                 let mut spec = EffectSpec::new(effect);
                 spec.source = execution.spec.source;
-                self.apply_effect_recorded(world, target, spec);
+                self.apply_effect_unreturned(world, target, spec);
             }
         }
     }
