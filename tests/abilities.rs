@@ -1883,3 +1883,43 @@ fn a_wait_on_a_watched_host_notices_its_lazy_ends_once() {
         );
     }
 }
+
+/// A wait for a tag to be added is not met by an effect applied for no
+/// time, which every read treats as gone at once (its tag is noted as
+/// appeared, but never held); an application that lasts meets it.
+#[test]
+fn a_wait_for_a_tag_is_not_met_by_an_effect_applied_for_no_time() {
+    const TAGS: &str = "Test.Trigger.Watch\nStatus.Flinch\n";
+    const CONTENT: &str = r#"(
+        effects: [(name: "GE_Flinch", duration: Duration(SetByCaller("Status.Flinch")),
+                   granted_tags: ["Status.Flinch"])],
+        abilities: [(name: "GA_Watch", trigger: "Test.Trigger.Watch", behaviour: Registered("Watch"))])"#;
+    let mut gas = core_context(TAGS, CONTENT);
+    let flinch = gas.catalog().tags().get("Status.Flinch").unwrap();
+    gas.register_behaviour("Watch", WaitOn(Wait::TagAdded(flinch)))
+        .unwrap();
+    let mut world = World::new();
+    let watcher = world.spawn((gas.new_ability_system(),));
+    let watch = gas.catalog().abilities().get("GA_Watch").unwrap();
+    gas.grant_ability(&mut world, watcher, watch, 1).unwrap();
+    let trigger = gas.catalog().tags().get("Test.Trigger.Watch").unwrap();
+    gas.handle_event(&mut world, watcher, GameplayEvent::new(trigger));
+    let effect = gas.catalog().effects().get("GE_Flinch").unwrap();
+    assert!(gas.catalog().effects().def(effect).ends_lazily());
+    let waiting = |world: &World| {
+        let system = world.get::<&AbilitySystem>(watcher).unwrap();
+        let instance = system.active_instance(watch).unwrap();
+        system.waiting_for(instance)
+    };
+    let resisted = EffectSpec::new(effect).with_set_by_caller(flinch, 0.0);
+    gas.apply_effect(&mut world, watcher, resisted).unwrap();
+    assert!(!gas.has_tag(&world, watcher, flinch));
+    assert_eq!(
+        waiting(&world),
+        Some(Wait::TagAdded(flinch)),
+        "still waiting"
+    );
+    let felt = EffectSpec::new(effect).with_set_by_caller(flinch, 1.0);
+    gas.apply_effect(&mut world, watcher, felt).unwrap();
+    assert_ne!(waiting(&world), Some(Wait::TagAdded(flinch)), "woken");
+}

@@ -329,7 +329,11 @@ impl Gas {
                     continue;
                 }
                 match instance.wait {
-                    met @ Wait::TagAdded(t) if appeared.has(t) => {
+                    // A tag noted as appeared that every read already
+                    // treats as gone (an effect applied for no time) is
+                    // not held: no wake, as a removal wakes only once the
+                    // tag is gone.
+                    met @ Wait::TagAdded(t) if appeared.has(t) && owned.has(t) => {
                         wake.push((key, met, WakeReason::TagAdded(t)))
                     }
                     met @ Wait::TagRemoved(t) if vanished.has(t) && !owned.has(t) => {
