@@ -1565,6 +1565,16 @@ impl AbilityBehaviour for WaitOn {
     }
 }
 
+/// Grants `GA_Watch` (triggered by `Test.Trigger.Watch`) to `watcher` and
+/// starts it; its id.
+fn start_watch(gas: &mut Gas, world: &mut World, watcher: Entity) -> AbilityId {
+    let watch = gas.catalog().abilities().get("GA_Watch").unwrap();
+    gas.grant_ability(world, watcher, watch, 1).unwrap();
+    let trigger = gas.catalog().tags().get("Test.Trigger.Watch").unwrap();
+    gas.handle_event(world, watcher, GameplayEvent::new(trigger));
+    watch
+}
+
 /// A wait on something the catalog does not hold (an attribute or tag of
 /// another, larger catalog, a threshold that is not a number) ends the
 /// instance with `InvalidWait`. It panicked at the next reconcile, or
@@ -1599,10 +1609,7 @@ fn a_wait_on_what_the_catalog_lacks_ends_the_instance() {
         gas.trace_mut().set_filter(TraceFilter::ALL);
         let mut world = World::new();
         let watcher = world.spawn((gas.new_ability_system(),));
-        let watch = gas.catalog().abilities().get("GA_Watch").unwrap();
-        gas.grant_ability(&mut world, watcher, watch, 1).unwrap();
-        let trigger = gas.catalog().tags().get("Test.Trigger.Watch").unwrap();
-        gas.handle_event(&mut world, watcher, GameplayEvent::new(trigger));
+        let watch = start_watch(&mut gas, &mut world, watcher);
         gas.advance_by(&mut world, SimDuration::from_secs(1));
         let ended = gas.trace().events().iter().find_map(|e| match e.kind {
             TraceKind::AbilityEnded { reason, .. } => Some(reason),
@@ -1868,10 +1875,7 @@ fn a_wait_on_a_watched_host_notices_its_lazy_ends_once() {
     assert!(gas.catalog().effects().def(mark).ends_lazily());
     gas.apply_effect(&mut world, watcher, EffectSpec::new(mark))
         .unwrap();
-    let watch = gas.catalog().abilities().get("GA_Watch").unwrap();
-    gas.grant_ability(&mut world, watcher, watch, 1).unwrap();
-    let trigger = gas.catalog().tags().get("Test.Trigger.Watch").unwrap();
-    gas.handle_event(&mut world, watcher, GameplayEvent::new(trigger));
+    start_watch(&mut gas, &mut world, watcher);
     for second in 1..=6 {
         gas.advance_to(&mut world, SimTime::from_secs(second));
         gas.apply_effect(&mut world, watcher, EffectSpec::new(mark))
@@ -1900,10 +1904,7 @@ fn a_wait_for_a_tag_is_not_met_by_an_effect_applied_for_no_time() {
         .unwrap();
     let mut world = World::new();
     let watcher = world.spawn((gas.new_ability_system(),));
-    let watch = gas.catalog().abilities().get("GA_Watch").unwrap();
-    gas.grant_ability(&mut world, watcher, watch, 1).unwrap();
-    let trigger = gas.catalog().tags().get("Test.Trigger.Watch").unwrap();
-    gas.handle_event(&mut world, watcher, GameplayEvent::new(trigger));
+    let watch = start_watch(&mut gas, &mut world, watcher);
     let effect = gas.catalog().effects().get("GE_Flinch").unwrap();
     assert!(gas.catalog().effects().def(effect).ends_lazily());
     let waiting = |world: &World| {
