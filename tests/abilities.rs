@@ -1,6 +1,8 @@
 //! The ability system: events, activation rules, commit, long-running
 //! instances, end paths and authority.
 
+mod support;
+
 use std::sync::{Arc, Mutex};
 
 use gaskit::prelude::*;
@@ -1791,13 +1793,8 @@ fn a_wait_re_armed_already_met_from_its_own_wake_stops_at_the_reaction_budget() 
     gas.grant_ability(&mut world, owner, ability, 1).unwrap();
     let trigger = GameplayEvent::new(gas.catalog().tags().get("Test.Trigger.Wait").unwrap());
     assert!(gas.handle_event(&mut world, owner, trigger).activated());
-    let limits: Vec<_> = gas
-        .trace()
-        .events()
-        .iter()
-        .filter(|e| matches!(e.kind, TraceKind::ReactionLimit { entity, .. } if entity == owner))
-        .collect();
-    assert_eq!(limits.len(), 1);
+    let limits = support::reaction_limits(&gas);
+    assert_eq!(limits, [(owner, 1 << 16)]);
     let woken = *wakes.lock().unwrap();
     assert!(woken > 1000 && woken <= 1 << 16, "{woken}");
     let system = world.get::<&AbilitySystem>(owner).unwrap();

@@ -2,6 +2,8 @@
 //! small economy and spell game with gold income, mana, stamina and a
 //! life rule. Nothing here uses `gaskit::combat`.
 
+mod support;
+
 use gaskit::prelude::*;
 use gaskit::snapshot::Snapshot;
 use gaskit::{
@@ -3075,16 +3077,7 @@ fn reactions_that_never_settle_are_refused_or_stopped() {
     let imp = g.imp;
     g.apply(imp, g.spec("GE_Night"));
     g.apply(imp, g.spec("GE_Sun"));
-    let limits: Vec<_> = g
-        .gas
-        .trace()
-        .events()
-        .iter()
-        .filter_map(|e| match e.kind {
-            TraceKind::ReactionLimit { entity, limit } => Some((entity, limit)),
-            _ => None,
-        })
-        .collect();
+    let limits = support::reaction_limits(&g.gas);
     assert_eq!(limits, [(imp, 1 << 16)]);
     // The context goes on: time passes and other entities still react.
     g.at(1.0);

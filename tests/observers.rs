@@ -2,6 +2,8 @@
 //! hammers planks, tires and rests. What an observer sees is the trace's
 //! vocabulary in the trace's order, filtered by kind, tag and entity.
 
+mod support;
+
 use std::sync::{Arc, Mutex};
 
 use gaskit::prelude::*;
@@ -835,16 +837,7 @@ fn an_observer_that_causes_what_it_observes_stops_at_the_delivery_budget() {
         let _ = gas.apply_effect(world, smith, spec.clone());
     });
     shop.apply(smith, "GE_Saw");
-    let limits: Vec<_> = shop
-        .gas
-        .trace()
-        .events()
-        .iter()
-        .filter_map(|e| match e.kind {
-            TraceKind::ReactionLimit { entity, limit } => Some((entity, limit)),
-            _ => None,
-        })
-        .collect();
+    let limits = support::reaction_limits(&shop.gas);
     assert_eq!(limits, [(smith, 1 << 16)]);
     let heard_then = *heard.lock().unwrap();
     assert!(heard_then > 1000, "{heard_then}");
