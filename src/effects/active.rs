@@ -78,6 +78,21 @@ fn only<T: Copy>(values: &[T]) -> Option<T> {
     }
 }
 
+/// A box's list of several values set to `values`: emptied for one or
+/// none (which sit inline), rewritten in place when the length is the
+/// same, made anew only when it changes.
+fn take_list<T: Copy>(list: &mut Box<[T]>, values: &[T]) {
+    if values.len() <= 1 {
+        if !list.is_empty() {
+            *list = Box::default();
+        }
+    } else if list.len() == values.len() {
+        list.copy_from_slice(values);
+    } else {
+        *list = values.into();
+    }
+}
+
 /// What the inline SetByCaller key holds when the effect keeps none
 /// inline: a fixed value, so two effects that keep the same values compare
 /// equal whatever their slots held before.
@@ -272,49 +287,10 @@ impl ActiveEffect {
     /// captures replace this effect's. What belongs to the stack stays:
     /// its count, window, period phase and timer, and its inhibition. The
     /// caller puts held modifiers at the new values.
-    pub fn take_spec(&mut self, spec: &EffectSpec, magnitudes: &[f64], captures: Captures) {
-        if !self.take_spec_inline(spec, magnitudes, captures.is_empty()) {
-            self.take_spec_boxed(spec, magnitudes, captures);
-        }
-    }
-
-    /// [`take_spec`](Self::take_spec) for an effect that ends lazily,
-    /// which has no modifiers, captures or period: every hit's combat
-    /// mark, so the common case (no box either side) is a few stores.
     #[inline]
-    pub fn take_lazy_spec(&mut self, spec: &EffectSpec) {
-        if !self.take_spec_inline(spec, &[], true) {
-            self.take_spec_boxed(spec, &[], Captures::new());
-        }
-    }
-
-    /// The spec taken when nothing of it, or of this effect, needs the
-    /// box; `false`, having changed nothing, otherwise.
-    #[inline(always)]
-    fn take_spec_inline(
-        &mut self,
-        spec: &EffectSpec,
-        magnitudes: &[f64],
-        no_captures: bool,
-    ) -> bool {
+    pub fn take_spec(&mut self, spec: &EffectSpec, magnitudes: &[f64], captures: Captures) {
         debug_assert_eq!(self.def, spec.effect);
         let values = spec.set_by_caller_entries();
-        if self.extras.is_some()
-            || !no_captures
-            || values.len() > 1
-            || magnitudes.len() > 1
-            || !spec.tags.is_empty()
-        {
-            return false;
-        }
-        self.take_inline_parts(spec, values, magnitudes);
-        true
-    }
-
-    /// Level, source, and the one SetByCaller value and magnitude kept
-    /// inline (or none), as [`new`](Self::new) lays them out.
-    #[inline(always)]
-    fn take_inline_parts(&mut self, spec: &EffectSpec, values: &[(Tag, f64)], magnitudes: &[f64]) {
         self.level = spec.level;
         self.source = spec.source;
         let one_value = only(values);
@@ -323,27 +299,44 @@ impl ActiveEffect {
         self.form.set(Form::ONE_MAGNITUDE, one_magnitude.is_some());
         (self.set_by_caller_key, self.set_by_caller_value) = one_value.unwrap_or((NO_KEY, 0.0));
         self.magnitude = one_magnitude.unwrap_or(0.0);
+        let boxes_something = !spec.tags.is_empty()
+            || !captures.is_empty()
+            || values.len() > 1
+            || magnitudes.len() > 1;
+        if self.extras.is_some() || boxes_something {
+            self.take_boxed_parts(spec, values, magnitudes, captures);
+        }
     }
 
-    /// [`take_spec`](Self::take_spec) when either side keeps a box: the box
-    /// is built afresh for the new spec, and the tick state, which is the
-    /// stack's, moves into it.
+    /// The parts of a taken spec that live in the box: rewritten in the
+    /// box the effect has (its tick state, the stack's, stays where it
+    /// is), one made only when there is none, and dropped when it is left
+    /// holding nothing, as [`new`](Self::new) would leave it.
     #[cold]
     #[inline(never)]
-    fn take_spec_boxed(&mut self, spec: &EffectSpec, magnitudes: &[f64], captures: Captures) {
-        let values = spec.set_by_caller_entries();
-        self.take_inline_parts(spec, values, magnitudes);
-        let tick = self
-            .extras
-            .as_ref()
-            .map(|extras| (extras.period_timer, extras.next_period));
-        self.extras = Extras::boxed(spec.tags.clone(), captures, values, magnitudes);
-        if let Some((period_timer, next_period)) = tick {
-            if period_timer.is_some() || next_period != SimTime::MAX {
-                let extras = self.extras_mut();
-                extras.period_timer = period_timer;
-                extras.next_period = next_period;
-            }
+    fn take_boxed_parts(
+        &mut self,
+        spec: &EffectSpec,
+        values: &[(Tag, f64)],
+        magnitudes: &[f64],
+        captures: Captures,
+    ) {
+        let Some(extras) = self.extras.as_mut() else {
+            self.extras = Extras::boxed(spec.tags.clone(), captures, values, magnitudes);
+            return;
+        };
+        extras.tags.clone_from(&spec.tags);
+        extras.captures = captures;
+        take_list(&mut extras.set_by_caller, values);
+        take_list(&mut extras.magnitudes, magnitudes);
+        let holds_nothing = extras.tags.is_empty()
+            && extras.captures.is_empty()
+            && extras.set_by_caller.is_empty()
+            && extras.magnitudes.is_empty()
+            && extras.period_timer.is_none()
+            && extras.next_period == SimTime::MAX;
+        if holds_nothing {
+            self.extras = None;
         }
     }
 

@@ -172,7 +172,7 @@ impl EffectHost {
             .ok()?;
         self.unindex_lazy_end(key);
         let effect = &mut self.effects[key];
-        effect.take_lazy_spec(spec);
+        effect.take_spec(spec, &[], Captures::new());
         effect.restart(now, duration);
         let stacks = effect.stacks;
         self.index_lazy_end(key);
