@@ -234,6 +234,26 @@ fn a_scenario_that_does_not_fit_is_refused_before_it_runs() {
         "the scenario does not fit the catalog: the input at 1.000 s: fighter #2, of 2 listed"
     );
 
+    // Edited past what the parser allows: a move to no place, a book that
+    // is no book.
+    let mut lost = scenario.clone();
+    let nowhere = gaskit::combat::Vec2::new(f64::NAN, 0.0);
+    lost.timeline.push((at, Action::Move(1, nowhere)));
+    let error = ScenarioRun::new(catalog.clone(), lost).err().unwrap();
+    assert_eq!(
+        error.to_string(),
+        "the scenario does not fit the catalog: the input at 1.000 s: a move to (NaN, 0), not a place"
+    );
+    let mut bookless = scenario.clone();
+    bookless.combatants[0].spellbook = catalog.tags().get("Status.Stunned");
+    let error = ScenarioRun::new(catalog.clone(), bookless).err().unwrap();
+    assert!(
+        error
+            .to_string()
+            .contains("fighter `alice`: spellbook tag #"),
+        "{error}"
+    );
+
     // Compiled where a trinket exists that the running catalog lacks.
     let mut builder = gaskit::combat::default_catalog_builder();
     builder.add_source("smithy.ron", r#"(items: [(name: "Glass Bead", value: 1)])"#);

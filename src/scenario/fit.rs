@@ -86,7 +86,9 @@ impl Fit<'_> {
             self.item(item).map_err(at)?;
         }
         if let Some(book) = spec.spellbook {
-            self.tag(book).map_err(at)?;
+            if !self.defs.is_known_book(book) {
+                return Err(at(format!("spellbook tag #{}", book.index())));
+            }
         }
         if let Some(spell) = spec.autocast {
             self.spell(spell).map_err(at)?;
@@ -118,6 +120,10 @@ impl Fit<'_> {
                 self.fighter(a).and(spell.map_or(Ok(()), |s| self.spell(s)))
             }
             Action::Eat(a, item) | Action::Equip(a, item) => self.fighter(a).and(self.item(item)),
+            Action::Move(a, to) if !(to.x.is_finite() && to.y.is_finite()) => {
+                self.fighter(a)?;
+                Err(format!("a move to ({}, {}), not a place", to.x, to.y))
+            }
             Action::Disengage(a)
             | Action::Move(a, _)
             | Action::Stun(a, _)

@@ -273,8 +273,8 @@ impl ScenarioRun {
             Action::Event(a, tag) => self.event(a, GameplayEvent::new(tag)),
             Action::Move(a, to) => {
                 let e = entity(self, a);
-                // A scenario's moves are checked finite as it loads, so
-                // the order is never refused.
+                // A scenario's moves are checked finite (as it loads, and
+                // again as its run starts), so the order is never refused.
                 let _ = combat::move_order(&runtime, &mut self.world, &mut self.gas, e, to);
             }
             Action::OpenModal(a, modal) => {
