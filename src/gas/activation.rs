@@ -243,15 +243,15 @@ impl Gas {
             Origin::Client(_) => Some(event.instigator.unwrap_or(owner)),
             Origin::Server => event.instigator,
         };
-        let source_holds_tags = source.is_some_and(|e| world.satisfies::<&AbilitySystem>(e));
-        if !def.source_required.is_empty()
-            && !(if source_holds_tags {
-                matches_on(source, &def.source_required)
-            } else {
-                def.source_required.matches(&TagSet::new())
-            })
-        {
-            return Err(ActivationFailure::SourceRequirements);
+        if !def.source_required.is_empty() {
+            let required = &def.source_required;
+            let met = match source.and_then(|e| world.get::<&AbilitySystem>(e).ok()) {
+                Some(system) => system.host.tags_at(defs, self.now).meet(required),
+                None => required.matches(&TagSet::new()),
+            };
+            if !met {
+                return Err(ActivationFailure::SourceRequirements);
+            }
         }
         if let Some(required) = &def.target_required {
             if !matches_on(event.target, required) {
