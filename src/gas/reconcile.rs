@@ -192,11 +192,11 @@ impl Gas {
         if !self.live_holders.contains(&holder) {
             self.live_holders.push(holder);
         }
-        let source = world
-            .get::<&AbilitySystem>(holder)
-            .ok()
-            .and_then(|system| system.host.effects.get(key).and_then(|e| e.source));
         if let Some(readers) = &mut self.live_readers {
+            let source = world
+                .get::<&AbilitySystem>(holder)
+                .ok()
+                .and_then(|system| system.host.effects.get(key).and_then(|e| e.source));
             for entity in std::iter::once(holder).chain(source) {
                 if let Err(at) = readers.binary_search(&entity) {
                     readers.insert(at, entity);
@@ -211,8 +211,6 @@ impl Gas {
     #[cold]
     #[inline(never)]
     fn refresh_live(&mut self, world: &mut World) {
-        // A copy: the list stays as it is while the refresh runs, so what
-        // the refresh moves is noted (below) for the next pass.
         // What moved since the last pass. Nothing noted (moves from before
         // any holder existed, a restored flag) re-reads them all.
         let mut moved = std::mem::take(&mut self.moved);
@@ -226,11 +224,17 @@ impl Gas {
                 return;
             }
         }
-        let holders = self.live_holders.clone();
         let reads_moved = |entity: Entity| moved.is_empty() || moved.binary_search(&entity).is_ok();
-        let mut readers = Vec::with_capacity(holders.len());
-        let mut kept = Vec::with_capacity(holders.len());
-        for holder in holders {
+        // The readers rebuilt in the list they were kept in. The holders
+        // are walked where they lie and compacted as they go: the list
+        // stays non-empty while the refresh runs, so what the refresh
+        // moves is noted (`moved`) for the next pass.
+        let mut readers = self.live_readers.take().unwrap_or_default();
+        readers.clear();
+        let mut kept = 0;
+        let walked = self.live_holders.len();
+        for at in 0..walked {
+            let holder = self.live_holders[at];
             let sources: Vec<(Entity, Vec<f64>)> = {
                 let Ok(system) = world.get::<&AbilitySystem>(holder) else {
                     continue;
@@ -248,7 +252,8 @@ impl Gas {
                 readers.push(holder);
                 readers.extend_from_slice(&live_sources);
                 if !reads_moved(holder) && !live_sources.iter().any(|&s| reads_moved(s)) {
-                    kept.push(holder);
+                    self.live_holders[kept] = holder;
+                    kept += 1;
                     continue;
                 }
                 live_sources
@@ -259,7 +264,8 @@ impl Gas {
                     })
                     .collect()
             };
-            kept.push(holder);
+            self.live_holders[kept] = holder;
+            kept += 1;
             self.with_host(world, holder, |host, cx| {
                 host.refresh_live(cx, |source, attribute| {
                     sources
@@ -269,7 +275,8 @@ impl Gas {
                 })
             });
         }
-        self.live_holders = kept;
+        // Those dropped go; any a refresh added (past `walked`) stay.
+        self.live_holders.drain(kept..walked);
         readers.sort_unstable();
         readers.dedup();
         self.live_readers = Some(readers);
