@@ -650,16 +650,9 @@ impl Gas {
         let mut failed = None;
         for spec in specs {
             let effect = spec.effect;
-            match self.apply_effect_inner(world, owner, spec) {
-                Ok(Applied::Executed) => {
-                    let execution = self.take_instant();
-                    self.after_execution(world, owner, &execution);
-                }
-                Ok(Applied::Added(_) | Applied::Stacked { .. }) => {}
-                Ok(Applied::Blocked(_)) | Err(_) => {
-                    failed = Some(ActivationFailure::CannotApply(effect));
-                    break;
-                }
+            if let Ok(Applied::Blocked(_)) | Err(_) = self.apply_unreconciled(world, owner, spec) {
+                failed = Some(ActivationFailure::CannotApply(effect));
+                break;
             }
         }
         self.reconcile(world);

@@ -489,15 +489,29 @@ impl Gas {
         spec: EffectSpec,
     ) {
         let effect = spec.effect;
-        match self.apply_effect_inner(world, target, spec) {
-            Ok(Applied::Executed) => self.after_instant_execution(world, target),
-            Ok(_) => {}
-            Err(error) => self.record(TraceKind::EffectFailed {
+        if let Err(error) = self.apply_unreconciled(world, target, spec) {
+            self.record(TraceKind::EffectFailed {
                 target,
                 effect,
                 error,
-            }),
+            });
         }
+    }
+
+    /// Applies `spec` and hands an instant's execution on (observers,
+    /// `on_zero` effects) without copying it; what reacts is left for the
+    /// caller's reconcile.
+    pub(super) fn apply_unreconciled(
+        &mut self,
+        world: &mut World,
+        target: Entity,
+        spec: EffectSpec,
+    ) -> Result<Applied, EffectError> {
+        let applied = self.apply_effect_inner(world, target, spec)?;
+        if let Applied::Executed = applied {
+            self.after_instant_execution(world, target);
+        }
+        Ok(applied)
     }
 
     /// Runs `f` on `target`'s effect host with an effect context, then
