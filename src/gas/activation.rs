@@ -124,7 +124,7 @@ impl Gas {
                         None => ActivationFailure::BlockedByTags {
                             tag: query
                                 .first_forbidden(owned.set())
-                                .map(|t| owned.set().iter().find(|o| o.matches(t)).unwrap_or(t)),
+                                .map(|t| held_leaf(owned.set(), t)),
                         },
                     });
                 }
@@ -729,8 +729,13 @@ fn apply_effects_specs(
 /// The tag `owned` holds (parent-aware: the leaf it holds) that made a
 /// blocking query match.
 fn first_held(query: &crate::tags::TagQuery, owned: &TagSet) -> Option<Tag> {
-    let found = query.first_held(owned);
-    found.map(|t| owned.iter().find(|o| o.matches(t)).unwrap_or(t))
+    query.first_held(owned).map(|t| held_leaf(owned, t))
+}
+
+/// The tag `owned` holds under `tag` (parent-aware: the leaf, such as
+/// `Action.Modal.Bank` for `Action.Modal`), or `tag` itself.
+fn held_leaf(owned: &TagSet, tag: Tag) -> Tag {
+    owned.iter().find(|o| o.matches(tag)).unwrap_or(tag)
 }
 
 /// Records on `target` that an instance targets it. Entries whose owner
