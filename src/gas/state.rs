@@ -41,11 +41,6 @@ impl GasState {
         self.now
     }
 
-    /// The payloads of the saved pending timers.
-    pub(crate) fn timer_payloads(&self) -> impl Iterator<Item = &SavedTimer> + '_ {
-        self.timers.payloads()
-    }
-
     /// Each pending timer's instant, lane and key, with its payload.
     pub(crate) fn timer_entries(
         &self,

@@ -29,9 +29,25 @@ impl<C: SnapshotComponents> Snapshot<C> {
             C::check(&state.game, catalog)
                 .map_err(|why| invalid(format!("entity {:?}: {why}", state.entity)))?;
         }
-        // An effect's expiry, and only that, is an end: it fires in the
-        // expiry lane, before anything else due at its instant.
-        for (_, lane, _, timer) in self.gas.timer_entries() {
+        self.check_timers(catalog.tags())
+    }
+
+    /// The pending timers, in one walk: an effect's expiry, and only that,
+    /// fires in the expiry lane (it is an end, before anything else due at
+    /// its instant); a queued event names what the catalog knows; and
+    /// every timer an effect or an instance says it holds is pending, once,
+    /// under the key it holds: one missing would never fire (a buff that
+    /// never ends, a periodic effect that never ticks, an instance that
+    /// never wakes), one twice would fire twice (a periodic effect ticking
+    /// double), and one held under another timer's key would be taken for
+    /// that one (a wake-up that is cancelled as stale, and the buff whose
+    /// expiry its owner then cancels on ending, never ending). An expiry
+    /// timer is not later than its effect's end (a buff outliving its
+    /// duration).
+    fn check_timers(&self, tags: &TagRegistry) -> Result<(), SnapshotError> {
+        let mut pending = std::collections::HashMap::new();
+        let mut wakes = std::collections::HashMap::new();
+        for (at, lane, timer_key, timer) in self.gas.timer_entries() {
             let expiry = matches!(timer, SavedTimer::Effect(EffectTimer::Expire { .. }));
             if expiry != (lane == Lane::Expiry) {
                 return Err(invalid(format!(
@@ -43,29 +59,10 @@ impl<C: SnapshotComponents> Snapshot<C> {
                     }
                 )));
             }
-        }
-        for timer in self.gas.timer_payloads() {
             if let SavedTimer::Event { event, .. } = timer {
-                check_event(catalog.tags(), event)
+                check_event(tags, event)
                     .map_err(|why| invalid(format!("a queued event: {why}")))?;
             }
-        }
-        self.check_timers_held()
-    }
-
-    /// Every timer an effect or an instance says it holds is pending, once,
-    /// under the key it holds: one missing would never fire (a buff that
-    /// never ends, a periodic effect that never ticks, an instance that
-    /// never wakes), one twice would fire twice (a periodic effect ticking
-    /// double), and one held under another timer's key would be taken for
-    /// that one (a wake-up that is cancelled as stale, and the buff whose
-    /// expiry its owner then cancels on ending, never ending). An expiry
-    /// timer is not later than its effect's end (a buff outliving its
-    /// duration).
-    fn check_timers_held(&self) -> Result<(), SnapshotError> {
-        let mut pending = std::collections::HashMap::new();
-        let mut wakes = std::collections::HashMap::new();
-        for (at, _, timer_key, timer) in self.gas.timer_entries() {
             let fresh = match *timer {
                 SavedTimer::Effect(EffectTimer::Expire { entity, key }) => pending
                     .insert((entity, key, true), (at, timer_key))

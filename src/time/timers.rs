@@ -983,11 +983,6 @@ pub(crate) struct SavedTimers<P> {
 }
 
 impl<P> SavedTimers<P> {
-    /// The payloads of the pending timers.
-    pub(crate) fn payloads(&self) -> impl Iterator<Item = &P> + '_ {
-        self.payloads.values()
-    }
-
     /// Each pending timer's instant and lane, with its payload.
     pub(crate) fn entries(&self) -> impl Iterator<Item = (SimTime, Lane, TimerKey, &P)> + '_ {
         self.timers.iter().filter_map(|entry| {
