@@ -16,6 +16,8 @@
 //! assert_eq!(gaskit::invariants::check(&arena.world, &arena.gas), Vec::<String>::new());
 //! ```
 
+use std::collections::BTreeMap;
+
 use hecs::{Entity, World};
 
 use crate::abilities::{AbilitySystem, InstanceKey};
@@ -62,6 +64,7 @@ pub fn check(world: &World, gas: &Gas) -> Vec<String> {
     let abilities = catalog.abilities();
     let schema = catalog.attributes();
 
+    let notices = notices_by_effect(gas);
     let mut query = world.query::<(Entity, &AbilitySystem)>();
     for (entity, system) in query.iter() {
         let at = |rule: &str| format!("{entity:?}: {rule}");
@@ -165,7 +168,9 @@ pub fn check(world: &World, gas: &Gas) -> Vec<String> {
             ));
         }
 
-        lazy_end_problems(gas, entity, system, &mut |rule| broken.push(at(rule)));
+        lazy_end_problems(gas, &notices, entity, system, &mut |rule| {
+            broken.push(at(rule))
+        });
 
         let owned = system.tags(catalog.effects(), gas.now());
         let owned = owned.tags();
@@ -212,8 +217,27 @@ pub fn check(world: &World, gas: &Gas) -> Vec<String> {
 /// exactly the effects that hold one; the host's hint of its first
 /// lazy end is not late; and on a watched host every lazy effect still to
 /// end is noticed no later than its end.
+/// The instants of the pending notices of lazy ends, by effect, sorted.
+type Notices = BTreeMap<(Entity, EffectKey), Vec<SimTime>>;
+
+/// [`Notices`] read once from the context, for every entity's check.
+fn notices_by_effect(gas: &Gas) -> Notices {
+    let mut notices = Notices::new();
+    for notice in gas.lazy_ends().iter() {
+        notices
+            .entry((notice.entity, notice.key))
+            .or_default()
+            .push(notice.at());
+    }
+    for due in notices.values_mut() {
+        due.sort_unstable();
+    }
+    notices
+}
+
 fn lazy_end_problems(
     gas: &Gas,
+    notices: &Notices,
     entity: Entity,
     system: &AbilitySystem,
     broken: &mut dyn FnMut(&str),
@@ -241,21 +265,11 @@ fn lazy_end_problems(
                 }
             ));
         }
-        let noticed = || {
-            gas.lazy_ends()
-                .iter()
-                .any(|n| n.entity == entity && n.key == key && n.at() <= effect.expires_at())
-        };
+        let due = notices.get(&(entity, key)).map_or(&[][..], Vec::as_slice);
+        let noticed = || due.iter().any(|&at| at <= effect.expires_at());
         // A refresh to an earlier end leaves the later notice to find
         // nothing; two notices of one end are one too many, and each would
         // be moved on with every refresh, for good.
-        let mut due: Vec<SimTime> = gas
-            .lazy_ends()
-            .iter()
-            .filter(|n| n.entity == entity && n.key == key)
-            .map(|n| n.at())
-            .collect();
-        due.sort_unstable();
         if due.windows(2).any(|pair| pair[0] == pair[1]) {
             broken(&format!(
                 "`{}` has two notices of one lazy end pending",
