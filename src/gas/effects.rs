@@ -501,6 +501,7 @@ impl Gas {
     /// Applies `spec` and hands an instant's execution on (observers,
     /// `on_zero` effects) without copying it; what reacts is left for the
     /// caller's reconcile.
+    #[inline(always)]
     pub(super) fn apply_unreconciled(
         &mut self,
         world: &mut World,
