@@ -867,6 +867,28 @@ fn a_walk_up_halts_the_body_where_it_arrives() {
     assert_eq!(a.attack_times("alice"), [3.8]);
 }
 
+/// The target's death ends a walk-up at once, as it ends an engagement:
+/// the death flow respawns the target in the same instant, so a walk-up
+/// that looked only at its next poll would find it alive again and walk
+/// on to fight it at the respawn point.
+#[test]
+fn the_targets_death_ends_the_walk_up() {
+    let mut a = Arena::new();
+    let alice = a.spawn("alice", 0.0, 200.0, Some("Test Sword"));
+    let bob = a.spawn("bob", 1000.0, 0.0, None);
+    a.engage(alice, bob);
+    a.at(1.0);
+    assert!(a.has(alice, "Action.QueuedInteract") && a.has(alice, "State.Chasing"));
+    let death = GameplayEvent::new(a.tag("Combat.Event.Death"));
+    a.send(bob, death);
+    assert!(!a.has(bob, "Status.Dead"), "respawned in the same instant");
+    assert!(!a.has(alice, "Action.QueuedInteract") && !a.has(alice, "State.Chasing"));
+    assert!(!a.world.get::<&Combatant>(alice).unwrap().chase.is_active());
+    a.at(20.0);
+    assert!(!a.engaged(alice));
+    assert!(a.attack_times("alice").is_empty(), "never engaged");
+}
+
 #[test]
 fn a_move_order_cancels_the_walk_up_and_the_engagement() {
     let mut a = Arena::new();

@@ -158,7 +158,11 @@ pub struct CombatSettings {
     pub min_attack_interval: SimDuration,
     /// Damage type with no weapon.
     pub unarmed_damage_type: DamageType,
-    /// Remaining cooldown that counts as ready.
+    /// Remaining cooldown that counts as ready. Zero by default, and
+    /// sound at zero: the clock counts whole microseconds and a wait wakes
+    /// at its exact instant, so a poll woken for the cooldown's end reads
+    /// exactly nothing left. A game that wakes the loop by a clock of its
+    /// own, which may run early, sizes it to that clock's jitter.
     pub ready_epsilon: SimDuration,
     /// Length of `Status.InCombat`.
     pub in_combat: SimDuration,

@@ -6,8 +6,9 @@
 //! [`QueuedInteract`] ability walks up through the one chase primitive,
 //! polling every `ChasePollInterval`, until the interaction is possible,
 //! then halts the body (end the chase, stop the movement), sends the
-//! payload to its owner as a gameplay event and ends. Cancelled instead,
-//! it only ends the chase and leaves the body coasting.
+//! payload to its owner as a gameplay event and ends. Cancelled instead
+//! (a stun, a modal, the walker's death or its target's), it only ends
+//! the chase and leaves the body coasting.
 //! Combat enters an engagement only this way or from within reach: the
 //! engage gate ([`CombatRuntime::can_engage`]) refuses a target out of
 //! range or out of sight.
