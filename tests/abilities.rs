@@ -1358,6 +1358,43 @@ fn cancel_on_target_tags_added_holds_for_a_target_that_is_the_owner() {
     );
 }
 
+/// An ability aimed at its own owner is not cancelled by the tags it owns
+/// while active, on the target side as on the owner's: a channel that
+/// cancels when its target gains any `Test.State` and owns
+/// `Test.State.Channeling` starts on its caster, and another state ends it.
+#[test]
+fn an_ability_aimed_at_its_owner_is_not_cancelled_by_its_own_tags() {
+    const TAGS: &str = "Test.Trigger.Mend\nTest.State.Asleep\nTest.State.Channeling\n";
+    const CONTENT: &str = r#"(abilities: [
+        (name: "GA_Mend", trigger: "Test.Trigger.Mend",
+         activation_owned_tags: ["Test.State.Channeling"],
+         cancel_on_target_tags_added: ["Test.State"], behaviour: Registered("Hold")),
+    ])"#;
+    let mut gas = core_context(TAGS, CONTENT);
+    gas.register_behaviour("Hold", Hold).unwrap();
+    let mut world = World::new();
+    let mender = world.spawn((gas.new_ability_system(),));
+    let mend = gas.catalog().abilities().get("GA_Mend").unwrap();
+    gas.grant_ability(&mut world, mender, mend, 1).unwrap();
+    let trigger = gas.catalog().tags().get("Test.Trigger.Mend").unwrap();
+    let asleep = gas.catalog().tags().get("Test.State.Asleep").unwrap();
+    let event = GameplayEvent::new(trigger).target(mender);
+    assert!(gas.handle_event(&mut world, mender, event).activated());
+    let running = |world: &World| {
+        world
+            .get::<&AbilitySystem>(mender)
+            .unwrap()
+            .active_instance(mend)
+            .is_some()
+    };
+    assert!(
+        running(&world),
+        "its own Test.State.Channeling cancels nothing"
+    );
+    gas.add_loose_tag(&mut world, mender, asleep, false);
+    assert!(!running(&world), "another state on its target ends it");
+}
+
 /// Ending an instance from game code is a context call like any other:
 /// what reacts to its owned tags going (an effect that needs them) does
 /// so before the call returns, not at the next one.

@@ -126,10 +126,43 @@ impl AbilityDef {
         &self,
         tags: impl Fn() -> I,
     ) -> Option<Tag> {
-        self.cancel_on_tags_added.iter().find_map(|cancel| {
-            tags().find(|&t| t.matches(cancel) && !self.activation_owned_tags.has_exact(t))
-        })
+        first_cancelling(
+            &self.cancel_on_tags_added,
+            tags,
+            &self.activation_owned_tags,
+        )
     }
+
+    /// The first of `tags`, appearing on an instance's target, that
+    /// cancels it (in `cancel_on_target_tags_added` order). On an
+    /// instance aimed at its own owner the tags it owns while active
+    /// appear on its target too, and spare it as they do on the owner's
+    /// side ([`cancelling_tag`](Self::cancelling_tag)).
+    pub(crate) fn target_cancelling_tag<I: Iterator<Item = Tag>>(
+        &self,
+        tags: impl Fn() -> I,
+        aimed_at_owner: bool,
+    ) -> Option<Tag> {
+        static NONE: TagSet = TagSet::new();
+        let spared = if aimed_at_owner {
+            &self.activation_owned_tags
+        } else {
+            &NONE
+        };
+        first_cancelling(&self.cancel_on_target_tags_added, tags, spared)
+    }
+}
+
+/// The first of `tags` that is one of `cancels` or below one (taking the
+/// cancels in order) and not exactly one of `spared`.
+fn first_cancelling<I: Iterator<Item = Tag>>(
+    cancels: &TagSet,
+    tags: impl Fn() -> I,
+    spared: &TagSet,
+) -> Option<Tag> {
+    cancels
+        .iter()
+        .find_map(|cancel| tags().find(|&t| t.matches(cancel) && !spared.has_exact(t)))
 }
 
 /// Every ability definition, and the names of registered behaviours they use.

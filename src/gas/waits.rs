@@ -435,9 +435,9 @@ impl Gas {
                         .instances
                         .get(instance)?
                         .ability;
-                    let cancel = &abilities.def(ability).cancel_on_target_tags_added;
-                    let tag = cancel.iter().find(|&t| appeared.has(t))?;
-                    let leaf = appeared.iter().find(|a| a.matches(tag)).unwrap_or(tag);
+                    let leaf = abilities
+                        .def(ability)
+                        .target_cancelling_tag(|| appeared.iter(), owner == target)?;
                     Some((owner, instance, leaf))
                 })
                 .collect()
