@@ -1225,6 +1225,34 @@ fn without_reserved_handles_a_taken_slot_refuses_the_restore_and_changes_nothing
     assert!(tower.world.contains(banner));
 }
 
+/// A save loaded into a fresh world where the game has already spawned
+/// its scenery: the game's entity holds the very handle a saved one had
+/// (same slot, same generation), and it is refused as a taken slot is,
+/// not merged into (an ability system and a name put on the lamp).
+#[test]
+fn a_game_entity_with_the_saved_handle_itself_refuses_the_restore() {
+    #[derive(Debug, PartialEq)]
+    struct Lamp;
+    let mut tower = Tower::new();
+    let guard = tower.guard("guard", None);
+    let saved = Snapshot::<()>::save(&tower.world, &tower.gas);
+    let mut fresh = World::new();
+    let lamp = fresh.spawn((Lamp,));
+    assert_eq!(lamp, guard, "a fresh world hands out the same handle");
+    let mut gas = Gas::new(tower.gas.catalog_arc().clone());
+    assert_eq!(
+        saved.restore(&mut fresh, &mut gas),
+        Err(SnapshotError::HandleInUse(guard))
+    );
+    assert!(
+        !fresh.satisfies::<&AbilitySystem>(lamp),
+        "nothing put on it"
+    );
+    assert!(!fresh.satisfies::<&Name>(lamp));
+    assert_eq!(*fresh.get::<&Lamp>(lamp).unwrap(), Lamp);
+    assert_eq!(fresh.len(), 1);
+}
+
 // ------------------------------------------------------- 7. raw despawns
 
 #[test]

@@ -341,7 +341,9 @@ impl<C: SnapshotComponents> Snapshot<C> {
     /// without an `AbilitySystem` are the game's and are left alone.
     /// Refused, with nothing changed, under another layout or catalog,
     /// when an id does not fit this context, or when a saved handle's slot
-    /// is taken by one of the game's entities.
+    /// is taken by one of the game's entities, under that very handle too
+    /// (a fresh world hands out the same handles: load a save into one
+    /// before spawning the game's own entities there).
     pub fn restore(&self, world: &mut World, gas: &mut Gas) -> Result<(), SnapshotError> {
         if self.format != FORMAT {
             return Err(SnapshotError::Format {
@@ -394,10 +396,15 @@ impl<C: SnapshotComponents> Snapshot<C> {
             let owned = world.satisfies::<&AbilitySystem>(entity);
             let reserved = world.satisfies::<&Reserved>(entity);
             match saved(entity) {
+                // The game's entity sits where a saved one must go, under
+                // another generation or the saved handle itself (a fresh
+                // world hands out the same handles): it is not one of the
+                // snapshot's to overwrite.
+                Some(handle) if !owned && !reserved => {
+                    return Err(SnapshotError::HandleInUse(handle))
+                }
                 Some(handle) if handle == entity => {}
-                Some(_) if owned || reserved => evict.push(entity),
-                // The game's entity sits where a saved one must go.
-                Some(handle) => return Err(SnapshotError::HandleInUse(handle)),
+                Some(_) => evict.push(entity),
                 None if owned => retire.push(entity),
                 None => {}
             }
