@@ -1358,6 +1358,95 @@ fn cancel_on_target_tags_added_holds_for_a_target_that_is_the_owner() {
     );
 }
 
+/// Sends its trigger to its owner as it ends, aimed where it was aimed,
+/// and logs what became of it: a stance whose end starts an echo, a mark
+/// whose end starts a haunting of the same target.
+struct SendOnEnd(Tag, Log);
+
+impl AbilityBehaviour for SendOnEnd {
+    fn activate(&self, cx: &mut AbilityCx<'_>) {
+        cx.wait_delay(SimDuration::from_secs(1000));
+    }
+
+    fn end(&self, cx: &mut AbilityCx<'_>, reason: EndReason) {
+        let mut event = GameplayEvent::new(self.0);
+        event.target = cx.event.target;
+        let outcome = cx.gas.handle_event(cx.world, cx.owner, event);
+        let result = outcome.activations.first().map(|(_, r)| r.is_ok());
+        self.1
+            .lock()
+            .unwrap()
+            .push(format!("{reason:?} started {result:?}"));
+    }
+}
+
+/// What the teardowns of a despawn start on the leaving entity, or aimed
+/// at it, is refused: such an instance would outlive its entity, never
+/// torn down, its timer pending and, on another entity, aimed at nothing
+/// for good.
+#[test]
+fn a_despawns_teardowns_start_nothing_on_or_aimed_at_the_leaving_entity() {
+    const TAGS: &str =
+        "Test.Trigger.Stance\nTest.Trigger.Echo\nTest.Trigger.Mark\nTest.Trigger.Haunt\n";
+    const CONTENT: &str = r#"(abilities: [
+        (name: "GA_Stance", trigger: "Test.Trigger.Stance", behaviour: Registered("Stance")),
+        (name: "GA_Echo", trigger: "Test.Trigger.Echo", behaviour: Registered("Hold")),
+        (name: "GA_Mark", trigger: "Test.Trigger.Mark", behaviour: Registered("Mark")),
+        (name: "GA_Haunt", trigger: "Test.Trigger.Haunt", behaviour: Registered("Hold")),
+    ])"#;
+    let mut gas = core_context(TAGS, CONTENT);
+    let tag = |gas: &Gas, name: &str| gas.catalog().tags().get(name).unwrap();
+    let log = Log::default();
+    let (echo, haunt) = (
+        tag(&gas, "Test.Trigger.Echo"),
+        tag(&gas, "Test.Trigger.Haunt"),
+    );
+    gas.register_behaviour("Stance", SendOnEnd(echo, log.clone()))
+        .unwrap();
+    gas.register_behaviour("Mark", SendOnEnd(haunt, log.clone()))
+        .unwrap();
+    gas.register_behaviour("Hold", Hold).unwrap();
+    let mut world = World::new();
+    let ghost = world.spawn((gas.new_ability_system(),));
+    let hunter = world.spawn((gas.new_ability_system(),));
+    for (entity, names) in [
+        (ghost, ["GA_Stance", "GA_Echo"]),
+        (hunter, ["GA_Mark", "GA_Haunt"]),
+    ] {
+        for name in names {
+            let id = gas.catalog().abilities().get(name).unwrap();
+            gas.grant_ability(&mut world, entity, id, 1).unwrap();
+        }
+    }
+    let stance = GameplayEvent::new(tag(&gas, "Test.Trigger.Stance"));
+    assert!(gas.handle_event(&mut world, ghost, stance).activated());
+    let mark = GameplayEvent::new(tag(&gas, "Test.Trigger.Mark")).target(ghost);
+    assert!(gas.handle_event(&mut world, hunter, mark).activated());
+    assert_eq!(gas.pending_timers(), 2);
+
+    assert!(gas.despawn(&mut world, ghost));
+    assert_eq!(
+        *log.lock().unwrap(),
+        [
+            "OwnerDespawned started Some(false)",
+            "TargetLost started Some(false)"
+        ]
+    );
+    let haunt_id = gas.catalog().abilities().get("GA_Haunt").unwrap();
+    let hunter_system = world.get::<&AbilitySystem>(hunter).unwrap();
+    assert!(hunter_system.active_instance(haunt_id).is_none());
+    drop(hunter_system);
+    assert_eq!(
+        gas.pending_timers(),
+        0,
+        "no wake-up left for a gone instance"
+    );
+    // Once it has gone, the hunter starts what it likes.
+    let other = world.spawn((gas.new_ability_system(),));
+    let haunt = GameplayEvent::new(haunt).target(other);
+    assert!(gas.handle_event(&mut world, hunter, haunt).activated());
+}
+
 /// An ability aimed at its own owner is not cancelled by the tags it owns
 /// while active, on the target side as on the owner's: a channel that
 /// cancels when its target gains any `Test.State` and owns

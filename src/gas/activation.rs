@@ -172,6 +172,12 @@ impl Gas {
         def: &AbilityDef,
         event: &GameplayEvent,
     ) -> Result<(u32, Option<InstanceKey>), ActivationFailure> {
+        // An entity being despawned is as good as gone: what started on it
+        // or aimed at it now would outlive it.
+        let departing = |entity: Entity| self.departing.contains(&entity);
+        if !self.departing.is_empty() && (departing(owner) || event.target.is_some_and(departing)) {
+            return Err(ActivationFailure::TargetRequirements);
+        }
         let system = world
             .get::<&AbilitySystem>(owner)
             .map_err(|_| ActivationFailure::TargetRequirements)?;

@@ -127,8 +127,13 @@ impl Gas {
     /// teardown runs, playing its started effects' remove cues (what their
     /// add cues started stops) and cancelling its effects' timers. With a rollback
     /// window its handle is kept ([`Reserved`](crate::Reserved)) until the
-    /// window has passed. Returns `false` if the entity did not exist.
+    /// window has passed. While the teardowns run the entity is leaving:
+    /// an ability they activate on it, or aimed at it, is refused
+    /// ([`ActivationFailure::TargetRequirements`](crate::ActivationFailure::TargetRequirements)),
+    /// since it would outlive it. Returns `false` if the entity did not
+    /// exist.
     pub fn despawn(&mut self, world: &mut World, entity: Entity) -> bool {
+        self.departing.push(entity);
         let (own, targeting) = match world.get::<&AbilitySystem>(entity) {
             Ok(system) => (
                 system
@@ -156,6 +161,7 @@ impl Gas {
         }
         self.live_holders.retain(|&holder| holder != entity);
         let despawned = self.retire(world, entity);
+        self.departing.pop();
         self.reconcile(world);
         despawned
     }

@@ -28,6 +28,7 @@ use std::sync::Arc;
 use hecs::{Entity, World};
 use rand_chacha::rand_core::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use smallvec::SmallVec;
 
 pub use abilities::{AbilityError, EventOutcome};
 pub use hooks::EffectHook;
@@ -126,6 +127,10 @@ pub struct Gas {
     /// Restores so far (wrapping): a delivery that sees it move stops
     /// handing out the batch of the timeline the restore abandoned.
     restores: u32,
+    /// Entities whose [`despawn`](Self::despawn) is running their
+    /// teardowns (innermost last): nothing starts on them or aimed at
+    /// them, since it would outlive them.
+    departing: SmallVec<[Entity; 1]>,
     /// Checks game modules added to [`crate::invariants::check`].
     invariants: Vec<Arc<InvariantCheck>>,
     /// Registered behaviours, indexed by the catalog's behaviour names
@@ -230,6 +235,7 @@ impl Gas {
             observe_executions: false,
             delivering: false,
             restores: 0,
+            departing: SmallVec::new(),
             invariants: Vec::new(),
             dirty: VecDeque::new(),
             follow_ups: VecDeque::new(),
