@@ -2351,6 +2351,89 @@ fn a_revoked_ability_commits_nothing() {
     assert!(!g.has(hero, "Cooldown.Spell.Bolt"), "no cooldown");
 }
 
+/// Commits with a cooldown of two seconds as it starts, records whether
+/// that went through, and ends.
+struct CommitForTwo(Arc<Mutex<Vec<Result<(), ActivationFailure>>>>);
+
+impl AbilityBehaviour for CommitForTwo {
+    fn activate(&self, cx: &mut AbilityCx<'_>) {
+        let committed = cx.commit_with_cooldown(2.0);
+        self.0.lock().unwrap().push(committed);
+        cx.end();
+    }
+}
+
+/// A behaviour's own cooldown length sets the cooldown's SetByCaller
+/// duration; asked of an ability whose cooldown lasts a fixed length, or
+/// that has none, it is refused and nothing is spent. The length used to
+/// be dropped, and the ability cooled down for another one (or not at
+/// all) with its cost paid.
+#[test]
+fn a_cooldown_length_from_the_behaviour_is_set_or_refused() {
+    let catalog = catalog_with(
+        r#"(
+        effects: [
+            (name: "GE_Charge_Cost", modifiers: [(attribute: "Gold", op: Flat, magnitude: Constant(-5))]),
+            (name: "GE_Rest_Cooldown", duration: Duration(Constant(10)), granted_tags: ["Cooldown.Spell.Bolt"]),
+        ],
+        abilities: [
+            (name: "GA_Charge", trigger: "Action.Trigger.Hurl", cost: "GE_Charge_Cost",
+             cooldown: (effect: "GE_Bolt_Cooldown", seconds: 5), behaviour: Registered("CommitForTwo")),
+            (name: "GA_Rest", trigger: "Action.Trigger.Hurl", cost: "GE_Charge_Cost",
+             cooldown: (effect: "GE_Rest_Cooldown"), behaviour: Registered("CommitForTwo")),
+            (name: "GA_Idle", trigger: "Action.Trigger.Hurl", cost: "GE_Charge_Cost",
+             behaviour: Registered("CommitForTwo")),
+        ],
+    )"#,
+    )
+    .unwrap();
+    let rest_cooldown = catalog.effects().get("GE_Rest_Cooldown").unwrap();
+    for (ability, expected) in [
+        ("GA_Charge", Ok(())),
+        (
+            "GA_Rest",
+            Err(ActivationFailure::UnsettableCooldown(Some(rest_cooldown))),
+        ),
+        ("GA_Idle", Err(ActivationFailure::UnsettableCooldown(None))),
+    ] {
+        let mut g = Game::over(catalog.clone());
+        let commits = Arc::new(Mutex::new(Vec::new()));
+        g.gas
+            .register_behaviour("CommitForTwo", CommitForTwo(commits.clone()))
+            .unwrap();
+        let hero = g.hero;
+        g.grant(ability);
+        let gold = g.attribute("Gold");
+        g.gas
+            .set_base_attribute(&mut g.world, hero, gold, 100.0)
+            .unwrap();
+        let event = GameplayEvent::new(g.tag("Action.Trigger.Hurl"));
+        g.gas.handle_event(&mut g.world, hero, event);
+        assert_eq!(*commits.lock().unwrap(), [expected], "{ability}");
+        if expected.is_ok() {
+            assert_eq!(g.read(hero, "Gold").1, 95.0, "paid");
+            g.at(1.9);
+            assert!(g.has(hero, "Cooldown.Spell.Bolt"), "cooling down");
+            g.at(2.0);
+            assert!(
+                !g.has(hero, "Cooldown.Spell.Bolt"),
+                "for two seconds, not five"
+            );
+        } else {
+            assert_eq!(g.read(hero, "Gold").1, 100.0, "{ability}: nothing paid");
+            assert!(
+                !g.has(hero, "Cooldown.Spell.Bolt"),
+                "{ability}: no cooldown"
+            );
+        }
+    }
+    let failure = ActivationFailure::UnsettableCooldown(Some(rest_cooldown));
+    assert_eq!(
+        failure.detail(&catalog).as_deref(),
+        Some("GE_Rest_Cooldown lasts a fixed length")
+    );
+}
+
 /// Sends its own trigger again from its teardown.
 struct Rekindle;
 

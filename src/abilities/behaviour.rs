@@ -204,7 +204,10 @@ impl AbilityCx<'_> {
     }
 
     /// [`commit`](Self::commit) with a cooldown of `seconds` (the
-    /// behaviour decides the duration, as a spell's cast interval does).
+    /// behaviour decides the duration, as a spell's cast interval does),
+    /// set as the cooldown effect's SetByCaller duration. An ability
+    /// whose cooldown lasts a fixed length, or that has none, refuses it
+    /// ([`ActivationFailure::UnsettableCooldown`]), spending nothing.
     pub fn commit_with_cooldown(&mut self, seconds: f64) -> Result<(), ActivationFailure> {
         self.gas.commit_ability(
             self.world,

@@ -64,6 +64,12 @@ pub enum ActivationFailure {
     /// requirements, the life rule, an immunity): refused before anything
     /// is spent.
     CannotApply(EffectId),
+    /// A behaviour's [`commit_with_cooldown`](crate::AbilityCx::commit_with_cooldown)
+    /// asked for a cooldown of its own length on an ability whose
+    /// cooldown does not take one: its effect (`Some`) lasts a fixed
+    /// length rather than a SetByCaller duration, or it has none
+    /// (`None`). Nothing was spent.
+    UnsettableCooldown(Option<EffectId>),
     /// The behaviour's own validation refused, with an `Activation.Fail.*` tag.
     Refused(Tag),
     /// The event names a tag the catalog does not know, or carries a
@@ -88,9 +94,9 @@ impl ActivationFailure {
             ActivationFailure::Cooldown { .. } => tags[native::FAIL_COOLDOWN],
             ActivationFailure::Cost { .. } => tags[native::FAIL_COST],
             ActivationFailure::NoBehaviour => tags[native::FAIL_NO_BEHAVIOUR],
-            ActivationFailure::CannotApply(_) | ActivationFailure::MalformedEvent => {
-                tags[native::FAIL_INVALID_PAYLOAD]
-            }
+            ActivationFailure::CannotApply(_)
+            | ActivationFailure::UnsettableCooldown(_)
+            | ActivationFailure::MalformedEvent => tags[native::FAIL_INVALID_PAYLOAD],
             ActivationFailure::Refused(tag) => tag,
         }
     }
@@ -142,6 +148,16 @@ impl ActivationFailure {
                     .map_or("?", |d| d.name.as_str())
                     .to_owned(),
             ),
+            ActivationFailure::UnsettableCooldown(Some(effect)) => Some(format!(
+                "{} lasts a fixed length",
+                catalog
+                    .effects()
+                    .try_def(effect)
+                    .map_or("?", |d| d.name.as_str())
+            )),
+            ActivationFailure::UnsettableCooldown(None) => {
+                Some("the ability has no cooldown".to_owned())
+            }
             _ => None,
         }
     }

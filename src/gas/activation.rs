@@ -631,6 +631,13 @@ impl Gas {
     ) -> Result<(), ActivationFailure> {
         let catalog = self.catalog.clone();
         let def = catalog.abilities().def(ability);
+        // A length asked of a cooldown that cannot take it would be
+        // dropped, and the ability would cool down for another length.
+        if seconds.is_some() && def.cooldown.is_none_or(|c| c.duration_key.is_none()) {
+            return Err(ActivationFailure::UnsettableCooldown(
+                def.cooldown.map(|c| c.effect),
+            ));
+        }
         {
             let Ok(system) = world.get::<&AbilitySystem>(owner) else {
                 return Err(ActivationFailure::TargetRequirements);
