@@ -2079,6 +2079,48 @@ fn a_commit_that_could_not_do_what_it_says_is_a_load_error() {
     catalog_with(&ability("", r#"cooldown: (effect: "GE_Fixed"),"#)).unwrap();
 }
 
+/// A retrigger the running instance itself always refuses is a load
+/// error: the checks read the owner with the instance running (as
+/// Unreal's do), so an ability blocking its own tags, or owning a tag its
+/// `activation_blocked` forbids, never started again. A block that holds
+/// only with other tags too (`all` of its own and a stun) loads.
+#[test]
+fn a_retrigger_its_own_instance_always_refuses_is_a_load_error() {
+    let ability = |fields: &str| {
+        format!(
+            r#"(abilities: [(name: "GA_Brew", trigger: "Action.Trigger.Hurl", retrigger: true,
+                            ability_tags: ["Action.Trigger.Hurl"], {fields}
+                            behaviour: ApplyEffects([]))])"#
+        )
+    };
+    let cases = [
+        (
+            ability(r#"block_abilities_with_tags: ["Action.Trigger"],"#),
+            "its `block_abilities_with_tags` block its own `ability_tags`",
+        ),
+        (
+            ability(
+                r#"activation_owned_tags: ["Status.Stunned"], activation_blocked: (any: ["Status"]),"#,
+            ),
+            "its `activation_owned_tags` meet its own `activation_blocked`",
+        ),
+    ];
+    for (content, why) in cases {
+        let errors = catalog_with(&content).unwrap_err().to_string();
+        let expected =
+            format!("ability `GA_Brew`: `retrigger: true` can never happen: while it runs, {why}");
+        assert!(errors.contains(&expected), "{expected}\nin\n{errors}");
+        assert!(errors.contains("extra.ron:"), "{errors}");
+    }
+    for fields in [
+        r#"activation_owned_tags: ["Status.Stunned"], activation_blocked: (all: ["Status.Stunned", "Status.Dead"]),"#,
+        r#"activation_owned_tags: ["Status.Stunned"], activation_blocked: (any: ["Status.Stunned"], none: ["Status.Dead"]),"#,
+        r#"block_abilities_with_tags: ["Action.Trigger.Bolt"],"#,
+    ] {
+        catalog_with(&ability(fields)).unwrap_or_else(|e| panic!("{fields}: {e}"));
+    }
+}
+
 /// A `Mult` on an Interval attribute divides its span, so a factor that
 /// is zero or below, alone or summed over the stack limit, would make the
 /// span endless or negative: a load error when authored, a refused

@@ -90,7 +90,9 @@ pub struct AbilityData {
     #[serde(default)]
     pub client_magnitude: Option<(f64, f64)>,
     /// Activating again while active ends the running instance and starts
-    /// a new one (otherwise it fails with `AlreadyActive`).
+    /// a new one (otherwise it fails with `AlreadyActive`). The checks
+    /// first read the owner with the instance running, so one that blocks
+    /// itself while it runs could never retrigger: that is a load error.
     #[serde(default)]
     pub retrigger: bool,
     /// What the ability does.

@@ -437,7 +437,7 @@ fn compile(
         effects,
         errors,
     );
-    AbilityDef {
+    let def = AbilityDef {
         name: data.name.clone(),
         trigger,
         trigger_when: query(&data.trigger_when, errors),
@@ -457,7 +457,36 @@ fn compile(
         client_magnitude: client_magnitude(file, data, errors),
         retrigger: data.retrigger,
         behaviour,
+    };
+    if def.retrigger {
+        check_retrigger(file, &def, errors);
     }
+    def
+}
+
+/// A retrigger the ability's own running instance always refuses is an
+/// error: the activation checks read the owner with the instance still
+/// running (as Unreal's `CanActivateAbility` comes before its retrigger),
+/// so an ability that blocks its own tags, or whose owned tags alone meet
+/// its `activation_blocked`, could never start again while it runs.
+fn check_retrigger(file: &SourceFile, def: &AbilityDef, errors: &mut LoadErrors) {
+    let name = &def.name;
+    let why = if def.ability_tags.has_any(&def.block_abilities_with_tags) {
+        "its `block_abilities_with_tags` block its own `ability_tags`"
+    } else if def.activation_blocked.as_ref().is_some_and(|blocked| {
+        !blocked.is_empty() && blocked.only_asks() && blocked.matches(&def.activation_owned_tags)
+    }) {
+        "its `activation_owned_tags` meet its own `activation_blocked`"
+    } else {
+        return;
+    };
+    errors.push(file.error_after(
+        name,
+        "retrigger",
+        format!(
+            "ability `{name}`: `retrigger: true` can never happen: while it runs, {why}, and the checks run before the running instance ends; drop `retrigger` or the block"
+        ),
+    ));
 }
 
 /// The client magnitude bounds: finite, and in order.

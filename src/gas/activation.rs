@@ -24,9 +24,10 @@ impl Gas {
     ///
     /// 1. authority: a client may only trigger `LocalPredicted` abilities on
     ///    entities it owns ([`NetOwner`](crate::NetOwner)); `ServerOnly` needs the server;
-    /// 2. already active (unless the ability retriggers: the running
-    ///    instance is then ended, and every check runs again on the world
-    ///    its teardown left);
+    /// 2. already active (unless the ability retriggers: the checks below
+    ///    run first with the instance still running, as Unreal's do, then
+    ///    it is ended, and every check runs again on the world its
+    ///    teardown left);
     /// 3. blocked: the owner matches `activation_blocked`, or an active ability
     ///    blocks one of this ability's tags (or a parent of one);
     /// 4. required: the owner matches `activation_required`;

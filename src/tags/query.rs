@@ -92,6 +92,16 @@ impl From<TagQuery> for Clauses {
 }
 
 impl TagQuery {
+    /// True when holding more tags never stops the query matching: it
+    /// forbids nothing, at any depth (no `none` or `none_of`).
+    pub(crate) fn only_asks(&self) -> bool {
+        self.clauses.as_deref().is_none_or(|c| {
+            c.none.is_empty()
+                && c.none_of.is_empty()
+                && c.all_of.iter().chain(&c.any_of).all(TagQuery::only_asks)
+        })
+    }
+
     /// The empty query: matches everything.
     pub fn new() -> Self {
         Self::default()
