@@ -159,7 +159,10 @@
 //!
 //! Simulated time is integer microseconds; seconds from data are rounded
 //! once at load. Every timer lives in one [`TimerQueue`] ordered by
-//! `(time, lane, sequence)` (at one instant, what ends goes first), and [`Gas::advance_to`] pops them one at a time, each
+//! `(time, lane, sequence)` (at one instant, what ends goes first; a
+//! periodic effect's tick due at its own expiry still runs before it
+//! ends, as in Unreal, so 3 s at a 1 s period ticks three times, four
+//! with `execute_on_application`), and [`Gas::advance_to`] pops them one at a time, each
 //! at its own instant, so advancing in one step or in many gives identical
 //! results. Cancellation is a generation-checked slot-map removal; nothing
 //! is searched for. In a large world, before each timer it runs the loop

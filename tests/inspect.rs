@@ -58,7 +58,7 @@ fn the_magic_damage_bonus_reads_as_the_items_percent() {
 /// A garden: nothing of combat. Growth has a points cap, a fertiliser
 /// pushes past it, rain falls on a period, a greenhouse only works while
 /// the garden is sheltered, and watering costs water it may not have.
-const GARDEN_TAGS: &str = "Garden.Sheltered\nGarden.Wet\nGarden.Prize\nCooldown.Water\nAction.Trigger.Water\nAction.Trigger.Prune\n";
+const GARDEN_TAGS: &str = "Garden.Sheltered\nGarden.Wet\nGarden.Prize\nCooldown.Water\nAction.Trigger.Water\nAction.Trigger.Prune\nAction.Trigger.Graft\n";
 const GARDEN: &str = r#"(
     attributes: [
         (name: "Growth", base: 10, cap: 0.5),
@@ -80,6 +80,8 @@ const GARDEN: &str = r#"(
         (name: "GA_Water", trigger: "Action.Trigger.Water", cost: "GE_Water_Cost",
          behaviour: ApplyEffects([])),
         (name: "GA_Prune", trigger: "Action.Trigger.Prune",
+         cooldown: (effect: "GE_Water_Cooldown"), behaviour: ApplyEffects([])),
+        (name: "GA_Graft", trigger: "Action.Trigger.Graft", target_required: (any: ["Garden.Wet"]),
          cooldown: (effect: "GE_Water_Cooldown"), behaviour: ApplyEffects([])),
     ],
 )"#;
@@ -105,6 +107,8 @@ fn a_garden_shows_sources_caps_periods_inhibition_and_refusals() {
     gas.grant_ability(&mut world, plot, ability("GA_Water"), 1)
         .unwrap();
     gas.grant_ability(&mut world, plot, ability("GA_Prune"), 2)
+        .unwrap();
+    gas.grant_ability(&mut world, plot, ability("GA_Graft"), 1)
         .unwrap();
     let prune = catalog.tags().get("Action.Trigger.Prune").unwrap();
     gas.handle_event(&mut world, plot, GameplayEvent::new(prune));
@@ -195,6 +199,18 @@ fn a_garden_shows_sources_caps_periods_inhibition_and_refusals() {
         status("GA_Prune"),
         (
             2,
+            AbilityStatus::OnCooldown {
+                tag: "Cooldown.Water".into(),
+                remaining: SimDuration::from_secs(1)
+            }
+        )
+    );
+    // Grafting needs a target, which the bare trigger event lacks, and
+    // shares pruning's cooldown: the cooldown is what it reports.
+    assert_eq!(
+        status("GA_Graft"),
+        (
+            1,
             AbilityStatus::OnCooldown {
                 tag: "Cooldown.Water".into(),
                 remaining: SimDuration::from_secs(1)

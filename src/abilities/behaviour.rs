@@ -275,15 +275,15 @@ impl AbilityCx<'_> {
     }
 
     /// Wakes the instance once the owner's current `attribute` is below
-    /// `threshold` (right after this call if it already is): a retreat at
-    /// low health.
+    /// `threshold`, strictly (right after this call if it already is): a
+    /// retreat at low health.
     pub fn wait_attribute_below(&mut self, attribute: AttributeId, threshold: f64) {
         self.wait_on(Wait::AttributeBelow(attribute, threshold));
     }
 
     /// Wakes the instance once the owner's current `attribute` is above
-    /// `threshold` (right after this call if it already is): a channel
-    /// that waits for mana.
+    /// `threshold`, strictly (right after this call if it already is): a
+    /// channel that waits for mana.
     pub fn wait_attribute_above(&mut self, attribute: AttributeId, threshold: f64) {
         self.wait_on(Wait::AttributeAbove(attribute, threshold));
     }

@@ -390,6 +390,21 @@ impl Gas {
         }
     }
 
+    /// The cooldown tag of `ability` that `system` holds now, with the
+    /// time it has left, whatever else activating it would meet.
+    pub(crate) fn cooldown_running(
+        &self,
+        system: &AbilitySystem,
+        ability: AbilityId,
+    ) -> Option<(Tag, SimDuration)> {
+        let def = self.catalog.abilities().try_def(ability)?;
+        let owned = system.host.tags_at(self.catalog.effects(), self.now);
+        match self.cooling_down(system, |t| owned.has(t), def)? {
+            ActivationFailure::Cooldown { tag, remaining } => Some((tag, remaining)),
+            _ => None,
+        }
+    }
+
     /// The cooldown refusal of `def` for an owner that `holds` the tags it
     /// holds: one of its cooldown effect's tags is held, with the time it
     /// has left.

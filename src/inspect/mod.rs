@@ -148,7 +148,8 @@ pub struct AbilityView {
 
 /// What an ability is doing, or what activating it now would meet (asked
 /// with [`Gas::can_activate`] for its bare trigger event: no target, no
-/// payload, so an ability that needs them says so).
+/// payload, so an ability that needs them says so, unless its cooldown
+/// runs, which it then says instead).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub enum AbilityStatus {
     /// An instance runs.
@@ -402,7 +403,22 @@ fn abilities(world: &World, gas: &Gas, entity: Entity, system: &AbilitySystem) -
                 }
                 None => {
                     let event = GameplayEvent::new(def.trigger);
-                    match gas.can_activate(world, entity, ability, Some(&event)) {
+                    // The bare event names no source or target, and those
+                    // are checked before the cooldown: a targeted ability
+                    // cooling down says so, not that the (missing) target
+                    // is not valid.
+                    let answer = gas.can_activate(world, entity, ability, Some(&event));
+                    let answer = match (answer, gas.cooldown_running(system, ability)) {
+                        (
+                            Err(
+                                ActivationFailure::SourceRequirements
+                                | ActivationFailure::TargetRequirements,
+                            ),
+                            Some((tag, remaining)),
+                        ) => Err(ActivationFailure::Cooldown { tag, remaining }),
+                        (answer, _) => answer,
+                    };
+                    match answer {
                         Ok(()) => AbilityStatus::Ready,
                         Err(ActivationFailure::Cooldown { tag, remaining }) => {
                             AbilityStatus::OnCooldown {
