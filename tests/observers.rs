@@ -54,6 +54,8 @@ const CONTENT: &str = r#"(
          activation_blocked: (any: ["Status.Tired"]),
          cooldown: (effect: "GE_Hammer_Cooldown", seconds: 1),
          behaviour: ApplyEffects([(effect: "GE_Hammer", to: Owner)])),
+        (name: "GA_Polish", trigger: "Ability.Trigger.Hammer",
+         behaviour: ApplyEffects([(effect: "GE_Saw", to: Owner)])),
     ],
 )"#;
 
@@ -918,4 +920,37 @@ fn a_despawn_plays_the_remove_cues_of_started_effects() {
         *heard.lock().unwrap(),
         [(CueEvent::Add, apprentice), (CueEvent::Remove, apprentice)]
     );
+}
+
+/// An observer that restores a snapshot in the middle of an event's
+/// handling ends that handling: the hammer's blow crosses the threshold
+/// whose observer reloads the checkpoint, and the polish the same event
+/// triggers after it does not run in the restored world (it did, paying
+/// 5 energy the restored timeline never spent).
+#[test]
+fn an_observer_that_restores_ends_the_event_being_handled() {
+    let mut shop = Workshop::new();
+    let smith = shop.smith;
+    let polish = shop.gas.catalog().abilities().get("GA_Polish").unwrap();
+    shop.gas
+        .grant_ability(&mut shop.world, smith, polish, 1)
+        .unwrap();
+    let checkpoint = gaskit::snapshot::Snapshot::<()>::save(&shop.world, &shop.gas);
+    let energy = shop.attribute("Energy");
+    shop.gas.observe(
+        Observe::below(energy, Threshold::Value(90.0)).of(smith),
+        move |world, gas, _| checkpoint.restore(world, gas).unwrap(),
+    );
+    let trigger = shop.tag("Ability.Trigger.Hammer");
+    let outcome = shop
+        .gas
+        .handle_event(&mut shop.world, smith, GameplayEvent::new(trigger));
+    assert_eq!(
+        shop.energy(smith),
+        100.0,
+        "the checkpoint, and nothing after it"
+    );
+    let hammer = shop.gas.catalog().abilities().get("GA_Hammer").unwrap();
+    let started: Vec<AbilityId> = outcome.activations.iter().map(|(a, _)| *a).collect();
+    assert_eq!(started, [hammer], "the polish never started");
 }

@@ -311,9 +311,16 @@ impl Gas {
         } else {
             SmallVec::new()
         };
+        // An observer that restores a snapshot while the event is handled
+        // (told of what an activation did) abandons the timeline the
+        // event came in: nothing more of it runs in the restored world.
+        let restores = self.restores;
         for ability in triggered {
             let result = self.activate_ability(world, to, ability, event);
             outcome.activations.push((ability, result));
+            if self.restores != restores {
+                return outcome;
+            }
         }
         for (instance, ability) in waiting {
             // A client's event wakes only what it could have activated.
@@ -334,6 +341,9 @@ impl Gas {
             if self.clear_wait(world, to, instance, met) {
                 outcome.woken += 1;
                 self.wake(world, to, instance, WakeReason::Event(event));
+                if self.restores != restores {
+                    return outcome;
+                }
             }
         }
         self.reconcile(world);
