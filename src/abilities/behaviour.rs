@@ -290,7 +290,13 @@ impl AbilityCx<'_> {
 
     /// Wakes the instance when the owner's active effect `key` ends, for
     /// whatever reason (right after this call if it already has): a
-    /// shield that recasts when it breaks.
+    /// shield that recasts when it breaks. An effect key is its host's:
+    /// the key of an effect applied to another entity (a curse on the
+    /// target) names nothing of the owner's, so this would wake at once,
+    /// or when an unrelated effect of the owner's ends. Hear of such an
+    /// end with an observer of that entity's effects
+    /// (`Observe::effects().of(target)`), or of the tag it grants there
+    /// going (`Observe::tag_removed(tag).of(target)`).
     pub fn wait_effect_removed(&mut self, key: EffectKey) {
         self.wait_for(Wait::EffectRemoved(key), None);
     }
