@@ -709,3 +709,48 @@ fn starting_values_follow_their_chain_and_yield_to_a_given_base() {
         assert!(errors.contains(expected), "{expected}\nin\n{errors}");
     }
 }
+
+/// An effect's held modifiers arrive together: a `clamp_base` attribute
+/// bounded by what they change is clamped once, against the bound they
+/// make, whatever order the effect lists them in. (Written one at a time,
+/// a halving listed before a bonus clamped a ward's Charge to the halved
+/// capacity for good: 50 where the other order kept 60.)
+#[test]
+fn an_effects_modifiers_clamp_once_whatever_their_order() {
+    let mut builder = CatalogBuilder::new();
+    builder.add_source(
+        "ward.ron",
+        r#"(
+        attributes: [
+            (name: "Capacity", base: 100),
+            (name: "Charge", min: 0, max: "Capacity", clamp_base: true, starts_at: "Capacity"),
+        ],
+        effects: [
+            (name: "GE_HalveThenBoost", duration: Infinite, modifiers: [
+                (attribute: "Capacity", op: Mult, magnitude: Constant(0.5)),
+                (attribute: "Capacity", op: Flat, magnitude: Constant(20)),
+            ]),
+            (name: "GE_BoostThenHalve", duration: Infinite, modifiers: [
+                (attribute: "Capacity", op: Flat, magnitude: Constant(20)),
+                (attribute: "Capacity", op: Mult, magnitude: Constant(0.5)),
+            ]),
+        ],
+    )"#,
+    );
+    let mut gas = Gas::new(builder.build().unwrap_or_else(|e| panic!("{e}")));
+    let mut world = hecs::World::new();
+    let capacity = gas.catalog().attributes().get("Capacity").unwrap();
+    let charge = gas.catalog().attributes().get("Charge").unwrap();
+    for name in ["GE_HalveThenBoost", "GE_BoostThenHalve"] {
+        let ward = world.spawn((gas.new_ability_system(),));
+        let effect = gas.catalog().effects().get(name).unwrap();
+        gas.apply_effect(&mut world, ward, gaskit::EffectSpec::new(effect))
+            .unwrap();
+        assert_eq!(gas.attribute_value(&world, ward, capacity), Some(60.0));
+        assert_eq!(
+            gas.attribute_value(&world, ward, charge),
+            Some(60.0),
+            "{name}"
+        );
+    }
+}

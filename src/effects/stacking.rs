@@ -11,7 +11,7 @@ use super::def::EffectDef;
 use super::host::{EffectHost, EffectTimer};
 use super::spec::EffectSpec;
 use super::timed::{arm_expiry, arm_period};
-use crate::attributes::{AttributeChanges, AttributeId, ModOp};
+use crate::attributes::{AttributeId, ModOp};
 use crate::time::{SimDuration, SimTime};
 use crate::trace::{TraceCategory, TraceKind};
 
@@ -315,19 +315,21 @@ impl EffectHost {
     }
 
     /// [`add_modifiers`](Self::add_modifiers) for an effect that holds some.
+    /// All arrive at once, as a restack's do: added one at a time, a
+    /// `clamp_base` attribute bounded by what they change would be clamped
+    /// to the bound halfway through, for good, in an order the effect's
+    /// listing decided.
     #[inline(never)]
     fn add_held_modifiers<P>(&mut self, cx: &mut EffectCx<P>, key: EffectKey) {
         let effect = &self.effects[key];
-        let mut all = AttributeChanges::new();
-        for (attribute, op, value) in held_modifiers(cx.defs.def(effect.def), effect) {
-            if let Ok(changes) =
-                self.attributes
-                    .add_modifier(cx.schema, attribute, op, value, key.source_id())
-            {
-                all.extend(changes);
-            }
+        let held = held_modifiers(cx.defs.def(effect.def), effect);
+        // The source holds none yet, so this adds them in their order.
+        if let Ok(changes) = self
+            .attributes
+            .replace_modifiers(cx.schema, key.source_id(), &held)
+        {
+            self.note_changes(&changes, cx.schema, cx.now, cx.trace, cx.entity);
         }
-        self.note_changes(&all, cx.schema, cx.now, cx.trace, cx.entity);
     }
 }
 
