@@ -409,7 +409,7 @@ fn a_profile_from_another_catalog_is_refused() {
 
 fn profile_errors(profile: &str) -> LoadErrors {
     let text = format!(
-        "(attributes: [(name: \"A\"), (name: \"B\"), (name: \"C\")],\n derived: [\n{profile}\n])"
+        "(attributes: [(name: \"A\"), (name: \"B\"), (name: \"C\"), (name: \"M\", meta: true, drains: \"C\")],\n derived: [\n{profile}\n])"
     );
     let mut builder = CatalogBuilder::new();
     builder.add_source("profile.ron", &text);
@@ -440,6 +440,10 @@ fn seed_003_rejections_name_the_rule() {
             "coefficient of `B` must be finite",
         ),
         (r#"(name: "P", rules: [])"#, "has no rules"),
+        (
+            r#"(name: "P", rules: [(target: "M", terms: [("B", 1)])])"#,
+            "rule 1 (target `M`): attribute `M` is a meta attribute, which holds nothing between executions",
+        ),
         (
             r#"(name: "P", rules: [(target: "A"), (target: "B"), (target: "C"), (target: "A"), (target: "B"), (target: "C"), (target: "A"), (target: "B"), (target: "C")])"#,
             "has 9 rules; at most 8 are allowed",
@@ -531,6 +535,11 @@ fn bad_attribute_definitions_are_located_errors() {
             2,
         ),
         (r#"(name: "Mana", colour: 3)"#, "colour", 2),
+        (
+            r#"(name: "Hit", meta: true, drains: "Health", min: 0)"#,
+            "meta attribute `Hit`: its bounds would never apply",
+            2,
+        ),
         (
             "(name: \"X\", max: \"Y\"),\n(name: \"Y\", max: \"X\")",
             "attribute bounds form a cycle X → Y → X",
@@ -751,6 +760,41 @@ fn an_effects_modifiers_clamp_once_whatever_their_order() {
             gas.attribute_value(&world, ward, charge),
             Some(60.0),
             "{name}"
+        );
+    }
+}
+
+/// A meta attribute bounded with `clamp_base` bounds what it drains: a
+/// negative hit on a `min: 0` Hit heals nothing. (Without `clamp_base`
+/// the bound would never apply, which is a load error.)
+#[test]
+fn a_clamped_meta_attribute_bounds_what_it_drains() {
+    let mut builder = CatalogBuilder::new();
+    builder.add_source(
+        "orchard.ron",
+        r#"(
+        attributes: [
+            (name: "Sap", base: 50),
+            (name: "Blight", meta: true, drains: "Sap", min: 0, clamp_base: true),
+        ],
+        effects: [
+            (name: "GE_Rot", modifiers: [(attribute: "Blight", op: Flat, magnitude: Constant(10))]),
+            (name: "GE_Cure", modifiers: [(attribute: "Blight", op: Flat, magnitude: Constant(-10))]),
+        ],
+    )"#,
+    );
+    let mut gas = Gas::new(builder.build().unwrap_or_else(|e| panic!("{e}")));
+    let mut world = hecs::World::new();
+    let tree = world.spawn((gas.new_ability_system(),));
+    let sap = gas.catalog().attributes().get("Sap").unwrap();
+    for (effect, expected) in [("GE_Rot", 40.0), ("GE_Cure", 40.0), ("GE_Rot", 30.0)] {
+        let id = gas.catalog().effects().get(effect).unwrap();
+        gas.apply_effect(&mut world, tree, gaskit::EffectSpec::new(id))
+            .unwrap();
+        assert_eq!(
+            gas.attribute_value(&world, tree, sap),
+            Some(expected),
+            "{effect}"
         );
     }
 }

@@ -161,6 +161,15 @@ impl DerivedProfile {
                     ));
                 }
                 target_rule[target.index()] = Some(index);
+                if defs[target.index()].meta {
+                    errors.push(at(
+                        &rule.target,
+                        format!(
+                            "derived profile `{profile}`, {label}: attribute `{}` is a meta attribute, which holds nothing between executions, so no rule can own its base",
+                            rule.target
+                        ),
+                    ));
+                }
                 if defs[target.index()].starts_at.is_some() {
                     errors.push(at(
                         &rule.target,

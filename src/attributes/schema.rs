@@ -511,6 +511,16 @@ fn compile_attribute(
             format!("meta attribute `{name}` holds no state; its base must be 0"),
         ));
     }
+    // A drain takes the meta attribute's base, which only `clamp_base`
+    // bounds: without it a `min: 0` would let a negative hit heal, unseen.
+    if data.meta && !data.clamp_base && (data.min.is_some() || data.max.is_some()) {
+        let field = if data.min.is_some() { "min" } else { "max" };
+        errors.push(file.error_after(
+            name,
+            field,
+            format!("meta attribute `{name}`: its bounds would never apply, since a drain takes the value written; add `clamp_base: true` to bound what it drains, or drop them"),
+        ));
+    }
     // An execution zeroes a meta attribute once it has drained it; one
     // that drains nowhere would lose what was written to it, unseen.
     if data.meta && data.drains.is_none() {
