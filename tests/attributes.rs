@@ -798,3 +798,33 @@ fn a_clamped_meta_attribute_bounds_what_it_drains() {
         );
     }
 }
+
+/// A starting value is read once what it starts at has settled, even when
+/// that depends on another starting value through a bound: a shield
+/// starting at a capacity capped by Health starts full, whichever is
+/// listed first. (It started at 0 when listed before Health, which had
+/// not started yet.)
+#[test]
+fn a_starting_value_waits_for_the_starts_its_source_depends_on() {
+    let shield_first = r#"(attributes: [
+        (name: "Shield", starts_at: "ShieldCap"),
+        (name: "ShieldCap", base: 1000, max: "Health"),
+        (name: "MaxHealth", base: 100),
+        (name: "Health", min: 0, max: "MaxHealth", starts_at: "MaxHealth"),
+    ])"#;
+    let health_first = r#"(attributes: [
+        (name: "MaxHealth", base: 100),
+        (name: "Health", min: 0, max: "MaxHealth", starts_at: "MaxHealth"),
+        (name: "Shield", starts_at: "ShieldCap"),
+        (name: "ShieldCap", base: 1000, max: "Health"),
+    ])"#;
+    for content in [shield_first, health_first] {
+        let mut builder = CatalogBuilder::new();
+        builder.add_source("shield.ron", content);
+        let catalog = builder.build().unwrap_or_else(|e| panic!("{e}"));
+        let values = Attributes::new(catalog.attributes());
+        assert_eq!(values.current(id(&catalog, "Health")), 100.0);
+        assert_eq!(values.current(id(&catalog, "ShieldCap")), 100.0);
+        assert_eq!(values.current(id(&catalog, "Shield")), 100.0, "{content}");
+    }
+}

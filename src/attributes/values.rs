@@ -190,15 +190,34 @@ impl Attributes {
         }
         // Starting values read what the rules computed (Health at
         // MaxHealth), each after the one it starts at; a base given here
-        // is the caller's, and stays.
-        for &id in schema.starts() {
-            let from = schema
-                .def(id)
-                .starts_at
-                .expect("only attributes with a start");
-            if !bases.iter().any(|&(given, _)| given == id) {
-                *attributes.base_mut(id.index()) = attributes.current(from);
+        // is the caller's, and stays. One whose source is bounded by, or
+        // derived from, another starting value (a shield starting at a
+        // capacity capped by Health) may have read it before it started:
+        // it is read again, pass after pass, until none moves. A pass per
+        // start is as many as a chain can need.
+        let starts = schema.starts();
+        let mut copied: SmallVec<[f64; 4]> = SmallVec::from_elem(f64::NAN, starts.len());
+        for _ in 0..starts.len() {
+            let mut moved = false;
+            for (&id, copied) in starts.iter().zip(copied.iter_mut()) {
+                let from = schema
+                    .def(id)
+                    .starts_at
+                    .expect("only attributes with a start");
+                let value = attributes.current(from);
+                // NaN first: every start is copied at least once.
+                if value.to_bits() == copied.to_bits()
+                    || bases.iter().any(|&(given, _)| given == id)
+                {
+                    continue;
+                }
+                *copied = value;
+                *attributes.base_mut(id.index()) = value;
                 attributes.refresh_into(schema, id, &mut changes);
+                moved = true;
+            }
+            if !moved {
+                break;
             }
         }
         Ok(attributes)
