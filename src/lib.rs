@@ -402,7 +402,7 @@ pub use names::{Named, MAX_DEFINITIONS};
 pub use tags::native;
 pub use tags::{
     NativeSet, NativeTag, NativeTags, NotHeld, Tag, TagCounts, TagOrigin, TagQuery, TagQueryDef,
-    TagRegistry, TagRegistryBuilder, TagSet, UnknownTag, CORE_TAG_FILES, MAX_TAGS,
+    TagRegistry, TagRegistryBuilder, TagSet, UnknownTag, CORE_TAG_FILES, MAX_TAGS, MAX_TAG_DEPTH,
 };
 pub use time::{
     InvalidDuration, Lane, SimDuration, SimTime, TimerKey, TimerQueue, MICROS_PER_SECOND,

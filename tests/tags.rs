@@ -505,6 +505,17 @@ fn huge_inputs_are_rejected_cleanly() {
         build(&long).is_ok(),
         "a long but valid name is still a name"
     );
+    // A name of tens of thousands of segments (each a parent tag named
+    // in full) is refused at once, not read into gigabytes.
+    let deep = format!("{}a\n", "a.".repeat(70_000));
+    let d = only_error(build(&deep));
+    assert!(
+        d.message.contains("at most 32 segments, this one 70001"),
+        "{}",
+        d.message
+    );
+    let deepest = format!("{}a\n", "a.".repeat(31));
+    assert!(build(&deepest).is_ok(), "32 segments is a name");
     let noise: Vec<u8> = (0..100_000u32)
         .map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8)
         .collect();

@@ -7,11 +7,13 @@
 //! Status.Dead
 //! ```
 //!
-//! A name is one or more dot-separated segments of `[A-Za-z0-9_]`. Blank
+//! A name is one or more dot-separated segments of `[A-Za-z0-9_]`, at
+//! most [`MAX_TAG_DEPTH`](super::MAX_TAG_DEPTH) of them. Blank
 //! lines are ignored. The same tag may appear on several lines; the lines are
 //! merged and the first comment wins. Parents (`Combat`, `Combat.DamageType`)
 //! exist implicitly and need no line of their own.
 
+use super::MAX_TAG_DEPTH;
 use crate::diagnostics::{Diagnostic, LoadErrors};
 
 /// One declared tag, as read from a line of a `.tags` file.
@@ -88,6 +90,14 @@ pub(crate) fn validate_name(name: &str) -> Result<(), NameProblem> {
     }
     if let Some(at) = name.find("..") {
         return Err(problem("empty segment between two dots", at, 2));
+    }
+    if let Some((at, _)) = name.match_indices('.').nth(MAX_TAG_DEPTH - 1) {
+        let segments = name.matches('.').count() + 1;
+        return Err(problem(
+            &format!("a tag name has at most {MAX_TAG_DEPTH} segments, this one {segments}"),
+            at,
+            1,
+        ));
     }
     if let Some((at, c)) = name
         .char_indices()

@@ -22,7 +22,7 @@ pub use counts::{NotHeld, TagCounts};
 pub(crate) use file::validate_segment;
 pub use query::{TagQuery, TagQueryDef};
 pub use registry::{
-    TagOrigin, TagRegistry, TagRegistryBuilder, UnknownTag, CORE_TAG_FILES, MAX_TAGS,
+    TagOrigin, TagRegistry, TagRegistryBuilder, UnknownTag, CORE_TAG_FILES, MAX_TAGS, MAX_TAG_DEPTH,
 };
 pub use set::TagSet;
 pub use tag::Tag;

@@ -22,6 +22,12 @@ pub const CORE_TAG_FILES: &[(&str, &str)] = &[(
 /// the last tag must fit too).
 pub const MAX_TAGS: usize = u16::MAX as usize;
 
+/// The most segments one tag name can have (`Combat.DamageType.Stab` has
+/// three). Each parent of a name is a tag of its own, remembered by its
+/// whole name, so a name of thousands of segments would take memory in
+/// the square of its length; real taxonomies stay under ten.
+pub const MAX_TAG_DEPTH: usize = 32;
+
 /// Where a tag was declared.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TagOrigin {
