@@ -205,6 +205,17 @@ impl Gas {
         }
     }
 
+    /// Does `holder` still hold an effect that reads attributes live (one
+    /// not ended)? A holder that does not drops off the list.
+    pub(super) fn holds_live_capture(&self, world: &World, holder: Entity) -> bool {
+        world.get::<&AbilitySystem>(holder).is_ok_and(|system| {
+            system
+                .host
+                .effects(self.now)
+                .any(|(_, id)| self.catalog.effects().def(id).has_live_capture)
+        })
+    }
+
     /// Re-reads the live captures of every holder that reads an entity
     /// whose attributes moved (itself, or a live source). Entities that no
     /// longer hold live effects drop off the list.
@@ -236,16 +247,12 @@ impl Gas {
         for at in 0..walked {
             let holder = self.live_holders[at];
             let sources: Vec<(Entity, Vec<f64>)> = {
+                if !self.holds_live_capture(world, holder) {
+                    continue;
+                }
                 let Ok(system) = world.get::<&AbilitySystem>(holder) else {
                     continue;
                 };
-                if !system
-                    .host
-                    .effects(self.now)
-                    .any(|(_, id)| self.catalog.effects().def(id).has_live_capture)
-                {
-                    continue;
-                }
                 let live_sources = system
                     .host
                     .live_sources(self.catalog.effects(), self.catalog.calculations());

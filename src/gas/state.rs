@@ -2,7 +2,7 @@
 
 use std::collections::VecDeque;
 
-use hecs::Entity;
+use hecs::{Entity, World};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
@@ -56,14 +56,25 @@ impl GasState {
 }
 
 impl Gas {
-    /// A copy of the context's state.
-    pub(crate) fn save_state(&self) -> GasState {
+    /// A copy of the context's state, over `world`.
+    ///
+    /// The holders of live captures are saved as those that still hold
+    /// one: the list drops the others only when a refresh walks it, which
+    /// a restored context (its index of what they read rebuilt) does at
+    /// once where the saved one might not for a while, so two equal
+    /// states would otherwise save, and checksum, apart.
+    pub(crate) fn save_state(&self, world: &World) -> GasState {
         GasState {
             now: self.now,
             timers: self.timers.save().map(|t| t.save(&self.queued_events)),
             rng: self.rng.clone(),
             dirty: self.dirty.clone(),
-            live_holders: self.live_holders.clone(),
+            live_holders: self
+                .live_holders
+                .iter()
+                .copied()
+                .filter(|&holder| self.holds_live_capture(world, holder))
+                .collect(),
             attributes_moved: self.attributes_moved,
             trace_seq: self.trace.next_seq(),
         }

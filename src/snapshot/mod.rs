@@ -327,7 +327,7 @@ impl<C: SnapshotComponents> Snapshot<C> {
         Snapshot {
             format: FORMAT,
             catalog: gas.catalog().fingerprint(),
-            gas: gas.save_state(),
+            gas: gas.save_state(world),
             entities,
         }
     }
