@@ -88,7 +88,7 @@ impl AbilityBehaviour for Await {
         self.0
             .lock()
             .unwrap()
-            .push(format!("{} {why}", cx.gas.now()));
+            .push(format!("{}us {why}", cx.gas.now().as_micros()));
         cx.end();
     }
 }
@@ -392,7 +392,7 @@ fn a_wait_begun_after_a_lazy_effect_is_woken_at_its_end() {
         study.at(1.0);
         assert!(study.wakes().is_empty());
         study.at(5.0);
-        assert_eq!(study.wakes(), [format!("2.000 {why}")]);
+        assert_eq!(study.wakes(), [format!("2000000us {why}")]);
         assert!(study.gas.trace().events().is_empty());
     }
 }
@@ -577,8 +577,10 @@ fn a_trace_switched_off_and_on_between_steps_still_tells_what_began_meanwhile() 
 
 /// Lazy ends a waiting instance hears are work: past an instant's budget
 /// they are told a microsecond later. A snapshot taken at that instant
-/// keeps those untold ends (it does not clear a waiting host's), so a
-/// restored run still wakes every wait, and the two runs meet again.
+/// keeps those untold ends (it does not clear a waiting host's) and that
+/// the budget ran out, so a restored run wakes every wait when the saved
+/// one does (it woke them a microsecond early), and the two runs meet
+/// again.
 #[test]
 fn untold_ends_on_waiting_hosts_survive_a_snapshot() {
     let setup = || {
@@ -622,6 +624,8 @@ fn untold_ends_on_waiting_hosts_survive_a_snapshot() {
         study.at(2.0);
         assert_eq!(study.wakes().len(), 5, "the deferred five wake");
     }
+    assert_eq!(original.wakes()[0], "1000001us tag");
+    assert_eq!(original.wakes(), restored.wakes());
     assert_eq!(original.checksum(), restored.checksum());
 }
 
@@ -640,4 +644,36 @@ fn the_end_of_time_clears_a_host_of_many_lazy_ends() {
     assert_eq!(saved.checksum(), study.checksum());
     let system = study.world.get::<&AbilitySystem>(study.scholar).unwrap();
     assert_eq!(system.effects().effect_count(study.gas.now()), 0);
+}
+
+/// An end of no length applied since the last step, on an entity only an
+/// observer watches, is still to be told when a snapshot is taken: the
+/// save keeps it, and a restored run tells the observer of it as the
+/// saved run does. (It was saved cleared, and the observer, game code
+/// that may act on it, never heard of it after a restore.)
+#[test]
+fn an_untold_end_an_observer_hears_survives_a_snapshot() {
+    let mut study = Study::new(TraceFilter::NONE);
+    let heard = Arc::new(Mutex::new(Vec::new()));
+    let log = heard.clone();
+    study.gas.observe(
+        Observe::tag_removed(study.tag("Cooldown.Spell.Bolt")),
+        move |_, gas, _| log.lock().unwrap().push(gas.now().as_micros()),
+    );
+    study.at(1.0);
+    study.apply(study.cooldown("Bolt", 0.0));
+    let saved = Snapshot::<()>::save(&study.world, &study.gas);
+    let taken = study.checksum();
+    study.at(2.0);
+    assert_eq!(*heard.lock().unwrap(), [1_000_000], "told at its instant");
+    let ahead = study.checksum();
+    saved.restore(&mut study.world, &mut study.gas).unwrap();
+    assert_eq!(study.checksum(), taken);
+    study.at(2.0);
+    assert_eq!(
+        *heard.lock().unwrap(),
+        [1_000_000, 1_000_000],
+        "and again after the restore"
+    );
+    assert_eq!(study.checksum(), ahead);
 }

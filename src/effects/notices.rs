@@ -61,23 +61,10 @@ impl LazyEnds {
         self.due.peek().map(|Reverse(n)| n.at())
     }
 
-    /// Takes the earliest notice if it is due by `until`.
-    pub fn pop_due(&mut self, until: SimTime) -> Option<Notice> {
-        if self.next_at()? > until {
-            return None;
-        }
+    /// Takes the earliest notice (the context decides when it is due: an
+    /// instant whose work budget ran out tells it later).
+    pub fn pop(&mut self) -> Option<Notice> {
         self.due.pop().map(|Reverse(n)| n)
-    }
-
-    /// Moves every notice due by `now` to `to` (an instant whose work
-    /// budget is spent hands what is left to the next microsecond).
-    pub fn defer_due(&mut self, now: SimTime, to: SimTime) {
-        let mut moved = Vec::new();
-        while let Some(mut notice) = self.pop_due(now) {
-            notice.order.0 = to;
-            moved.push(Reverse(notice));
-        }
-        self.due.extend(moved);
     }
 
     /// Forgets every notice (before a rebuild).

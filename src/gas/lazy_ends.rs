@@ -117,7 +117,22 @@ impl Gas {
     /// The instant of the first lazy end to tell, if it is due by `to`.
     #[inline]
     pub(super) fn next_lazy_end(&self, to: SimTime) -> Option<SimTime> {
-        self.lazy_ends.next_at().filter(|&at| at <= to)
+        self.lazy_ends
+            .next_at()
+            .map(|at| self.telling_instant(at))
+            .filter(|&at| at <= to)
+    }
+
+    /// When a lazy end due at `at` is told: at `at`, unless the work
+    /// budget of an instant at or after it ran out first, which hands
+    /// every end still untold by then to the microsecond after (in end
+    /// order, as at their own instants).
+    #[inline]
+    fn telling_instant(&self, at: SimTime) -> SimTime {
+        match self.budget_spent {
+            Some(spent) if at <= spent => spent + crate::time::SimDuration::from_micros(1),
+            _ => at,
+        }
     }
 
     /// Tells the next lazy end due by `to`: the host is caught up, which
@@ -131,10 +146,13 @@ impl Gas {
     /// telling only the trace records does not, so a run that records
     /// reaches the work limits exactly where one that does not would.
     pub(super) fn tell_lazy_end(&mut self, world: &mut World, to: SimTime) -> bool {
-        let Some(notice) = self.lazy_ends.pop_due(to) else {
+        let Some(at) = self.next_lazy_end(to) else {
             return false;
         };
-        self.now = self.now.max(notice.at());
+        let Some(notice) = self.lazy_ends.pop() else {
+            return false;
+        };
+        self.now = self.now.max(at);
         self.release_reserved(world);
         let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(notice.entity) else {
             return false;
@@ -156,6 +174,25 @@ impl Gas {
                 self.lazy_ends.push(entity, key, effect);
             }
         }
+    }
+
+    /// The lazy ends due by now and still untold that an observer of
+    /// effects or tags will hear, sorted: game code reacts to them, so a
+    /// save keeps them, to be told after a restore as in the saved run.
+    /// (Ends only the trace records are not kept: what a trace records
+    /// changes no save.)
+    pub(crate) fn untold_observed_ends(&self) -> Vec<(Entity, EffectKey)> {
+        if !self.trace.observes_any(TOLD) {
+            return Vec::new();
+        }
+        let mut untold: Vec<(Entity, EffectKey)> = self
+            .lazy_ends
+            .iter()
+            .filter(|notice| notice.at() <= self.now)
+            .map(|notice| (notice.entity, notice.key))
+            .collect();
+        untold.sort_unstable();
+        untold
     }
 
     /// The pending notices of lazy ends (for the invariants).

@@ -195,6 +195,11 @@ pub struct Gas {
     instant_work: (SimTime, u64),
     /// Timers an overloaded instant handed to the next microsecond.
     deferred_timers: u64,
+    /// The last instant whose work budget ran out: a lazy end due by it
+    /// and still untold is told at the microsecond after it. Saved (as
+    /// whether it is the save's own instant), so a restore tells those
+    /// ends when the saved run does.
+    budget_spent: Option<SimTime>,
     /// How long despawned entities' handles are kept for rollbacks.
     rollback_window: Option<SimDuration>,
     /// The handles being kept.
@@ -252,6 +257,7 @@ impl Gas {
             reach_reader: prefetch::reach_nothing,
             instant_work: (SimTime::ZERO, 0),
             deferred_timers: 0,
+            budget_spent: None,
             rollback_window: None,
             reserved: reserved::ReservedHandles::new(),
             waking: None,
@@ -610,7 +616,7 @@ impl Gas {
             // by the call's budget alone.
             if next > self.now {
                 self.deferred_timers += self.timers.defer_due(self.now, next) as u64;
-                self.lazy_ends.defer_due(self.now, next);
+                self.budget_spent = Some(self.now);
             }
             self.instant_work.1 = 0;
         }

@@ -23,6 +23,10 @@ pub(crate) struct GasState {
     dirty: VecDeque<Entity>,
     live_holders: Vec<Entity>,
     attributes_moved: bool,
+    /// The work budget of the save's instant ran out: the lazy ends still
+    /// untold at it are told at the next microsecond.
+    #[serde(default)]
+    budget_spent: bool,
     /// Where the trace stood (the next event's number). Not serialized:
     /// the trace is an output, so it is not part of a checksum or a file;
     /// a restore from a file leaves the context's trace alone.
@@ -76,6 +80,7 @@ impl Gas {
                 .filter(|&holder| self.holds_live_capture(world, holder))
                 .collect(),
             attributes_moved: self.attributes_moved,
+            budget_spent: self.budget_spent == Some(self.now),
             trace_seq: self.trace.next_seq(),
         }
     }
@@ -98,6 +103,7 @@ impl Gas {
         self.dirty = state.dirty.clone();
         self.live_holders = state.live_holders.clone();
         self.attributes_moved = state.attributes_moved;
+        self.budget_spent = state.budget_spent.then_some(state.now);
         self.moved.clear();
         self.live_readers = None;
         self.trace.rewind_to(state.trace_seq);

@@ -294,12 +294,16 @@ impl<C: SnapshotComponents> Snapshot<C> {
     /// An effect that [ended lazily](crate::EffectDef::ends_lazily) and
     /// still waits to be cleared is saved cleared, as the context leaves
     /// it the next time it touches the entity: a state saves the same
-    /// whenever its lazy ends are cleared. Not on an entity whose running
-    /// abilities wait on its tags or state: there an end not yet told
-    /// (one of no length applied since the last step) still has a wait to
-    /// wake, and is saved to be told after a restore.
+    /// whenever its lazy ends are cleared. Not an end not yet told (one of
+    /// no length applied since the last step, or one an instant's work
+    /// budget put off) that game code will hear: on an entity whose
+    /// running abilities wait on its tags or state, or one an observer of
+    /// effects or tags is told of. It is saved to be told after a restore,
+    /// when the saved run tells it. (One only the trace would record is
+    /// saved cleared: what a trace records changes no save.)
     pub fn save(world: &World, gas: &Gas) -> Snapshot<C> {
         let defs = gas.catalog().effects();
+        let untold = gas.untold_observed_ends();
         // Sorted as handles, before their states are read: a state is a
         // kilobyte or so, and a sort moves what it sorts.
         let mut ids: Vec<Entity> = world
@@ -314,8 +318,15 @@ impl<C: SnapshotComponents> Snapshot<C> {
                 entity,
                 system: world.get::<&AbilitySystem>(entity).ok().map(|s| {
                     let mut system = (*s).clone();
-                    if !system.abilities.reactive_waits_held().any() {
+                    if system.abilities.reactive_waits_held().any() {
+                        // Every end here is heard: none is cleared.
+                    } else if untold.is_empty() {
                         system.host.clear_lazy_ends(defs, entity, gas.now());
+                    } else {
+                        let heard = |key| untold.binary_search(&(entity, key)).is_ok();
+                        system
+                            .host
+                            .clear_unnoticed_lazy_ends(defs, entity, gas.now(), heard);
                     }
                     system
                 }),
