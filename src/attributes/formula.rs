@@ -29,7 +29,9 @@ pub(crate) fn unbounded(def: &AttributeDef, base: f64, acc: &Accumulated) -> f64
 /// `[0, cap]` and, on an Interval attribute, shortening it (as does a
 /// `Mult`, which divides a span: ×1.25 attack speed is a fifth less
 /// time). So an instant haste and a lasting one move an attribute the same
-/// way.
+/// way. Each write is its own: two points written by one execution
+/// compound, as two instants would (and as Unreal's instant writes do),
+/// where two held ones sum and meet the cap once.
 #[inline]
 pub(crate) fn executed_into_base(def: &AttributeDef, base: f64, op: ModOp, value: f64) -> f64 {
     match op {
