@@ -24,7 +24,7 @@ use gaskit::combat::{
 };
 use gaskit::inspect::Inspector;
 use gaskit::scenario::{Scenario, ScenarioRun};
-use gaskit::{EntityNames, SimDuration, SimTime, TraceEvent, TraceFilter, TraceKind};
+use gaskit::{EntityNames, SimDuration, SimTime, Tag, TraceEvent, TraceFilter, TraceKind};
 use hecs::Entity;
 
 /// The default duel: a swordsman closes in on an archer.
@@ -65,7 +65,7 @@ FLAGS:
                           (repeatable)
     --report PATH         draw the fight as a picture: PATH.svg, or PATH.html
                           with the SVG inline
-    --quiet               print the summary only
+    --quiet               print the summary only (and what --inspect asks for)
     --help                print this help
 ";
 
@@ -222,11 +222,14 @@ fn run(options: &Options, out: &mut String) -> Result<ScenarioRun, String> {
     let mut now = SimTime::ZERO;
     let mut died_at = None;
     let mut scanned = 0;
+    let dead = dead_tag(&run);
+    // The inputs at the very start, even in a duel of no length.
+    run.advance_to(SimTime::ZERO);
     'frames: while now < end {
         let next = (now + step).min(end);
         while let Some((name, entity, at)) = looks.first().filter(|(_, _, at)| *at <= next) {
             run.advance_to((*at).max(now));
-            died_at = died_at.or(first_death(run.gas.trace().events(), &mut scanned));
+            died_at = died_at.or(first_death(run.gas.trace().events(), dead, &mut scanned));
             if died_at.is_some_and(|died| died < *at) {
                 break 'frames;
             }
@@ -239,7 +242,7 @@ fn run(options: &Options, out: &mut String) -> Result<ScenarioRun, String> {
         }
         now = next;
         run.advance_to(now);
-        died_at = died_at.or(first_death(run.gas.trace().events(), &mut scanned));
+        died_at = died_at.or(first_death(run.gas.trace().events(), dead, &mut scanned));
         if died_at.is_some() {
             break;
         }
@@ -314,12 +317,34 @@ fn inspections_asked(
 /// The first death in `events`, looking only past the `scanned` events a
 /// call before already looked through (the trace keeps everything and
 /// only grows, so each frame reads its own events, not the whole fight).
-fn first_death(events: &[TraceEvent], scanned: &mut usize) -> Option<SimTime> {
+/// The catalog's `Status.Dead`, which marks a death.
+fn dead_tag(run: &ScenarioRun) -> Option<Tag> {
+    run.gas.catalog().tags().get("Status.Dead")
+}
+
+/// Who `event` shows dying: the death flow's record, or `Status.Dead`
+/// appearing on them (a fighter without the death ability dies without
+/// the flow, and the duel ends there all the same).
+fn died(event: &TraceEvent, dead: Option<Tag>) -> Option<Entity> {
+    match (event.record(), &event.kind) {
+        (Some(&CombatRecord::Died { entity, .. }), _) => Some(entity),
+        (
+            _,
+            &TraceKind::TagChanged {
+                entity,
+                tag,
+                present: true,
+            },
+        ) if dead.is_some_and(|dead| tag.matches(dead)) => Some(entity),
+        _ => None,
+    }
+}
+
+/// The instant of the first death among `events` not yet `scanned`.
+fn first_death(events: &[TraceEvent], dead: Option<Tag>, scanned: &mut usize) -> Option<SimTime> {
     let new = events.get(*scanned..).unwrap_or_default();
     *scanned = events.len();
-    new.iter()
-        .find(|e| matches!(e.record(), Some(CombatRecord::Died { .. })))
-        .map(|e| e.time)
+    new.iter().find(|e| died(e, dead).is_some()).map(|e| e.time)
 }
 
 fn loadout(run: &ScenarioRun, entity: Entity) -> String {
@@ -505,11 +530,12 @@ fn summary_rows(
     fight_end: SimTime,
 ) -> Vec<SummaryRow> {
     let names = run.fighters.as_slice();
+    let dead = dead_tag(run);
     let death_of = |entity: Entity| {
-        events.iter().find_map(|e| match e.record() {
-            Some(&CombatRecord::Died { entity: who, .. }) if who == entity => Some(e.time),
-            _ => None,
-        })
+        events
+            .iter()
+            .find(|e| died(e, dead) == Some(entity))
+            .map(|e| e.time)
     };
     run.fighters
         .iter()
@@ -554,14 +580,11 @@ fn summary_rows(
         .collect()
 }
 
-fn fight_end(events: &[TraceEvent], end: SimTime) -> SimTime {
+fn fight_end(events: &[TraceEvent], dead: Option<Tag>, end: SimTime) -> SimTime {
     events
         .iter()
-        .find_map(|e| match e.record() {
-            Some(CombatRecord::Died { .. }) => Some(e.time),
-            _ => None,
-        })
-        .unwrap_or(end)
+        .find(|e| died(e, dead).is_some())
+        .map_or(end, |e| e.time)
 }
 
 fn print_summary(
@@ -572,7 +595,7 @@ fn print_summary(
     out: &mut String,
 ) {
     let names = run.fighters.as_slice();
-    let fight_end = fight_end(events, end);
+    let fight_end = fight_end(events, dead_tag(run), end);
     let _ = writeln!(out, "\nsummary (fight lasted {fight_end} s)");
     let _ = writeln!(
         out,
@@ -672,7 +695,12 @@ mod tests {
         let end = SimTime::from_secs_f64(30.0).unwrap();
         run.advance_to(end);
         let events = run.gas.trace().events().to_vec();
-        let rows = summary_rows(&run, &events, &expected, fight_end(&events, end));
+        let rows = summary_rows(
+            &run,
+            &events,
+            &expected,
+            fight_end(&events, dead_tag(&run), end),
+        );
         let who = |name: &str| run.fighter(name).unwrap();
         let (alice, bob, dummy) = (who("alice"), who("bob"), who("dummy"));
         assert_eq!(rows[0].target, Some(dummy));
@@ -873,6 +901,51 @@ mod tests {
         for colour in [report::DEATH, report::RESPAWN].map(report::svg_colour) {
             assert!(svg.contains(&colour), "a {colour} mark");
         }
+    }
+
+    /// A fighter without the death ability still dies (`Status.Dead` at
+    /// zero Health) and the duel stops there, as at any death: the summary
+    /// says when, and the fight's length is the death's instant, not the
+    /// scenario's whole 32 s (it ran on, and read "died at -").
+    #[test]
+    fn a_death_without_the_death_flow_ends_the_duel() {
+        let path = format!(
+            "{}/tests/scenarios/death_without_the_death_ability.ron",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let options = Options {
+            scenario: Some(path),
+            quiet: true,
+            ..Options::default()
+        };
+        let (out, _, run) = duel(options);
+        let ghoul = run.fighter("ghoul").unwrap();
+        let dead = dead_tag(&run).unwrap();
+        let died_at = run
+            .gas
+            .trace()
+            .events()
+            .iter()
+            .find(|e| {
+                e.kind
+                    == TraceKind::TagChanged {
+                        entity: ghoul,
+                        tag: dead,
+                        present: true,
+                    }
+            })
+            .map(|e| e.time)
+            .expect("the ghoul died");
+        assert!(died_at < SimTime::from_secs(30), "{died_at}");
+        assert!(
+            out.contains(&format!("summary (fight lasted {died_at} s)")),
+            "{out}"
+        );
+        let ghoul_row = out
+            .lines()
+            .find(|l| l.trim_start().starts_with("ghoul"))
+            .unwrap();
+        assert!(ghoul_row.ends_with(&died_at.to_string()), "{ghoul_row}");
     }
 
     /// The README's excerpts of the default duel and of `--inspect
