@@ -204,6 +204,9 @@ fn run(options: &Options, out: &mut String) -> Result<ScenarioRun, String> {
         for (name, entity) in run.fighters.clone() {
             let _ = writeln!(out, "  {name:<8} {}", loadout(&run, entity));
         }
+        for warning in &run.warnings {
+            let _ = writeln!(out, "  warning: {warning}");
+        }
         let _ = writeln!(out);
     }
     let expected = expectations(&run);
@@ -940,6 +943,13 @@ mod tests {
         assert!(
             out.contains(&format!("summary (fight lasted {died_at} s)")),
             "{out}"
+        );
+        assert_eq!(run.warnings.len(), 1);
+        assert!(
+            run.warnings[0].starts_with("fighter `ghoul`: ")
+                && run.warnings[0].contains("grant GA_Death"),
+            "{:?}",
+            run.warnings
         );
         let ghoul_row = out
             .lines()

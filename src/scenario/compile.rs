@@ -6,11 +6,12 @@ use std::collections::HashMap;
 use smallvec::SmallVec;
 
 use super::data::{ActionData, CombatantData, ScenarioData};
+use super::fit::{level_problem, modal_problem, skills_at, stun_problem, worn_problem};
 use super::SCENARIO_ABILITIES;
 use crate::abilities::AbilityId;
 use crate::attributes::AttributeId;
 use crate::catalog::Catalog;
-use crate::combat::{self, CombatDefs, ItemId, KindId, Skill, SpellId, Style, Vec2};
+use crate::combat::{self, CombatDefs, ItemId, KindId, Skill, Skills, SpellId, Style, Vec2};
 use crate::diagnostics::{locate_field, nearest, Diagnostic, LoadErrors, SourceFile};
 use crate::tags::Tag;
 use crate::time::{SimDuration, SimTime};
@@ -165,6 +166,13 @@ impl Scenario {
         let mut names = Roster::default();
         // Each combatant's findings are located from its `name`.
         for (index, c) in data.combatants.iter().enumerate() {
+            // Every finding about a combatant is found from its `name`.
+            if c.name.is_empty() {
+                cx.errors.push(source.error_at_field(
+                    "combatants",
+                    format!("combatant #{} has no `name`", index + 1),
+                ));
+            }
             if !names.add(&c.name) {
                 cx.entry = Some(("name", index));
                 cx.report(&c.name, format!("combatant `{}` is listed twice", c.name));
@@ -361,24 +369,27 @@ impl Resolver<'_> {
             .collect()
     }
 
-    /// [`items`](Self::items) that are worn: an item with no slot is an
-    /// error naming the combatant (it would be dropped otherwise).
-    fn worn(&mut self, combatant: &str, list: &[(String, u32)]) -> Vec<(ItemId, u32)> {
+    /// [`items`](Self::items) that are worn: one that cannot be worn as
+    /// listed by a fighter with `skills` (no slot, none of it, a slot
+    /// already taken, a skill too low) is an error naming the combatant
+    /// (it would be dropped, or put on past the rules, otherwise).
+    fn worn(
+        &mut self,
+        combatant: &str,
+        skills: &Skills,
+        list: &[(String, u32)],
+    ) -> Vec<(ItemId, u32)> {
         let mut worn = Vec::new();
+        let mut slots = Vec::new();
         for (name, quantity) in list {
             let Some(item) = self.item(name) else {
                 continue;
             };
-            if self.combat.item(item).and_then(|d| d.slot).is_none() {
-                self.report(
-                    name,
-                    format!(
-                        "combatant `{combatant}`: `{name}` cannot be worn (it has no slot); carry it in `inventory`"
-                    ),
-                );
-                continue;
+            let tags = self.catalog.tags();
+            match worn_problem(self.combat, tags, skills, &mut slots, item, *quantity) {
+                Some(why) => self.report(name, format!("combatant `{combatant}`: {why}")),
+                None => worn.push((item, *quantity)),
             }
-            worn.push((item, *quantity));
         }
         worn
     }
@@ -397,8 +408,14 @@ impl Resolver<'_> {
                 })
                 .unwrap_or_else(|| combat.default_kind()),
         };
+        if let Some(why) = data.level.and_then(level_problem) {
+            self.report("level", format!("combatant `{}`: {why}", data.name));
+        }
         let mut levels = SmallVec::new();
         for (skill, level) in &data.levels {
+            if let Some(why) = level_problem(*level) {
+                self.report(skill, format!("combatant `{}`: {why}", data.name));
+            }
             match self
                 .tag(skill)
                 .and_then(|t| Skill::from_tag(&combat.tags, t))
@@ -463,12 +480,14 @@ impl Resolver<'_> {
                 Some((id, *value))
             })
             .collect();
+        let skills = skills_at(data.level, &levels);
+        let equipment = self.worn(&data.name, &skills, &data.equipment);
         CombatantSpec {
             name: data.name.clone(),
             kind,
             level: data.level,
             levels,
-            equipment: self.worn(&data.name, &data.equipment),
+            equipment,
             inventory: self.items(&data.inventory),
             style,
             spellbook,
@@ -479,6 +498,16 @@ impl Resolver<'_> {
             owner: data.owner,
             abilities: self.abilities(data),
         }
+    }
+
+    /// The modal `name` names, or `None` with an error.
+    fn modal(&mut self, name: &str) -> Option<Tag> {
+        let tag = self.tag(name)?;
+        if let Some(why) = modal_problem(self.combat, self.catalog.tags(), tag) {
+            self.report(name, why);
+            return None;
+        }
+        Some(tag)
     }
 
     /// The combat style `name` names, or `None` with an error.
@@ -559,11 +588,11 @@ impl Resolver<'_> {
                 }
                 Action::Move(self.who(a, names)?, Vec2::new(*x, *y))
             }
-            ActionData::OpenModal(a, t) => Action::OpenModal(self.who(a, names)?, self.tag(t)?),
-            ActionData::CloseModal(a, t) => Action::CloseModal(self.who(a, names)?, self.tag(t)?),
+            ActionData::OpenModal(a, t) => Action::OpenModal(self.who(a, names)?, self.modal(t)?),
+            ActionData::CloseModal(a, t) => Action::CloseModal(self.who(a, names)?, self.modal(t)?),
             ActionData::Stun(a, secs) => {
-                if !(secs.is_finite() && *secs >= 0.0) {
-                    self.report("Stun", format!("stun seconds must be ≥ 0, found {secs}"));
+                if let Some(why) = stun_problem(*secs) {
+                    self.report("Stun", why);
                     return None;
                 }
                 Action::Stun(self.who(a, names)?, *secs)

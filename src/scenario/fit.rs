@@ -6,8 +6,11 @@ use std::fmt;
 
 use super::compile::{Action, CombatantSpec, Scenario};
 use crate::catalog::Catalog;
-use crate::combat::{CombatDefs, ItemId, MissingDefinition, SpellId};
-use crate::tags::Tag;
+use crate::combat::{
+    native, CombatDefs, ItemId, MissingDefinition, Skill, Skills, SpellId, MAX_LEVEL,
+};
+use crate::tags::{Tag, TagRegistry};
+use crate::time::SimDuration;
 
 /// Why [`ScenarioRun::new`](super::ScenarioRun::new) cannot run a scenario.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36,6 +39,97 @@ impl From<MissingDefinition> for ScenarioError {
     fn from(missing: MissingDefinition) -> Self {
         ScenarioError::Missing(missing)
     }
+}
+
+impl CombatantSpec {
+    /// The skills the fighter spawns with.
+    pub(crate) fn skills(&self) -> Skills {
+        skills_at(self.level, &self.levels)
+    }
+}
+
+/// Skills with every skill at `level` (or each at its default), then
+/// `levels` one by one.
+pub(super) fn skills_at(level: Option<u32>, levels: &[(Skill, u32)]) -> Skills {
+    let mut skills = level.map_or_else(Skills::default, Skills::all_at);
+    for &(skill, level) in levels {
+        skills.set_level(skill, level);
+    }
+    skills
+}
+
+/// Why `level` is no skill level. (The skills would clamp it, silently.)
+pub(super) fn level_problem(level: u32) -> Option<String> {
+    (!(1..=MAX_LEVEL).contains(&level))
+        .then(|| format!("level {level} is not a skill level (1 to {MAX_LEVEL})"))
+}
+
+/// Why `item` cannot be worn `quantity` times by a fighter with `skills`
+/// who already wears what `slots` lists (which gains its slot when it can
+/// be). Worn directly, as a spawn puts it on, it would otherwise skip the
+/// rules [`equip`](crate::combat::equip) keeps.
+pub(super) fn worn_problem(
+    defs: &CombatDefs,
+    tags: &TagRegistry,
+    skills: &Skills,
+    slots: &mut Vec<(Tag, ItemId)>,
+    item: ItemId,
+    quantity: u32,
+) -> Option<String> {
+    let def = defs.item(item)?;
+    let name = &def.name;
+    let Some(slot) = def.slot else {
+        return Some(format!(
+            "`{name}` cannot be worn (it has no slot); carry it in `inventory`"
+        ));
+    };
+    if quantity == 0 {
+        return Some(format!("`{name}` is worn 0 times; wear at least one"));
+    }
+    if let Some(&(_, other)) = slots.iter().find(|(taken, _)| *taken == slot) {
+        let other = defs.item(other).map_or("?", |d| d.name.as_str());
+        return Some(format!(
+            "`{name}` goes in the slot `{other}` is worn in; carry one of them in `inventory`"
+        ));
+    }
+    if let Some(&(skill, needed)) = def
+        .requirements
+        .iter()
+        .find(|&&(skill, level)| skills.level(skill) < level)
+    {
+        return Some(format!(
+            "`{name}` needs {} level {needed} (the fighter has {})",
+            tags.name(skill.tag(&defs.tags)),
+            skills.level(skill)
+        ));
+    }
+    slots.push((slot, item));
+    None
+}
+
+/// Why `tag` is no modal a fighter can open or close: one under
+/// `Action.Modal` (any other loose tag, a stun's, would be added or taken
+/// away instead).
+pub(super) fn modal_problem(defs: &CombatDefs, tags: &TagRegistry, tag: Tag) -> Option<String> {
+    let modal = defs.tags[native::ACTION_MODAL];
+    (tag == modal || !tag.matches(modal)).then(|| {
+        format!(
+            "`{}` is not a modal (one under `Action.Modal`)",
+            tags.name(tag)
+        )
+    })
+}
+
+/// Why a stun of `seconds` cannot be applied: a stun's length is a
+/// duration, at least zero and within what the clock counts (a longer one
+/// would fail when applied, unseen).
+pub(super) fn stun_problem(seconds: f64) -> Option<String> {
+    SimDuration::from_secs_f64(seconds).err().map(|_| {
+        format!(
+            "stun seconds must be a duration from 0 to {:.0}, found {seconds}",
+            SimDuration::MAX.as_secs_f64()
+        )
+    })
 }
 
 /// What one check looks at: the catalog, its combat definitions and the
@@ -93,6 +187,23 @@ impl Fit<'_> {
         if let Some(spell) = spec.autocast {
             self.spell(spell).map_err(at)?;
         }
+        for level in spec
+            .level
+            .into_iter()
+            .chain(spec.levels.iter().map(|&(_, l)| l))
+        {
+            if let Some(why) = level_problem(level) {
+                return Err(at(why));
+            }
+        }
+        let skills = spec.skills();
+        let mut slots = Vec::new();
+        for &(item, quantity) in &spec.equipment {
+            let tags = self.catalog.tags();
+            if let Some(why) = worn_problem(self.defs, tags, &skills, &mut slots, item, quantity) {
+                return Err(at(why));
+            }
+        }
         for &(attribute, _) in &spec.attributes {
             if self.catalog.attributes().try_def(attribute).is_none() {
                 return Err(at(format!("attribute #{}", attribute.index())));
@@ -112,10 +223,11 @@ impl Fit<'_> {
             Action::Cast(a, b, spell) => {
                 self.fighter(a).and(self.fighter(b)).and(self.spell(spell))
             }
-            Action::SetStyle(a, tag)
-            | Action::Event(a, tag)
-            | Action::OpenModal(a, tag)
-            | Action::CloseModal(a, tag) => self.fighter(a).and(self.tag(tag)),
+            Action::OpenModal(a, tag) | Action::CloseModal(a, tag) => {
+                self.fighter(a).and(self.tag(tag))?;
+                modal_problem(self.defs, self.catalog.tags(), tag).map_or(Ok(()), Err)
+            }
+            Action::SetStyle(a, tag) | Action::Event(a, tag) => self.fighter(a).and(self.tag(tag)),
             Action::Autocast(a, spell) => {
                 self.fighter(a).and(spell.map_or(Ok(()), |s| self.spell(s)))
             }
@@ -124,11 +236,13 @@ impl Fit<'_> {
                 self.fighter(a)?;
                 Err(format!("a move to ({}, {}), not a place", to.x, to.y))
             }
-            Action::Disengage(a)
-            | Action::Move(a, _)
-            | Action::Stun(a, _)
-            | Action::Save(a)
-            | Action::Despawn(a) => self.fighter(a),
+            Action::Stun(a, seconds) => {
+                self.fighter(a)?;
+                stun_problem(seconds).map_or(Ok(()), Err)
+            }
+            Action::Disengage(a) | Action::Move(a, _) | Action::Save(a) | Action::Despawn(a) => {
+                self.fighter(a)
+            }
         }
     }
 }

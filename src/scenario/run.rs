@@ -9,7 +9,7 @@ use super::compile::{Action, CombatantSpec, Scenario};
 use super::fit::ScenarioError;
 use crate::abilities::{ClientId, GameplayEvent, NetOwner};
 use crate::catalog::Catalog;
-use crate::combat::{self, native, CombatComponents, CombatRuntime, Kinematic, Profile, Skills};
+use crate::combat::{self, native, CombatComponents, CombatRuntime, Kinematic, Profile};
 use crate::effects::EffectSpec;
 use crate::gas::Gas;
 use crate::snapshot::{Snapshot, SnapshotError};
@@ -48,6 +48,10 @@ pub struct ScenarioRun {
     pub fighters: Vec<(String, Entity)>,
     /// Profiles saved by `Save` inputs, with their times.
     pub saves: Vec<(SimTime, String, Profile)>,
+    /// What setting the fighters up warned of, each naming its fighter
+    /// (one spawned without the death ability, which stays dead at zero
+    /// Health).
+    pub warnings: Vec<String>,
     scenario: Scenario,
     next_input: usize,
 }
@@ -85,6 +89,7 @@ impl ScenarioRun {
             runtime,
             fighters: Vec::new(),
             saves: Vec::new(),
+            warnings: Vec::new(),
             scenario,
             next_input: 0,
         };
@@ -130,12 +135,7 @@ impl ScenarioRun {
         let runtime = self.runtime.clone();
         let tags = runtime.tags();
         let mut fighter = combat::new_combatant(runtime.defs(), spec.kind);
-        if let Some(level) = spec.level {
-            fighter.skills = Skills::all_at(level);
-        }
-        for &(skill, level) in &spec.levels {
-            fighter.skills.set_level(skill, level);
-        }
+        fighter.skills = spec.skills();
         for &(item, quantity) in &spec.equipment {
             if let Some(slot) = runtime.defs().item(item).and_then(|d| d.slot) {
                 fighter.equipment.put(slot, item, quantity);
@@ -162,7 +162,10 @@ impl ScenarioRun {
         for &ability in &spec.abilities {
             let _ = self.gas.grant_ability(&mut self.world, entity, ability, 1);
         }
-        combat::prepare(&self.runtime, &mut self.world, &mut self.gas, entity);
+        for warning in combat::prepare(&self.runtime, &mut self.world, &mut self.gas, entity) {
+            self.warnings
+                .push(format!("fighter `{}`: {warning}", spec.name));
+        }
         if spec.style != combat::Style::Aggressive {
             let event =
                 GameplayEvent::new(tags[native::TRIGGER_SET_STYLE]).payload(spec.style.tag(tags));
@@ -219,6 +222,9 @@ impl ScenarioRun {
             .max(SimDuration::from_micros(1));
         let end = SimTime::ZERO + self.scenario.duration;
         let mut now = self.gas.now();
+        // The inputs due now first, so a scenario of no length runs its
+        // inputs at 0 too.
+        self.advance_to(now);
         while now < end {
             now = (now + step).min(end);
             self.advance_to(now);
