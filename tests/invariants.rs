@@ -50,17 +50,23 @@ fn random_scenario(rng: &mut ChaCha8Rng) -> String {
     for i in 0..n {
         let weapon = ["Bronze Scimitar", "Oak Shortbow", "Oak Wand", "Iron Mace"]
             [rng.next_u32() as usize % 4];
-        fighters.push_str(&format!(
-            r#"(name: "f{i}", level: {}, position: ({}, {}), speed: {},
-               equipment: [("{weapon}", 1), ("Bronze Arrow", {})],
-               inventory: [("Air Rune", {}), ("Mind Rune", {}), ("Shrimp", 3),
-                           ("Rune Scimitar", 1), ("Yew Longbow", 1)]),
-            "#,
+        let (level, x, y, speed) = (
             1 + rng.next_u32() % 60,
             rng.next_u32() % 500,
             rng.next_u32() % 500,
             100 + rng.next_u32() % 250,
-            rng.next_u32() % 30,
+        );
+        // No arrows at all, sometimes: none is worn rather than 0.
+        let arrows = match rng.next_u32() % 30 {
+            0 => String::new(),
+            n => format!(r#", ("Bronze Arrow", {n})"#),
+        };
+        fighters.push_str(&format!(
+            r#"(name: "f{i}", level: {level}, position: ({x}, {y}), speed: {speed},
+               equipment: [("{weapon}", 1){arrows}],
+               inventory: [("Air Rune", {}), ("Mind Rune", {}), ("Shrimp", 3),
+                           ("Rune Scimitar", 1), ("Yew Longbow", 1)]),
+            "#,
             rng.next_u32() % 40,
             rng.next_u32() % 40,
         ));
