@@ -606,6 +606,21 @@ fn effects_matching_a_query_are_found() {
             .as_slice(),
         [poison]
     );
+    // An effect's granted and asset tags are read together: a `none`
+    // rules out the poison, though its asset tags (none) hold nothing it
+    // forbids (it was found, read side by side).
+    let ward = added(sim.apply(hero, sim.spec("MagicWard")));
+    let unpoisoned = TagQueryDef::parse(
+        r#"(none: ["Status.Poisoned"])"#,
+        "q",
+        sim.gas.catalog().tags(),
+    )
+    .unwrap();
+    let found = sim.gas.effects_matching(&sim.world, hero, &unpoisoned);
+    assert!(
+        !found.contains(&poison) && found.contains(&ward),
+        "{found:?}"
+    );
 }
 
 // ------------------------------------------------------------- magnitudes

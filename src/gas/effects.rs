@@ -295,7 +295,9 @@ impl Gas {
             .time_remaining(self.catalog.effects(), self.now, tag)
     }
 
-    /// The target's active effects whose granted or asset tags match `query`.
+    /// The target's active effects whose tags, granted and asset together
+    /// (as Unreal's owning-tag queries read them), match `query`: a `none`
+    /// forbids a tag on either side, an `all` may be met across both.
     pub fn effects_matching(
         &self,
         world: &World,
@@ -311,7 +313,7 @@ impl Gas {
             .effects(self.now)
             .filter(|&(_, id)| {
                 let def = defs.def(id);
-                query.matches(&def.granted_tags) || query.matches(&def.asset_tags)
+                query.matches_by(&|tag| def.granted_tags.has(tag) || def.asset_tags.has(tag))
             })
             .map(|(key, _)| key)
             .collect()
