@@ -828,3 +828,46 @@ fn a_starting_value_waits_for_the_starts_its_source_depends_on() {
         assert_eq!(values.current(id(&catalog, "Shield")), 100.0, "{content}");
     }
 }
+
+/// A stack applied again reads its target without its own modifiers: a
+/// trellis that adds half the plant's Height reads the Height the plant
+/// has without it, so its second stack doubles the first's bonus rather
+/// than compounding it, and a full stack refreshed keeps the bonus it
+/// had. (It read the Height with its own bonus in, so each application
+/// fed on the last: 20 became 25, a refresh 15 became 17.5.)
+#[test]
+fn a_stack_applied_again_reads_its_target_without_its_own_bonus() {
+    let garden = |limit: u32| {
+        let mut builder = CatalogBuilder::new();
+        builder.add_source(
+            "garden.ron",
+            &format!(
+                r#"(
+            attributes: [(name: "Height", base: 10)],
+            effects: [(name: "GE_Trellis", duration: Duration(Constant(10)),
+                modifiers: [(attribute: "Height", op: Flat,
+                             magnitude: Attribute(attribute: "Height", coefficient: 0.5))],
+                stacking: (by: Target, limit: {limit}, duration: Refresh))],
+        )"#
+            ),
+        );
+        let gas = Gas::new(builder.build().unwrap_or_else(|e| panic!("{e}")));
+        let mut world = hecs::World::new();
+        let plant = world.spawn((gas.new_ability_system(),));
+        (gas, world, plant)
+    };
+    for (limit, heights) in [(2, [15.0, 20.0, 20.0]), (1, [15.0, 15.0, 15.0])] {
+        let (mut gas, mut world, plant) = garden(limit);
+        let trellis = gas.catalog().effects().get("GE_Trellis").unwrap();
+        let height = gas.catalog().attributes().get("Height").unwrap();
+        for expected in heights {
+            gas.apply_effect(&mut world, plant, gaskit::EffectSpec::new(trellis))
+                .unwrap();
+            assert_eq!(
+                gas.attribute_value(&world, plant, height),
+                Some(expected),
+                "limit {limit}"
+            );
+        }
+    }
+}

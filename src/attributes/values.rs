@@ -9,7 +9,7 @@ use smallvec::SmallVec;
 use super::breakdown::Breakdown;
 use super::derived::ProfileId;
 use super::formula;
-use super::modifiers::{accumulate, ModOp, Modifiers, SourceId};
+use super::modifiers::{accumulate, ModEntry, ModOp, Modifiers, SourceId};
 use super::schema::{AttributeId, AttributeSchema};
 use crate::names::Named;
 
@@ -452,6 +452,33 @@ impl Attributes {
                 new: value,
             });
         }
+    }
+
+    /// `id`'s value with `source`'s modifiers left out, every other input
+    /// (the base, the bounds) as it stands: what a stack being applied
+    /// again reads of an attribute it moves itself, which would otherwise
+    /// feed on its own bonus. Changes nothing.
+    pub(crate) fn current_without(
+        &self,
+        schema: &AttributeSchema,
+        id: AttributeId,
+        source: SourceId,
+    ) -> f64 {
+        let modifiers = self.modifiers.of(id);
+        if !modifiers.iter().any(|m| m.source == source) {
+            return self.current(id);
+        }
+        let others: SmallVec<[ModEntry; 4]> = modifiers
+            .iter()
+            .filter(|m| m.source != source)
+            .copied()
+            .collect();
+        let def = schema.def(id);
+        let range = formula::bounds(def, self.currents());
+        formula::clamp(
+            formula::unbounded(def, self.base(id), &accumulate(&others)),
+            range,
+        )
     }
 
     /// Where `id`'s value comes from: base, every source's contribution per

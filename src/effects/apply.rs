@@ -3,8 +3,8 @@
 
 use smallvec::SmallVec;
 
-use super::active::Captures;
-use super::calculation::roll;
+use super::active::{Captures, EffectKey};
+use super::calculation::{roll, TargetRead};
 use super::cx::{Defs, EffectCx, FollowUp};
 use super::def::EffectDef;
 use super::error::EffectError;
@@ -33,11 +33,31 @@ impl EffectHost {
         // Evaluate every magnitude first: a missing SetByCaller key fails
         // the whole application before anything is touched.
         let lookup = Defs::of(cx);
-        let evaluated = self.evaluate_spec(lookup, def, &spec, &captures)?;
+        let evaluated = if def.reads_target {
+            self.evaluate_onto_stack(cx, def, &spec, &captures)?
+        } else {
+            self.evaluate_spec(lookup, def, &spec, &captures)?
+        };
         if def.chance.is_some() {
             return self.apply_by_chance(cx, def, spec, captures, evaluated);
         }
         self.apply_checked(cx, def, spec, captures, evaluated)
+    }
+
+    /// [`evaluate_spec`](Self::evaluate_spec) of an effect that reads its
+    /// target: a stack applied again reads it without its own modifiers.
+    #[cold]
+    #[inline(never)]
+    fn evaluate_onto_stack<P>(
+        &self,
+        cx: &EffectCx<P>,
+        def: &EffectDef,
+        spec: &EffectSpec,
+        captures: &Captures,
+    ) -> Result<(SmallVec<[f64; 2]>, Option<SimDuration>), EffectError> {
+        let own = self.own_stack(def, spec, cx.now);
+        let read = TargetRead::leaving_out(cx.schema, own);
+        self.evaluate_reading(Defs::of(cx), def, spec, captures, read)
     }
 
     /// [`apply`](Self::apply) of an effect with a `chance`, after its
@@ -92,10 +112,13 @@ impl EffectHost {
         }
         // What the calculations capture of the target once, for every
         // later execution.
+        let stack = self.existing_stack(def, &spec, cx.now);
         if !def.executions.is_empty() || def.custom_modifiers {
-            self.capture_target(cx.calcs, def, &mut captures);
+            let own = stack.filter(|_| def.reads_target).map(EffectKey::source_id);
+            let read = TargetRead::leaving_out(cx.schema, own);
+            self.capture_target(cx.calcs, def, read, &mut captures);
         }
-        if let Some(key) = self.existing_stack(def, &spec, cx.now) {
+        if let Some(key) = stack {
             let stacks = self.reapply(cx, key, &spec, (&magnitudes, captures), duration);
             self.remove_tagged_by(cx, spec.effect, Some(key));
             return Ok(Applied::Stacked { key, stacks });

@@ -70,7 +70,7 @@ use smallvec::SmallVec;
 
 use super::data::CaptureFrom;
 use super::spec::EffectSpec;
-use crate::attributes::{AttributeId, AttributeSchema, Attributes, ModOp};
+use crate::attributes::{AttributeId, AttributeSchema, Attributes, ModOp, SourceId};
 use crate::diagnostics::{nearest, Diagnostic, LoadErrors};
 use crate::names::NameTable;
 use crate::tags::{Tag, TagRegistry};
@@ -231,6 +231,38 @@ pub struct MagnitudeCx<'a> {
     pub(crate) values: CaptureValues<'a>,
 }
 
+/// How an evaluation reads its target's attributes: as they stand, or,
+/// for a stack being applied again, with that stack's own modifiers left
+/// out (what it captures of an attribute it moves itself would otherwise
+/// feed on its own bonus, compounding with every refresh). One word but
+/// for such a stack, so the plain read costs an application nothing.
+#[derive(Copy, Clone, Default)]
+pub(crate) struct TargetRead<'a> {
+    leaving_out: Option<(&'a AttributeSchema, SourceId)>,
+}
+
+impl<'a> TargetRead<'a> {
+    /// The attributes as they stand.
+    pub(crate) const PLAIN: TargetRead<'static> = TargetRead { leaving_out: None };
+
+    /// The attributes without `source`'s modifiers (a stack's, by its
+    /// key's [`source_id`](super::EffectKey::source_id)), when there is
+    /// one.
+    pub(crate) fn leaving_out(schema: &'a AttributeSchema, source: Option<SourceId>) -> Self {
+        Self {
+            leaving_out: source.map(|source| (schema, source)),
+        }
+    }
+
+    /// `id`'s current value in `attributes`, as this read sees it.
+    pub(crate) fn current(self, attributes: &Attributes, id: AttributeId) -> f64 {
+        match self.leaving_out {
+            None => attributes.current(id),
+            Some((schema, source)) => attributes.current_without(schema, id, source),
+        }
+    }
+}
+
 impl<'a> MagnitudeCx<'a> {
     /// What a calculation capturing `defs` reads of `spec`: the values
     /// `stored` at application, and `target`'s own for live target
@@ -239,7 +271,7 @@ impl<'a> MagnitudeCx<'a> {
         spec: &'a EffectSpec,
         defs: &'a [CaptureDef],
         stored: &'a [(CaptureFrom, AttributeId, f64)],
-        target: &'a Attributes,
+        (target, read): (&'a Attributes, TargetRead<'a>),
         target_now: bool,
     ) -> Self {
         MagnitudeCx {
@@ -248,6 +280,7 @@ impl<'a> MagnitudeCx<'a> {
                 defs,
                 stored,
                 target,
+                read,
                 target_now,
             },
         }
@@ -364,6 +397,8 @@ pub(crate) struct CaptureValues<'a> {
     pub stored: &'a [(CaptureFrom, AttributeId, f64)],
     /// The target's attributes, for live target captures.
     pub target: &'a Attributes,
+    /// How they are read.
+    pub read: TargetRead<'a>,
     /// Read every target capture from the target now (an evaluation at
     /// application, where snapshot and live agree).
     pub target_now: bool,
@@ -375,7 +410,7 @@ impl CaptureValues<'_> {
             return f64::NAN;
         };
         if def.from == CaptureFrom::Target && (def.live || self.target_now) {
-            return self.target.current(def.attribute);
+            return self.read.current(self.target, def.attribute);
         }
         self.stored
             .iter()

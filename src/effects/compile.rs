@@ -540,6 +540,7 @@ fn compile(
         // Read from the definition itself, just below.
         live_source_calculation: false,
         reads_source: false,
+        reads_target: false,
         set_by_caller_reads: 0,
         executions,
         duration,
@@ -558,6 +559,20 @@ fn compile(
         .calculation_captures(calculations)
         .any(|c| c.live && c.from == CaptureFrom::Source);
     let reads_source = def.source_attributes(calculations).next().is_some();
+    let reads_target = def
+        .modifiers
+        .iter()
+        .map(|m| &m.magnitude)
+        .chain(def.duration.magnitude())
+        .any(|m| matches!(m, Magnitude::Attribute(c) if c.from == CaptureFrom::Target))
+        || def
+            .calculation_captures(calculations)
+            .chain(def.duration.magnitude().into_iter().flat_map(|m| match m {
+                Magnitude::Custom(id) => calculations.magnitude_def(*id).captures.as_slice(),
+                _ => &[],
+            }))
+            .any(|c| c.from == CaptureFrom::Target);
+    def.reads_target = reads_target;
     def.live_source_calculation = live_source_calculation;
     def.reads_source = reads_source;
     def.set_by_caller_reads = def.set_by_caller_keys().count();

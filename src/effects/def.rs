@@ -197,6 +197,10 @@ pub struct EffectDef {
     /// magnitude) reads a source attribute live, so each periodic
     /// execution needs fresh source values.
     pub live_source_calculation: bool,
+    /// True when a magnitude or a calculation reads a target attribute: a
+    /// stack of it applied again reads its target without its own
+    /// modifiers.
+    pub reads_target: bool,
     /// True when a magnitude or a calculation reads a source attribute, so
     /// an application must read the source first.
     pub reads_source: bool,

@@ -4,7 +4,7 @@
 use smallvec::SmallVec;
 
 use super::active::Captures;
-use super::calculation::{CalculationId, MagnitudeCx};
+use super::calculation::{CalculationId, MagnitudeCx, TargetRead};
 use super::cx::Defs;
 use super::data::CaptureFrom;
 use super::def::{DurationPolicy, EffectDef, Magnitude};
@@ -24,12 +24,26 @@ impl EffectHost {
         spec: &EffectSpec,
         captures: &Captures,
     ) -> Result<(SmallVec<[f64; 2]>, Option<SimDuration>), EffectError> {
+        self.evaluate_reading(names, def, spec, captures, TargetRead::PLAIN)
+    }
+
+    /// [`evaluate_spec`](Self::evaluate_spec), reading the target through
+    /// `read` (a stack applied again reads it without its own modifiers).
+    #[inline]
+    pub(crate) fn evaluate_reading(
+        &self,
+        names: Defs<'_>,
+        def: &EffectDef,
+        spec: &EffectSpec,
+        captures: &Captures,
+        read: TargetRead<'_>,
+    ) -> Result<(SmallVec<[f64; 2]>, Option<SimDuration>), EffectError> {
         // A loop rather than `collect::<Result<_, _>>()`: built without
         // cross-crate LTO (a game's default release profile) that collect
         // stays out of line and cost 2.4 % of an attack.
         let mut magnitudes = SmallVec::new();
         for modifier in &def.modifiers {
-            let value = self.evaluate(names, &modifier.magnitude, spec, captures)?;
+            let value = self.evaluate(names, &modifier.magnitude, spec, captures, read)?;
             if modifier.divides_span {
                 let limit = def.stacking.map_or(1, |s| s.limit);
                 if modifier.op.stacked(value, limit) <= 0.0 {
@@ -43,7 +57,7 @@ impl EffectHost {
         }
         Ok((
             magnitudes,
-            self.evaluate_duration(names, def, spec, captures)?,
+            self.evaluate_duration_reading(names, def, spec, captures, read)?,
         ))
     }
 
@@ -60,10 +74,24 @@ impl EffectHost {
         spec: &EffectSpec,
         captures: &Captures,
     ) -> Result<Option<SimDuration>, EffectError> {
+        self.evaluate_duration_reading(names, def, spec, captures, TargetRead::PLAIN)
+    }
+
+    /// [`evaluate_duration`](Self::evaluate_duration), reading the target
+    /// through `read`.
+    #[inline(always)]
+    fn evaluate_duration_reading(
+        &self,
+        names: Defs<'_>,
+        def: &EffectDef,
+        spec: &EffectSpec,
+        captures: &Captures,
+        read: TargetRead<'_>,
+    ) -> Result<Option<SimDuration>, EffectError> {
         let DurationPolicy::Duration(m) = &def.duration else {
             return Ok(None);
         };
-        let secs = self.evaluate(names, m, spec, captures)?;
+        let secs = self.evaluate(names, m, spec, captures, read)?;
         SimDuration::from_secs_f64(secs)
             .map(Some)
             .map_err(|_| EffectError::BadDuration {
@@ -83,6 +111,7 @@ impl EffectHost {
         magnitude: &Magnitude,
         spec: &EffectSpec,
         captures: &Captures,
+        read: TargetRead<'_>,
     ) -> Result<f64, EffectError> {
         let plain = match magnitude {
             Magnitude::Constant(value) => Some(*value),
@@ -91,7 +120,7 @@ impl EffectHost {
         };
         match plain {
             Some(value) if value.is_finite() => Ok(value),
-            _ => self.evaluate_fully(names, magnitude, spec, captures),
+            _ => self.evaluate_fully(names, magnitude, spec, captures, read),
         }
     }
 
@@ -106,14 +135,23 @@ impl EffectHost {
         captures: &Captures,
         target_now: bool,
     ) -> Result<f64, EffectError> {
+        self.custom_magnitude_reading(names, id, spec, captures, target_now, TargetRead::PLAIN)
+    }
+
+    /// [`custom_magnitude`](Self::custom_magnitude), reading the target
+    /// through `read`.
+    fn custom_magnitude_reading(
+        &self,
+        names: Defs<'_>,
+        id: CalculationId,
+        spec: &EffectSpec,
+        captures: &Captures,
+        target_now: bool,
+        read: TargetRead<'_>,
+    ) -> Result<f64, EffectError> {
         let registered = names.calcs.magnitude_def(id);
-        let cx = MagnitudeCx::new(
-            spec,
-            &registered.captures,
-            captures,
-            &self.attributes,
-            target_now,
-        );
+        let target = (&self.attributes, read);
+        let cx = MagnitudeCx::new(spec, &registered.captures, captures, target, target_now);
         let value = registered.calculation.magnitude(&cx);
         if value.is_finite() {
             Ok(value)
@@ -135,6 +173,7 @@ impl EffectHost {
         magnitude: &Magnitude,
         spec: &EffectSpec,
         captures: &Captures,
+        read: TargetRead<'_>,
     ) -> Result<f64, EffectError> {
         let value = match magnitude {
             Magnitude::Constant(value) => *value,
@@ -153,7 +192,7 @@ impl EffectHost {
             }
             Magnitude::Attribute(capture) => {
                 let value = match capture.from {
-                    CaptureFrom::Target => self.attributes.current(capture.attribute),
+                    CaptureFrom::Target => read.current(&self.attributes, capture.attribute),
                     CaptureFrom::Source => captures
                         .iter()
                         .find(|(from, a, _)| {
@@ -166,7 +205,9 @@ impl EffectHost {
                 };
                 capture.apply(value)
             }
-            Magnitude::Custom(id) => self.custom_magnitude(names, *id, spec, captures, true)?,
+            Magnitude::Custom(id) => {
+                self.custom_magnitude_reading(names, *id, spec, captures, true, read)?
+            }
         };
         if value.is_finite() {
             Ok(value)

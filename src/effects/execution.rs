@@ -7,7 +7,7 @@ use rand_chacha::ChaCha8Rng;
 use smallvec::SmallVec;
 
 use super::active::{ActiveEffect, Captures};
-use super::calculation::{Calculations, ExecutionCx, MagnitudeCx, Outputs};
+use super::calculation::{Calculations, ExecutionCx, MagnitudeCx, Outputs, TargetRead};
 use super::cx::{Defs, EffectCx};
 use super::data::{CaptureFrom, CueEvent};
 use super::def::{EffectDef, EffectDefs, EffectId};
@@ -236,7 +236,7 @@ impl EffectHost {
                     spec,
                     &registered.captures,
                     captures,
-                    &self.attributes,
+                    (&self.attributes, TargetRead::PLAIN),
                     target_now,
                 ),
                 target,
@@ -274,6 +274,7 @@ impl EffectHost {
         &self,
         calcs: &Calculations,
         def: &EffectDef,
+        read: TargetRead<'_>,
         captures: &mut Captures,
     ) {
         for capture in def.calculation_captures(calcs) {
@@ -284,7 +285,7 @@ impl EffectHost {
                 captures.push((
                     CaptureFrom::Target,
                     capture.attribute,
-                    self.attributes.current(capture.attribute),
+                    read.current(&self.attributes, capture.attribute),
                 ));
             }
         }

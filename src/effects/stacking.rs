@@ -5,17 +5,33 @@
 use smallvec::SmallVec;
 
 use super::active::{ActiveEffect, Captures, EffectKey};
+use super::calculation::TargetRead;
 use super::cx::{Defs, EffectCx, FollowUp};
 use super::data::{CueEvent, DurationOnReapply, PeriodOnReapply, StackBy};
 use super::def::EffectDef;
 use super::host::{EffectHost, EffectTimer};
 use super::spec::EffectSpec;
 use super::timed::{arm_expiry, arm_period};
-use crate::attributes::{AttributeId, ModOp};
+use crate::attributes::{AttributeId, ModOp, SourceId};
 use crate::time::{SimDuration, SimTime};
 use crate::trace::{TraceCategory, TraceKind};
 
 impl EffectHost {
+    /// The stack of `def` a reading of its target must leave out: the one
+    /// `spec` would be applied onto, when the effect reads its target.
+    pub(super) fn own_stack(
+        &self,
+        def: &EffectDef,
+        spec: &EffectSpec,
+        now: SimTime,
+    ) -> Option<SourceId> {
+        if !def.reads_target {
+            return None;
+        }
+        self.existing_stack(def, spec, now)
+            .map(EffectKey::source_id)
+    }
+
     /// The active instance `spec` would stack onto at `now` (one that
     /// ended lazily is not there to stack onto).
     pub(super) fn existing_stack(
@@ -141,12 +157,15 @@ impl EffectHost {
         // Such an effect reads no source; its custom magnitudes read the
         // target now, and keep what they capture of it for later, as the
         // full path's application does.
+        // Read without the stack's own modifiers, as the full path reads.
+        let own = def.reads_target.then(|| key.source_id());
+        let read = TargetRead::leaving_out(cx.schema, own);
         let (magnitudes, duration) = self
-            .evaluate_spec(names, def, spec, &Captures::new())
+            .evaluate_reading(names, def, spec, &Captures::new(), read)
             .ok()?;
         let mut captures = Captures::new();
         if def.custom_modifiers {
-            self.capture_target(cx.calcs, def, &mut captures);
+            self.capture_target(cx.calcs, def, read, &mut captures);
         }
         let stacks = self.reapply(cx, key, spec, (&magnitudes, captures), duration);
         Some((key, stacks))
