@@ -677,3 +677,55 @@ fn an_untold_end_an_observer_hears_survives_a_snapshot() {
     );
     assert_eq!(study.checksum(), ahead);
 }
+
+/// A window of no length ends at once whether the effect ends lazily or
+/// on a timer: a doze (a tag and nothing else, so lazy) and a chime (the
+/// same with a removal cue, so it ends on a timer) applied for zero
+/// seconds are neither held nor among the effects after the call, and the
+/// chime's end is told. (The chime held its tag until the next step, so
+/// whether a zero cooldown blocked a re-activation at the same instant
+/// depended on whether anything in the catalog made the effect end on a
+/// timer.)
+#[test]
+fn a_window_of_no_length_ends_at_once_lazily_or_not() {
+    let mut builder = CatalogBuilder::new();
+    builder.tags().add_source(
+        "bell.tags",
+        "Cooldown.Doze\nCooldown.Chime\nGameplayCue.Chime\n",
+    );
+    builder.add_source(
+        "bell.ron",
+        r#"(effects: [
+            (name: "GE_Doze", duration: Duration(SetByCaller("Cooldown.Doze")),
+             granted_tags: ["Cooldown.Doze"]),
+            (name: "GE_Chime", duration: Duration(SetByCaller("Cooldown.Chime")),
+             granted_tags: ["Cooldown.Chime"], cues: [(tag: "GameplayCue.Chime", on: Remove)]),
+        ])"#,
+    );
+    let mut gas = Gas::new(builder.build().unwrap_or_else(|e| panic!("{e}")));
+    gas.trace_mut().set_filter(TraceFilter::ALL);
+    let mut world = World::new();
+    let bell = world.spawn((gas.new_ability_system(),));
+    gas.advance_to(&mut world, SimTime::from_secs(1));
+    for (effect, tag) in [("GE_Doze", "Cooldown.Doze"), ("GE_Chime", "Cooldown.Chime")] {
+        let id = gas.catalog().effects().get(effect).unwrap();
+        let tag = gas.catalog().tags().get(tag).unwrap();
+        let spec = EffectSpec::new(id).with_set_by_caller(tag, 0.0);
+        let ApplyOutcome::Added(key) = gas.apply_effect(&mut world, bell, spec).unwrap() else {
+            panic!("{effect} is added");
+        };
+        assert!(!gas.has_tag(&world, bell, tag), "{effect}");
+        let system = world.get::<&AbilitySystem>(bell).unwrap();
+        assert_eq!(system.effects().effect(key, gas.now()), None, "{effect}");
+    }
+    assert_eq!(
+        gas.pending_timers(),
+        0,
+        "no timer left for an end that came"
+    );
+    let chime = gas.catalog().effects().get("GE_Chime").unwrap();
+    assert!(gas.trace().events().iter().any(|e| matches!(
+        e.kind,
+        TraceKind::EffectRemoved { effect, .. } if effect == chime
+    )));
+}

@@ -14,7 +14,7 @@ use super::spec::EffectSpec;
 use super::timed::{arm_expiry, arm_period};
 use crate::attributes::{AttributeId, ModOp, SourceId};
 use crate::time::{SimDuration, SimTime};
-use crate::trace::{TraceCategory, TraceKind};
+use crate::trace::{RemovalReason, TraceCategory, TraceKind};
 
 impl EffectHost {
     /// The stack of `def` a reading of its target must leave out: the one
@@ -70,13 +70,17 @@ impl EffectHost {
             captures,
         ));
         let lazy = def.ends_lazily();
+        // A window of no length ends at once, lazily or not: one that
+        // ends on a timer is removed below, before anything reads it,
+        // where a timer would have left it held until the next step.
+        let ends_now = !lazy && duration == Some(SimDuration::ZERO);
         if lazy {
             self.note_lazy_end(cx, key, None);
             if !cx.watched {
                 self.start_unseen(def, key);
                 return key;
             }
-        } else {
+        } else if !ends_now {
             arm_expiry(&mut self.effects[key], &mut self.expiry, cx, key);
         }
         if def.listens() {
@@ -114,6 +118,9 @@ impl EffectHost {
         }
         if def.period.is_some_and(|p| p.execute_on_application) {
             self.execute_period(cx, key);
+        }
+        if ends_now {
+            self.remove(cx, key, RemovalReason::Expired);
         }
         key
     }
