@@ -1742,3 +1742,42 @@ fn a_stale_live_capture_holder_does_not_split_checksums_across_a_restore() {
         .unwrap();
     assert_eq!(snapshot::checksum::<()>(&world, &gas), ahead);
 }
+
+/// The holders of live captures are kept in one order whatever order
+/// they came in: a holder left on the list (its live effect removed
+/// without moving a value) that takes a new one keeps its place in the
+/// saved run, where the restored run, whose save dropped it, adds it
+/// anew. Kept in entity order, the two lists, and checksums, agree (they
+/// were [hedge, knight] against [knight, hedge]).
+#[test]
+fn live_capture_holders_keep_one_order_across_a_restore() {
+    let mut builder = CatalogBuilder::new();
+    builder.add_source(
+        "shrine.ron",
+        r#"(
+        attributes: [(name: "Power"), (name: "Health", base: 100)],
+        effects: [(name: "GE_Aura", duration: Infinite, modifiers: [(attribute: "Health", op: Flat,
+             magnitude: Attribute(attribute: "Power", from: Target, live: true))])],
+    )"#,
+    );
+    let mut gas = Gas::new(builder.build().unwrap_or_else(|e| panic!("{e}")));
+    let mut world = World::new();
+    let hedge = world.spawn((gas.new_ability_system(),));
+    let knight = world.spawn((gas.new_ability_system(),));
+    let aura = EffectSpec::new(gas.catalog().effects().get("GE_Aura").unwrap());
+    // An aura of Power 0 moves nothing as it goes.
+    let ApplyOutcome::Added(key) = gas.apply_effect(&mut world, hedge, aura.clone()).unwrap()
+    else {
+        panic!("an aura");
+    };
+    assert!(gas.remove_effect(&mut world, hedge, key));
+    let saved = Snapshot::<()>::save(&world, &gas);
+    let replay = |gas: &mut Gas, world: &mut World| {
+        gas.apply_effect(world, knight, aura.clone()).unwrap();
+        gas.apply_effect(world, hedge, aura.clone()).unwrap();
+        snapshot::checksum::<()>(world, gas)
+    };
+    let ahead = replay(&mut gas, &mut world);
+    saved.restore(&mut world, &mut gas).unwrap();
+    assert_eq!(replay(&mut gas, &mut world), ahead);
+}

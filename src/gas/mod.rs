@@ -152,7 +152,7 @@ pub struct Gas {
     reaction_budget: u32,
     /// Nesting of reconciles: the budget refills when the outermost ends.
     reconcile_depth: u32,
-    /// Entities holding effects that read attributes live.
+    /// Entities holding effects that read attributes live, sorted.
     live_holders: Vec<Entity>,
     /// Some attribute changed since the last reconcile.
     attributes_moved: bool,

@@ -189,8 +189,10 @@ impl Gas {
         let (Applied::Added(key) | Applied::Stacked { key, .. }) = *applied else {
             return;
         };
-        if !self.live_holders.contains(&holder) {
-            self.live_holders.push(holder);
+        // Kept sorted: the order the holders are refreshed in is then the
+        // same in a run and in its restore, whatever order they came in.
+        if let Err(at) = self.live_holders.binary_search(&holder) {
+            self.live_holders.insert(at, holder);
         }
         if let Some(readers) = &mut self.live_readers {
             let source = world
@@ -282,7 +284,9 @@ impl Gas {
                 })
             });
         }
-        // Those dropped go; any a refresh added (past `walked`) stay.
+        // Those dropped go. (A refresh applies nothing, so none came
+        // while the list was walked.)
+        debug_assert_eq!(self.live_holders.len(), walked, "a holder came mid-refresh");
         self.live_holders.drain(kept..walked);
         readers.sort_unstable();
         readers.dedup();

@@ -102,6 +102,9 @@ impl Gas {
         self.rng = state.rng.clone();
         self.dirty = state.dirty.clone();
         self.live_holders = state.live_holders.clone();
+        // In the order a run keeps them (a save from text may not be).
+        self.live_holders.sort_unstable();
+        self.live_holders.dedup();
         self.attributes_moved = state.attributes_moved;
         self.budget_spent = state.budget_spent.then_some(state.now);
         self.moved.clear();
