@@ -954,3 +954,62 @@ fn an_observer_that_restores_ends_the_event_being_handled() {
     let started: Vec<AbilityId> = outcome.activations.iter().map(|(a, _)| *a).collect();
     assert_eq!(started, [hammer], "the polish never started");
 }
+
+/// Toils as it ends: a teardown that costs its owner energy.
+struct ToilOnEnd;
+
+impl AbilityBehaviour for ToilOnEnd {
+    fn activate(&self, cx: &mut AbilityCx<'_>) {
+        cx.wait_delay(SimDuration::from_secs(100));
+    }
+
+    fn end(&self, cx: &mut AbilityCx<'_>, _: EndReason) {
+        let toil = cx.gas.catalog().effects().get("GE_Toil").unwrap();
+        let owner = cx.owner;
+        let _ = cx.apply_effect(owner, EffectSpec::new(toil));
+    }
+}
+
+/// An observer that restores a snapshot while a despawn runs its
+/// teardowns ends the despawn: the restored entity stays, with its
+/// running watch. (The despawn went on in the restored world, played the
+/// restored effects' departures and took the entity out of it.)
+#[test]
+fn an_observer_that_restores_ends_the_despawn_being_run() {
+    let mut builder = CatalogBuilder::new();
+    builder
+        .tags()
+        .add_source("yard.tags", "Ability.Trigger.Watch\n");
+    builder.add_source(
+        "yard.ron",
+        r#"(
+        attributes: [(name: "Energy", base: 100)],
+        effects: [(name: "GE_Toil", modifiers: [(attribute: "Energy", op: Flat, magnitude: Constant(-15))])],
+        abilities: [(name: "GA_Watch", trigger: "Ability.Trigger.Watch", behaviour: Registered("Toil"))],
+    )"#,
+    );
+    let mut gas = Gas::new(builder.build().unwrap_or_else(|e| panic!("{e}")));
+    gas.register_behaviour("Toil", ToilOnEnd).unwrap();
+    let mut world = World::new();
+    let smith = world.spawn((gas.new_ability_system(),));
+    let watch = gas.catalog().abilities().get("GA_Watch").unwrap();
+    gas.grant_ability(&mut world, smith, watch, 1).unwrap();
+    let trigger = gas.catalog().tags().get("Ability.Trigger.Watch").unwrap();
+    assert!(gas
+        .handle_event(&mut world, smith, GameplayEvent::new(trigger))
+        .activated());
+    let checkpoint = gaskit::snapshot::Snapshot::<()>::save(&world, &gas);
+    let energy = gas.catalog().attributes().get("Energy").unwrap();
+    gas.observe(
+        Observe::below(energy, Threshold::Value(90.0)).of(smith),
+        move |world, gas, _| checkpoint.restore(world, gas).unwrap(),
+    );
+    assert!(
+        !gas.despawn(&mut world, smith),
+        "abandoned with its timeline"
+    );
+    assert!(world.contains(smith), "the restored smith stays");
+    assert_eq!(gas.attribute_value(&world, smith, energy), Some(100.0));
+    let system = world.get::<&AbilitySystem>(smith).unwrap();
+    assert!(system.active_instance(watch).is_some(), "still watching");
+}

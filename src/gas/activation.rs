@@ -562,8 +562,14 @@ impl Gas {
             },
         );
         if !to_cancel.is_empty() {
+            let restores = self.restores;
             for other in to_cancel {
                 self.end_instance(world, owner, other, EndReason::CancelledByAbility(ability));
+                // An observer told of the teardown restored a snapshot: the
+                // activation belonged to the timeline it abandoned.
+                if self.restores != restores {
+                    return instance;
+                }
             }
             // A teardown that ran may have ended this instance too (a tag
             // it applied cancels it): it then never activates, and spends

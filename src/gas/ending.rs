@@ -114,10 +114,16 @@ impl Gas {
                 .map(|(k, _)| k)
                 .collect()
         };
-        let ended = doomed
-            .into_iter()
-            .filter(|&k| self.end_instance(world, owner, k, EndReason::Cancelled))
-            .count();
+        let restores = self.restores;
+        let mut ended = 0;
+        for key in doomed {
+            ended += usize::from(self.end_instance(world, owner, key, EndReason::Cancelled));
+            // An observer told of a teardown restored a snapshot: the
+            // cancel belonged to the abandoned timeline.
+            if self.restores != restores {
+                return ended;
+            }
+        }
         self.reconcile(world);
         ended
     }
@@ -131,8 +137,10 @@ impl Gas {
     /// an ability they activate on it, or aimed at it, is refused
     /// ([`ActivationFailure::TargetRequirements`](crate::ActivationFailure::TargetRequirements)),
     /// since it would outlive it. Returns `false` if the entity did not
-    /// exist.
+    /// exist, or if an observer told of a teardown restored a snapshot:
+    /// the despawn belonged to the timeline it abandoned, and stops there.
     pub fn despawn(&mut self, world: &mut World, entity: Entity) -> bool {
+        let restores = self.restores;
         self.departing.push(entity);
         let (own, targeting) = match world.get::<&AbilitySystem>(entity) {
             Ok(system) => (
@@ -145,11 +153,20 @@ impl Gas {
             ),
             Err(_) => (SmallVec::new(), SmallVec::new()),
         };
-        for instance in own {
-            self.end_instance(world, entity, instance, EndReason::OwnerDespawned);
-        }
-        for (other, instance) in targeting {
-            self.end_instance(world, other, instance, EndReason::TargetLost);
+        let ends = own
+            .into_iter()
+            .map(|instance| (entity, instance, EndReason::OwnerDespawned))
+            .chain(
+                targeting
+                    .into_iter()
+                    .map(|(other, instance)| (other, instance, EndReason::TargetLost)),
+            );
+        for (owner, instance, reason) in ends {
+            self.end_instance(world, owner, instance, reason);
+            if self.restores != restores {
+                self.departing.pop();
+                return false;
+            }
         }
         // Its effects end with it: what their cues started is told to
         // stop, and no expiry or period may fire afterwards.
