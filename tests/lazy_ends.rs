@@ -691,7 +691,7 @@ fn a_window_of_no_length_ends_at_once_lazily_or_not() {
     let mut builder = CatalogBuilder::new();
     builder.tags().add_source(
         "bell.tags",
-        "Cooldown.Doze\nCooldown.Chime\nGameplayCue.Chime\n",
+        "Cooldown.Doze\nCooldown.Chime\nCooldown.Gong\nGameplayCue.Chime\n",
     );
     builder.add_source(
         "bell.ron",
@@ -700,6 +700,9 @@ fn a_window_of_no_length_ends_at_once_lazily_or_not() {
              granted_tags: ["Cooldown.Doze"]),
             (name: "GE_Chime", duration: Duration(SetByCaller("Cooldown.Chime")),
              granted_tags: ["Cooldown.Chime"], cues: [(tag: "GameplayCue.Chime", on: Remove)]),
+            (name: "GE_Gong", duration: Duration(SetByCaller("Cooldown.Gong")),
+             granted_tags: ["Cooldown.Gong"], cues: [(tag: "GameplayCue.Chime", on: Remove)],
+             stacking: (by: Target, limit: 3, duration: Refresh)),
         ])"#,
     );
     let mut gas = Gas::new(builder.build().unwrap_or_else(|e| panic!("{e}")));
@@ -723,6 +726,19 @@ fn a_window_of_no_length_ends_at_once_lazily_or_not() {
         0,
         "no timer left for an end that came"
     );
+    // A stack refreshed to a window of no length ends at once too, every
+    // stack of it.
+    let gong = gas.catalog().effects().get("GE_Gong").unwrap();
+    let gong_tag = gas.catalog().tags().get("Cooldown.Gong").unwrap();
+    for seconds in [5.0, 5.0, 0.0] {
+        let spec = EffectSpec::new(gong).with_set_by_caller(gong_tag, seconds);
+        gas.apply_effect(&mut world, bell, spec).unwrap();
+    }
+    assert!(
+        !gas.has_tag(&world, bell, gong_tag),
+        "the gong's window closed"
+    );
+    assert_eq!(gas.pending_timers(), 0);
     let chime = gas.catalog().effects().get("GE_Chime").unwrap();
     assert!(gas.trace().events().iter().any(|e| matches!(
         e.kind,

@@ -257,6 +257,10 @@ impl EffectHost {
         effect.take_spec(spec, magnitudes, captures);
         effect.stacks = (effect.stacks + 1).min(stacking.limit);
         let stacks = effect.stacks;
+        // A window of no length ends at once (see `add_active`): a stack
+        // that ends on a timer is removed below, every stack of it, as the
+        // zero windows its expiry would refresh one at a time would do.
+        let mut ends_now = false;
         if stacking.duration == DurationOnReapply::Refresh {
             if effect.ends_lazily() {
                 let before = effect.expires_at();
@@ -265,7 +269,10 @@ impl EffectHost {
                 self.note_lazy_end(cx, key, Some(before));
             } else {
                 effect.restart(cx.now, duration);
-                arm_expiry(effect, &mut self.expiry, cx, key);
+                ends_now = duration == Some(SimDuration::ZERO);
+                if !ends_now {
+                    arm_expiry(effect, &mut self.expiry, cx, key);
+                }
             }
         }
         let effect = &mut self.effects[key];
@@ -306,6 +313,9 @@ impl EffectHost {
         }
         if tick_now {
             self.execute_period(cx, key);
+        }
+        if ends_now {
+            self.remove(cx, key, RemovalReason::Expired);
         }
         stacks
     }
