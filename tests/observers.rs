@@ -970,23 +970,23 @@ impl AbilityBehaviour for ToilOnEnd {
     }
 }
 
-/// An observer that restores a snapshot while a despawn runs its
-/// teardowns ends the despawn: the restored entity stays, with its
-/// running watch. (The despawn went on in the restored world, played the
-/// restored effects' departures and took the entity out of it.)
-#[test]
-fn an_observer_that_restores_ends_the_despawn_being_run() {
+/// A yard where `GA_Watch` (its teardown toils, 15 energy of 100) runs
+/// on a smith, retriggering or not; the smith, the watch and its trigger.
+fn yard(retrigger: bool) -> (Gas, World, Entity, AbilityId, Tag) {
     let mut builder = CatalogBuilder::new();
     builder
         .tags()
         .add_source("yard.tags", "Ability.Trigger.Watch\n");
     builder.add_source(
         "yard.ron",
-        r#"(
+        &format!(
+            r#"(
         attributes: [(name: "Energy", base: 100)],
         effects: [(name: "GE_Toil", modifiers: [(attribute: "Energy", op: Flat, magnitude: Constant(-15))])],
-        abilities: [(name: "GA_Watch", trigger: "Ability.Trigger.Watch", behaviour: Registered("Toil"))],
-    )"#,
+        abilities: [(name: "GA_Watch", trigger: "Ability.Trigger.Watch", retrigger: {retrigger},
+                     behaviour: Registered("Toil"))],
+    )"#
+        ),
     );
     let mut gas = Gas::new(builder.build().unwrap_or_else(|e| panic!("{e}")));
     gas.register_behaviour("Toil", ToilOnEnd).unwrap();
@@ -995,21 +995,58 @@ fn an_observer_that_restores_ends_the_despawn_being_run() {
     let watch = gas.catalog().abilities().get("GA_Watch").unwrap();
     gas.grant_ability(&mut world, smith, watch, 1).unwrap();
     let trigger = gas.catalog().tags().get("Ability.Trigger.Watch").unwrap();
-    assert!(gas
-        .handle_event(&mut world, smith, GameplayEvent::new(trigger))
-        .activated());
-    let checkpoint = gaskit::snapshot::Snapshot::<()>::save(&world, &gas);
+    (gas, world, smith, watch, trigger)
+}
+
+/// Restores `checkpoint` once `smith`'s energy falls below 90.
+fn reload_when_tired(gas: &mut Gas, smith: Entity, checkpoint: gaskit::snapshot::Snapshot<()>) {
     let energy = gas.catalog().attributes().get("Energy").unwrap();
     gas.observe(
         Observe::below(energy, Threshold::Value(90.0)).of(smith),
         move |world, gas, _| checkpoint.restore(world, gas).unwrap(),
     );
+}
+
+/// An observer that restores a snapshot while a despawn runs its
+/// teardowns ends the despawn: the restored entity stays, with its
+/// running watch. (The despawn went on in the restored world, played the
+/// restored effects' departures and took the entity out of it.)
+#[test]
+fn an_observer_that_restores_ends_the_despawn_being_run() {
+    let (mut gas, mut world, smith, watch, trigger) = yard(false);
+    assert!(gas
+        .handle_event(&mut world, smith, GameplayEvent::new(trigger))
+        .activated());
+    let checkpoint = gaskit::snapshot::Snapshot::<()>::save(&world, &gas);
+    reload_when_tired(&mut gas, smith, checkpoint);
     assert!(
         !gas.despawn(&mut world, smith),
         "abandoned with its timeline"
     );
     assert!(world.contains(smith), "the restored smith stays");
+    let energy = gas.catalog().attributes().get("Energy").unwrap();
     assert_eq!(gas.attribute_value(&world, smith, energy), Some(100.0));
     let system = world.get::<&AbilitySystem>(smith).unwrap();
     assert!(system.active_instance(watch).is_some(), "still watching");
+}
+
+/// The same for a retrigger: the running watch's teardown reloads a
+/// checkpoint from before it started, and the new watch belonged to the
+/// abandoned timeline, so none runs. (It started in the restored world.)
+#[test]
+fn an_observer_that_restores_ends_the_retrigger_being_run() {
+    let (mut gas, mut world, smith, watch, trigger) = yard(true);
+    let checkpoint = gaskit::snapshot::Snapshot::<()>::save(&world, &gas);
+    reload_when_tired(&mut gas, smith, checkpoint);
+    assert!(gas
+        .handle_event(&mut world, smith, GameplayEvent::new(trigger))
+        .activated());
+    assert!(!gas
+        .handle_event(&mut world, smith, GameplayEvent::new(trigger))
+        .activated());
+    let system = world.get::<&AbilitySystem>(smith).unwrap();
+    assert!(
+        system.active_instance(watch).is_none(),
+        "the checkpoint's yard"
+    );
 }

@@ -1781,3 +1781,28 @@ fn live_capture_holders_keep_one_order_across_a_restore() {
     saved.restore(&mut world, &mut gas).unwrap();
     assert_eq!(replay(&mut gas, &mut world), ahead);
 }
+
+/// A despawn of a handle already despawned and kept for a rollback is a
+/// despawn of nothing: `false`, as without a window, and the handle is
+/// not kept a window longer (a repeated leave message was counted twice,
+/// and reserved the slot again).
+#[test]
+fn despawning_a_kept_handle_again_does_nothing() {
+    let mut tower = Tower::new();
+    tower
+        .gas
+        .set_rollback_window(Some(SimDuration::from_secs(1)));
+    let guard = tower.guard("guard", None);
+    assert!(tower.gas.despawn(&mut tower.world, guard));
+    assert!(tower.world.satisfies::<&Reserved>(guard));
+    tower
+        .gas
+        .advance_to(&mut tower.world, SimTime::from_secs_f64(0.5).unwrap());
+    assert!(!tower.gas.despawn(&mut tower.world, guard));
+    assert_eq!(tower.gas.reserved_handles(), 1);
+    // Freed when the first despawn's window ends, not a window later.
+    tower
+        .gas
+        .advance_to(&mut tower.world, SimTime::from_secs_f64(1.2).unwrap());
+    assert!(!tower.world.contains(guard));
+}

@@ -149,7 +149,13 @@ impl Gas {
             .ok_or(ActivationFailure::NoBehaviour)?;
         let (mut level, running) = self.check_activation(world, owner, ability, def, &event)?;
         if let Some(running) = running {
+            let restores = self.restores;
             self.end_instance(world, owner, running, EndReason::Retriggered);
+            // An observer told of the teardown restored a snapshot: the
+            // retrigger belonged to the timeline it abandoned.
+            if self.restores != restores {
+                return Err(ActivationFailure::AlreadyActive);
+            }
             // The teardown may have changed what the checks read (the owner
             // despawned, a cooldown applied, the grant revoked): they run
             // again on the world as it now is.

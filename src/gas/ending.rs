@@ -137,9 +137,15 @@ impl Gas {
     /// an ability they activate on it, or aimed at it, is refused
     /// ([`ActivationFailure::TargetRequirements`](crate::ActivationFailure::TargetRequirements)),
     /// since it would outlive it. Returns `false` if the entity did not
-    /// exist, or if an observer told of a teardown restored a snapshot:
-    /// the despawn belonged to the timeline it abandoned, and stops there.
+    /// exist (or is only a handle kept for a rollback, despawned before),
+    /// or if an observer told of a teardown restored a snapshot: the
+    /// despawn belonged to the timeline it abandoned, and stops there.
     pub fn despawn(&mut self, world: &mut World, entity: Entity) -> bool {
+        // A handle kept for a rollback is an entity already gone: despawned
+        // again it would be kept a window longer, and counted twice.
+        if !self.in_play(world, entity) {
+            return false;
+        }
         let restores = self.restores;
         self.departing.push(entity);
         let (own, targeting) = match world.get::<&AbilitySystem>(entity) {
