@@ -1806,3 +1806,63 @@ fn despawning_a_kept_handle_again_does_nothing() {
         .advance_to(&mut tower.world, SimTime::from_secs_f64(1.2).unwrap());
     assert!(!tower.world.contains(guard));
 }
+
+/// A call that stops at its budget carries on as one long call would,
+/// even within an instant's ends: every effect ending at that instant has
+/// ended before anything reacts, wherever the budget falls. (With a call
+/// budget of one timer, the first end was reconciled and told at once,
+/// and an observer saw the second effect's bonus still held.)
+#[test]
+fn a_call_stopped_by_its_budget_ends_the_instant_before_anything_reacts() {
+    let thirst_seen = |limits: WorkLimits| {
+        let mut builder = CatalogBuilder::new();
+        builder.add_source(
+            "well.ron",
+            r#"(
+            attributes: [(name: "Vigor", base: 50), (name: "Thirst", base: 50)],
+            effects: [
+                (name: "GE_Rest", duration: Duration(Constant(2)),
+                 modifiers: [(attribute: "Vigor", op: Flat, magnitude: Constant(10))]),
+                (name: "GE_Salt", duration: Duration(Constant(2)),
+                 modifiers: [(attribute: "Thirst", op: Flat, magnitude: Constant(10))]),
+            ],
+        )"#,
+        );
+        let mut gas = Gas::new(builder.build().unwrap_or_else(|e| panic!("{e}")));
+        gas.set_work_limits(limits);
+        let mut world = World::new();
+        let pilgrim = world.spawn((gas.new_ability_system(),));
+        for name in ["GE_Rest", "GE_Salt"] {
+            let spec = EffectSpec::new(gas.catalog().effects().get(name).unwrap());
+            gas.apply_effect(&mut world, pilgrim, spec).unwrap();
+        }
+        let (vigor, thirst) = {
+            let attributes = gas.catalog().attributes();
+            (
+                attributes.get("Vigor").unwrap(),
+                attributes.get("Thirst").unwrap(),
+            )
+        };
+        let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let log = seen.clone();
+        gas.observe(
+            Observe::attribute(vigor).of(pilgrim),
+            move |world, gas, _| {
+                log.lock()
+                    .unwrap()
+                    .push(gas.attribute_value(world, pilgrim, thirst));
+            },
+        );
+        let to = SimTime::from_secs(3);
+        while gas.advance_to(&mut world, to) != Advance::Reached {}
+        let seen = seen.lock().unwrap().clone();
+        seen
+    };
+    let whole = thirst_seen(WorkLimits::default());
+    assert_eq!(whole, [Some(50.0)], "both ended before the observer heard");
+    let stepwise = thirst_seen(WorkLimits {
+        per_call: 1,
+        ..WorkLimits::default()
+    });
+    assert_eq!(stepwise, whole);
+}

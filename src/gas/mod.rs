@@ -75,7 +75,10 @@ pub struct WorkLimits {
     /// Timers handled at one instant before what is still due is handed to
     /// the next microsecond.
     pub per_instant: u64,
-    /// Timers handled by one call before it stops early.
+    /// Timers handled by one call before it stops early. It stops
+    /// between instants' reactions only, never between two ends of one
+    /// instant, so it may run past this by the rest of an instant's ends
+    /// (at most `per_instant`).
     pub per_call: u64,
 }
 
@@ -484,9 +487,10 @@ impl Gas {
     /// due at that instant are told. Going backwards does nothing.
     ///
     /// The work is bounded ([`WorkLimits`]): a call that has handled
-    /// `per_call` timers stops at the instant it reached and says so
-    /// ([`Advance::Stopped`]; the next call carries on, and the result is
-    /// the same as one long call); an instant that has handled
+    /// `per_call` timers stops at the instant it reached, once what ends
+    /// there has ended, and says so ([`Advance::Stopped`]; the next call
+    /// carries on, and the result is the same as one long call); an
+    /// instant that has handled
     /// `per_instant` timers hands what is still due to the next
     /// microsecond ([`deferred_timers`](Self::deferred_timers)). No content
     /// can hang the caller.
@@ -531,12 +535,12 @@ impl Gas {
             };
             let mut work = u64::from(counted);
             if ended {
-                // Within both budgets: the call's and the instant's.
-                let budget = self
-                    .limits
-                    .per_call
-                    .saturating_sub(handled + work)
-                    .min(self.instant_work_left().saturating_sub(work));
+                // Within the instant's budget, not the call's: a call that
+                // stopped between two ends of one instant would reconcile
+                // in between, and what reacts would see the second still
+                // held. So a call may run past its budget by the rest of
+                // an instant's ends (the instant's budget bounds them).
+                let budget = self.instant_work_left().saturating_sub(work);
                 work += self.end_the_rest_of_the_instant(world, budget);
             }
             self.reconcile(world);
