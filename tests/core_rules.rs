@@ -2104,6 +2104,12 @@ fn a_retrigger_its_own_instance_always_refuses_is_a_load_error() {
             ),
             "its `activation_owned_tags` meet its own `activation_blocked`",
         ),
+        (
+            ability(
+                r#"activation_owned_tags: ["Status.Stunned"], activation_required: (none: ["Status"]),"#,
+            ),
+            "its `activation_required` forbids one of its own `activation_owned_tags`",
+        ),
     ];
     for (content, why) in cases {
         let errors = catalog_with(&content).unwrap_err().to_string();

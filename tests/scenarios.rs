@@ -206,6 +206,7 @@ fn bad_scenarios_are_located_errors() {
         ("(duration: 5, combatants: [(name: \"a\", level: 0)])", "combatant `a`: level 0 is not a skill level (1 to 99)"),
         ("(duration: 5, combatants: [(name: \"a\", levels: {\"Skill.Combat.Melee\": 150})])", "combatant `a`: level 150 is not a skill level"),
         ("(duration: 5, combatants: [(name: \"a\", equipment: [(\"Bronze Scimitar\", 0)])])", "combatant `a`: `Bronze Scimitar` is worn 0 times"),
+        ("(duration: 5, combatants: [(name: \"a\", equipment: [(\"Bronze Scimitar\", 2)])])", "combatant `a`: `Bronze Scimitar` is worn 2 times; only ammunition stacks in a slot"),
         ("(duration: 5, combatants: [(name: \"a\", level: 50, equipment: [(\"Bronze Scimitar\", 1), (\"Rune Scimitar\", 1)])])", "combatant `a`: `Rune Scimitar` goes in the slot `Bronze Scimitar` is worn in"),
         ("(duration: 5, combatants: [(name: \"a\", level: 1, equipment: [(\"Rune Scimitar\", 1)])])", "combatant `a`: `Rune Scimitar` needs Skill.Combat.Melee level"),
         ("(duration: 5, combatants: [(name: \"a\")], timeline: [(at: 1, do: Stun(\"a\", 1e14))])", "stun seconds must be a duration from 0 to"),
@@ -253,6 +254,13 @@ fn a_scenario_that_does_not_fit_is_refused_before_it_runs() {
     assert_eq!(
         error.to_string(),
         "the scenario does not fit the catalog: the input at 1.000 s: a move to (NaN, 0), not a place"
+    );
+    let mut nameless = scenario.clone();
+    nameless.combatants[1].name = String::new();
+    let error = ScenarioRun::new(catalog.clone(), nameless).err().unwrap();
+    assert_eq!(
+        error.to_string(),
+        "the scenario does not fit the catalog: a fighter with no name"
     );
     let mut unskilled = scenario.clone();
     unskilled.combatants[0].level = Some(0);

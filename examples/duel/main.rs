@@ -316,10 +316,6 @@ fn inspections_asked(
     Ok(looks)
 }
 
-/// The instant of the first death in `events`, if any.
-/// The first death in `events`, looking only past the `scanned` events a
-/// call before already looked through (the trace keeps everything and
-/// only grows, so each frame reads its own events, not the whole fight).
 /// The catalog's `Status.Dead`, which marks a death.
 fn dead_tag(run: &ScenarioRun) -> Option<Tag> {
     run.gas.catalog().tags().get("Status.Dead")
@@ -343,7 +339,10 @@ fn died(event: &TraceEvent, dead: Option<Tag>) -> Option<Entity> {
     }
 }
 
-/// The instant of the first death among `events` not yet `scanned`.
+/// The instant of the first death among `events`, looking only past the
+/// `scanned` events a call before already looked through (the trace keeps
+/// everything and only grows, so each frame reads its own events, not the
+/// whole fight).
 fn first_death(events: &[TraceEvent], dead: Option<Tag>, scanned: &mut usize) -> Option<SimTime> {
     let new = events.get(*scanned..).unwrap_or_default();
     *scanned = events.len();

@@ -110,7 +110,8 @@ pub struct AbilityDef {
     /// The range a client's event magnitude may take (`None`: clients send
     /// none).
     pub client_magnitude: Option<(f64, f64)>,
-    /// Restart when triggered while active.
+    /// Restart when triggered while active: the running instance ends,
+    /// once the checks pass with it still running.
     pub retrigger: bool,
     /// What it does.
     pub behaviour: Behaviour,
@@ -467,8 +468,9 @@ fn compile(
 /// A retrigger the ability's own running instance always refuses is an
 /// error: the activation checks read the owner with the instance still
 /// running (as Unreal's `CanActivateAbility` comes before its retrigger),
-/// so an ability that blocks its own tags, or whose owned tags alone meet
-/// its `activation_blocked`, could never start again while it runs.
+/// so an ability that blocks its own tags, whose owned tags alone meet its
+/// `activation_blocked`, or whose `activation_required` forbids one of
+/// them, could never start again while it runs.
 fn check_retrigger(file: &SourceFile, def: &AbilityDef, errors: &mut LoadErrors) {
     let name = &def.name;
     let why = if def.ability_tags.has_any(&def.block_abilities_with_tags) {
@@ -477,6 +479,11 @@ fn check_retrigger(file: &SourceFile, def: &AbilityDef, errors: &mut LoadErrors)
         !blocked.is_empty() && blocked.only_asks() && blocked.matches(&def.activation_owned_tags)
     }) {
         "its `activation_owned_tags` meet its own `activation_blocked`"
+    } else if def
+        .activation_required
+        .forbids_any(&def.activation_owned_tags)
+    {
+        "its `activation_required` forbids one of its own `activation_owned_tags`"
     } else {
         return;
     };

@@ -45,6 +45,8 @@ pub struct AttributeData {
     #[serde(default)]
     pub max: Option<BoundData>,
     /// A meta attribute (`Damage`): carries a value into post-execute only.
+    /// Its bounds apply only with `clamp_base` (a drain takes the value
+    /// written), so bounds without it are a load error.
     #[serde(default)]
     pub meta: bool,
     /// For a meta attribute: the attribute its value is subtracted from in

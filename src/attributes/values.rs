@@ -454,10 +454,12 @@ impl Attributes {
         }
     }
 
-    /// `id`'s value with `source`'s modifiers left out, every other input
-    /// (the base, the bounds) as it stands: what a stack being applied
-    /// again reads of an attribute it moves itself, which would otherwise
-    /// feed on its own bonus. Changes nothing.
+    /// `id`'s value with `source`'s modifiers on it left out, every other
+    /// input (the base, the bounds) as it stands: what a stack being
+    /// applied again reads of an attribute it moves itself, which would
+    /// otherwise feed on its own bonus. Only `id`'s own modifiers: an
+    /// attribute derived from, or bounded by, one the stack moves still
+    /// reads it with the bonus in (no rule is run again). Changes nothing.
     pub(crate) fn current_without(
         &self,
         schema: &AttributeSchema,

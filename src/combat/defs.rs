@@ -270,6 +270,17 @@ pub struct ItemDef {
     pub heals: Option<f64>,
 }
 
+impl ItemDef {
+    /// The first of its skill requirements `skills` fall short of, with the
+    /// level it asks: what keeps it from being worn.
+    pub fn unmet_requirement(&self, skills: &super::Skills) -> Option<(Skill, u32)> {
+        self.requirements
+            .iter()
+            .copied()
+            .find(|&(skill, level)| skills.level(skill) < level)
+    }
+}
+
 /// A compiled spell.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SpellDef {

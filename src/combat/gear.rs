@@ -68,11 +68,7 @@ fn put_on(
     let combatant = world
         .query_one_mut::<&mut Combatant>(entity)
         .map_err(|_| tags[native::FAIL_INVALID_PAYLOAD])?;
-    if def
-        .requirements
-        .iter()
-        .any(|&(skill, level)| combatant.skills.level(skill) < level)
-    {
+    if def.unmet_requirement(&combatant.skills).is_some() {
         return Err(tags[native::FAIL_LEVEL_TOO_LOW]);
     }
     let have = combatant.inventory.count(item);

@@ -3,7 +3,7 @@
 
 use smallvec::SmallVec;
 
-use super::active::{Captures, EffectKey};
+use super::active::Captures;
 use super::calculation::{roll, TargetRead};
 use super::cx::{Defs, EffectCx, FollowUp};
 use super::def::EffectDef;
@@ -55,8 +55,7 @@ impl EffectHost {
         spec: &EffectSpec,
         captures: &Captures,
     ) -> Result<(SmallVec<[f64; 2]>, Option<SimDuration>), EffectError> {
-        let own = self.own_stack(def, spec, cx.now);
-        let read = TargetRead::leaving_out(cx.schema, own);
+        let read = TargetRead::onto(cx.schema, def, self.existing_stack(def, spec, cx.now));
         self.evaluate_reading(Defs::of(cx), def, spec, captures, read)
     }
 
@@ -114,8 +113,7 @@ impl EffectHost {
         // later execution.
         let stack = self.existing_stack(def, &spec, cx.now);
         if !def.executions.is_empty() || def.custom_modifiers {
-            let own = stack.filter(|_| def.reads_target).map(EffectKey::source_id);
-            let read = TargetRead::leaving_out(cx.schema, own);
+            let read = TargetRead::onto(cx.schema, def, stack);
             self.capture_target(cx.calcs, def, read, &mut captures);
         }
         if let Some(key) = stack {

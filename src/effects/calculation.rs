@@ -68,7 +68,9 @@ use rand_chacha::rand_core::Rng;
 use rand_chacha::ChaCha8Rng;
 use smallvec::SmallVec;
 
+use super::active::EffectKey;
 use super::data::CaptureFrom;
+use super::def::EffectDef;
 use super::spec::EffectSpec;
 use crate::attributes::{AttributeId, AttributeSchema, Attributes, ModOp, SourceId};
 use crate::diagnostics::{nearest, Diagnostic, LoadErrors};
@@ -245,12 +247,18 @@ impl<'a> TargetRead<'a> {
     /// The attributes as they stand.
     pub(crate) const PLAIN: TargetRead<'static> = TargetRead { leaving_out: None };
 
-    /// The attributes without `source`'s modifiers (a stack's, by its
-    /// key's [`source_id`](super::EffectKey::source_id)), when there is
-    /// one.
-    pub(crate) fn leaving_out(schema: &'a AttributeSchema, source: Option<SourceId>) -> Self {
+    /// How `def` reads its target when applied onto `stack`: without that
+    /// stack's own modifiers, when there is one and the effect reads its
+    /// target at all; as the attributes stand otherwise.
+    pub(crate) fn onto(
+        schema: &'a AttributeSchema,
+        def: &EffectDef,
+        stack: Option<EffectKey>,
+    ) -> Self {
         Self {
-            leaving_out: source.map(|source| (schema, source)),
+            leaving_out: stack
+                .filter(|_| def.reads_target)
+                .map(|key| (schema, key.source_id())),
         }
     }
 

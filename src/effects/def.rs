@@ -240,6 +240,13 @@ pub(crate) struct Shape {
 }
 
 impl EffectDef {
+    /// True when `tag`, or a tag below it, is one it grants or one of its
+    /// asset tags: what a removal or a query by tag reads of an effect
+    /// (Unreal's owning tags).
+    pub(crate) fn carries(&self, tag: Tag) -> bool {
+        self.granted_tags.has(tag) || self.asset_tags.has(tag)
+    }
+
     /// Does an active instance listen to its host: take part in rules
     /// that look at the host's effects as a whole or follow its changes
     /// (immunity, ongoing requirements, live captures)? The host indexes

@@ -60,7 +60,7 @@ impl EffectHost {
             // The tags were granted when the effect became uninhibited.
             let _ = self.release_tags(&def.granted_tags, &mut TagLog::of(cx));
         } else {
-            self.add_modifiers(cx, key);
+            self.restack(cx, key);
             self.grant_tags(&def.granted_tags, &mut TagLog::of(cx));
         }
         if !def.granted_abilities.is_empty() {

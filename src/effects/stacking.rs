@@ -12,26 +12,11 @@ use super::def::EffectDef;
 use super::host::{EffectHost, EffectTimer};
 use super::spec::EffectSpec;
 use super::timed::{arm_expiry, arm_period};
-use crate::attributes::{AttributeId, ModOp, SourceId};
+use crate::attributes::{AttributeId, ModOp};
 use crate::time::{SimDuration, SimTime};
 use crate::trace::{RemovalReason, TraceCategory, TraceKind};
 
 impl EffectHost {
-    /// The stack of `def` a reading of its target must leave out: the one
-    /// `spec` would be applied onto, when the effect reads its target.
-    pub(super) fn own_stack(
-        &self,
-        def: &EffectDef,
-        spec: &EffectSpec,
-        now: SimTime,
-    ) -> Option<SourceId> {
-        if !def.reads_target {
-            return None;
-        }
-        self.existing_stack(def, spec, now)
-            .map(EffectKey::source_id)
-    }
-
     /// The active instance `spec` would stack onto at `now` (one that
     /// ended lazily is not there to stack onto).
     pub(super) fn existing_stack(
@@ -165,8 +150,7 @@ impl EffectHost {
         // target now, and keep what they capture of it for later, as the
         // full path's application does.
         // Read without the stack's own modifiers, as the full path reads.
-        let own = def.reads_target.then(|| key.source_id());
-        let read = TargetRead::leaving_out(cx.schema, own);
+        let read = TargetRead::onto(cx.schema, def, Some(key));
         let (magnitudes, duration) = self
             .evaluate_reading(names, def, spec, &Captures::new(), read)
             .ok()?;
@@ -321,9 +305,12 @@ impl EffectHost {
     }
 
     /// Puts an active effect's modifiers at their new values after its
-    /// stack count or a live magnitude changed: replaced in one step, so
-    /// nothing sees them gone in between, and keeping their application
-    /// order (an override stays where it was among the others).
+    /// stack count or a live magnitude changed, or all of them in place as
+    /// it starts: replaced in one step, so nothing sees them part way (a
+    /// `clamp_base` attribute bounded by what they change would be clamped
+    /// to the bound halfway through, for good), and keeping their
+    /// application order (an override stays where it was among the
+    /// others; a source that held none adds them in its listing's order).
     pub(super) fn restack<P>(&mut self, cx: &mut EffectCx<P>, key: EffectKey) {
         let effect = &self.effects[key];
         let def = cx.defs.def(effect.def);
@@ -331,35 +318,6 @@ impl EffectHost {
             return;
         }
         let held = held_modifiers(def, effect);
-        if let Ok(changes) = self
-            .attributes
-            .replace_modifiers(cx.schema, key.source_id(), &held)
-        {
-            self.note_changes(&changes, cx.schema, cx.now, cx.trace, cx.entity);
-        }
-    }
-
-    /// Adds an active effect's modifiers to the aggregator, if it
-    /// [holds any](EffectDef::holds_modifiers). That answer is inlined
-    /// into every caller (most effects that come and go hold none), the
-    /// adding is not.
-    #[inline]
-    pub(super) fn add_modifiers<P>(&mut self, cx: &mut EffectCx<P>, key: EffectKey) {
-        if cx.defs.def(self.effects[key].def).holds_modifiers() {
-            self.add_held_modifiers(cx, key);
-        }
-    }
-
-    /// [`add_modifiers`](Self::add_modifiers) for an effect that holds some.
-    /// All arrive at once, as a restack's do: added one at a time, a
-    /// `clamp_base` attribute bounded by what they change would be clamped
-    /// to the bound halfway through, for good, in an order the effect's
-    /// listing decided.
-    #[inline(never)]
-    fn add_held_modifiers<P>(&mut self, cx: &mut EffectCx<P>, key: EffectKey) {
-        let effect = &self.effects[key];
-        let held = held_modifiers(cx.defs.def(effect.def), effect);
-        // The source holds none yet, so this adds them in their order.
         if let Ok(changes) = self
             .attributes
             .replace_modifiers(cx.schema, key.source_id(), &held)

@@ -382,8 +382,8 @@ impl Gas {
         holds: impl Fn(Tag) -> bool,
         level: u32,
     ) -> Result<(), ActivationFailure> {
-        if let Some(failure) = self.cooling_down(system, holds, def) {
-            return Err(failure);
+        if let Some((tag, remaining)) = self.cooling_down(system, holds, def) {
+            return Err(ActivationFailure::Cooldown { tag, remaining });
         }
         if let Some(cost) = def.cost {
             if let Some(attribute) = self.unaffordable(world, system, owner, cost, level) {
@@ -405,21 +405,17 @@ impl Gas {
     ) -> Option<(Tag, SimDuration)> {
         let def = self.catalog.abilities().try_def(ability)?;
         let owned = system.host.tags_at(self.catalog.effects(), self.now);
-        match self.cooling_down(system, |t| owned.has(t), def)? {
-            ActivationFailure::Cooldown { tag, remaining } => Some((tag, remaining)),
-            _ => None,
-        }
+        self.cooling_down(system, |t| owned.has(t), def)
     }
 
-    /// The cooldown refusal of `def` for an owner that `holds` the tags it
-    /// holds: one of its cooldown effect's tags is held, with the time it
-    /// has left.
+    /// The cooldown tag of `def` an owner that `holds` the tags it holds
+    /// holds, with the time it has left: what refuses it as cooling down.
     fn cooling_down(
         &self,
         system: &AbilitySystem,
         holds: impl Fn(Tag) -> bool,
         def: &AbilityDef,
-    ) -> Option<ActivationFailure> {
+    ) -> Option<(Tag, SimDuration)> {
         let cooldown = def.cooldown?;
         let gates = &self.catalog.effects().def(cooldown.effect).granted_tags;
         let tag = gates.iter().find(|&t| holds(t))?;
@@ -427,7 +423,7 @@ impl Gas {
             .host
             .time_remaining(self.catalog.effects(), self.now, tag)
             .map_or(SimDuration::ZERO, |(remaining, _)| remaining);
-        Some(ActivationFailure::Cooldown { tag, remaining })
+        Some((tag, remaining))
     }
 
     /// The attribute a cost cannot be paid from, if any: the cost's flat

@@ -194,9 +194,7 @@ impl Gas {
     ) -> usize {
         let removed = self
             .with_host(world, target, |host, cx| {
-                host.remove_where(cx, RemovalReason::Removed, |def, _| {
-                    def.granted_tags.has(tag) || def.asset_tags.has(tag)
-                })
+                host.remove_where(cx, RemovalReason::Removed, |def, _| def.carries(tag))
             })
             .unwrap_or(0);
         self.reconcile(world);
@@ -313,7 +311,7 @@ impl Gas {
             .effects(self.now)
             .filter(|&(_, id)| {
                 let def = defs.def(id);
-                query.matches_by(&|tag| def.granted_tags.has(tag) || def.asset_tags.has(tag))
+                query.matches_by(&|tag| def.carries(tag))
             })
             .map(|(key, _)| key)
             .collect()

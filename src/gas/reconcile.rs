@@ -207,15 +207,13 @@ impl Gas {
         }
     }
 
-    /// Does `holder` still hold an effect that reads attributes live (one
+    /// Does `system` still hold an effect that reads attributes live (one
     /// not ended)? A holder that does not drops off the list.
-    pub(super) fn holds_live_capture(&self, world: &World, holder: Entity) -> bool {
-        world.get::<&AbilitySystem>(holder).is_ok_and(|system| {
-            system
-                .host
-                .effects(self.now)
-                .any(|(_, id)| self.catalog.effects().def(id).has_live_capture)
-        })
+    pub(super) fn holds_live_capture(&self, system: &AbilitySystem) -> bool {
+        system
+            .host
+            .effects(self.now)
+            .any(|(_, id)| self.catalog.effects().def(id).has_live_capture)
     }
 
     /// Re-reads the live captures of every holder that reads an entity
@@ -249,12 +247,12 @@ impl Gas {
         for at in 0..walked {
             let holder = self.live_holders[at];
             let sources: Vec<(Entity, Vec<f64>)> = {
-                if !self.holds_live_capture(world, holder) {
-                    continue;
-                }
                 let Ok(system) = world.get::<&AbilitySystem>(holder) else {
                     continue;
                 };
+                if !self.holds_live_capture(&system) {
+                    continue;
+                }
                 let live_sources = system
                     .host
                     .live_sources(self.catalog.effects(), self.catalog.calculations());

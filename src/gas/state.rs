@@ -7,6 +7,7 @@ use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use super::{Gas, SavedTimer};
+use crate::abilities::AbilitySystem;
 use crate::time::{Lane, SavedTimers, SimTime, TimerKey};
 
 /// Everything in a [`Gas`] that changes while the game runs: the clock,
@@ -77,7 +78,11 @@ impl Gas {
                 .live_holders
                 .iter()
                 .copied()
-                .filter(|&holder| self.holds_live_capture(world, holder))
+                .filter(|&holder| {
+                    world
+                        .get::<&AbilitySystem>(holder)
+                        .is_ok_and(|system| self.holds_live_capture(&system))
+                })
                 .collect(),
             attributes_moved: self.attributes_moved,
             budget_spent: self.budget_spent == Some(self.now),

@@ -408,15 +408,16 @@ fn abilities(world: &World, gas: &Gas, entity: Entity, system: &AbilitySystem) -
                     // cooling down says so, not that the (missing) target
                     // is not valid.
                     let answer = gas.can_activate(world, entity, ability, Some(&event));
-                    let answer = match (answer, gas.cooldown_running(system, ability)) {
-                        (
-                            Err(
-                                ActivationFailure::SourceRequirements
-                                | ActivationFailure::TargetRequirements,
-                            ),
-                            Some((tag, remaining)),
-                        ) => Err(ActivationFailure::Cooldown { tag, remaining }),
-                        (answer, _) => answer,
+                    let answer = match answer {
+                        Err(
+                            ActivationFailure::SourceRequirements
+                            | ActivationFailure::TargetRequirements,
+                        ) => gas
+                            .cooldown_running(system, ability)
+                            .map_or(answer, |(tag, remaining)| {
+                                Err(ActivationFailure::Cooldown { tag, remaining })
+                            }),
+                        _ => answer,
                     };
                     match answer {
                         Ok(()) => AbilityStatus::Ready,

@@ -164,9 +164,9 @@ impl Scenario {
             }),
         };
         let mut names = Roster::default();
-        // Each combatant's findings are located from its `name`.
+        // Each combatant's findings are located from its `name`, so one
+        // without a name is an error of the list itself.
         for (index, c) in data.combatants.iter().enumerate() {
-            // Every finding about a combatant is found from its `name`.
             if c.name.is_empty() {
                 cx.errors.push(source.error_at_field(
                     "combatants",

@@ -86,17 +86,18 @@ pub(super) fn worn_problem(
     if quantity == 0 {
         return Some(format!("`{name}` is worn 0 times; wear at least one"));
     }
+    if quantity > 1 && slot != defs.tags[native::ITEM_SLOT_AMMO] {
+        return Some(format!(
+            "`{name}` is worn {quantity} times; only ammunition stacks in a slot"
+        ));
+    }
     if let Some(&(_, other)) = slots.iter().find(|(taken, _)| *taken == slot) {
         let other = defs.item(other).map_or("?", |d| d.name.as_str());
         return Some(format!(
             "`{name}` goes in the slot `{other}` is worn in; carry one of them in `inventory`"
         ));
     }
-    if let Some(&(skill, needed)) = def
-        .requirements
-        .iter()
-        .find(|&&(skill, level)| skills.level(skill) < level)
-    {
+    if let Some((skill, needed)) = def.unmet_requirement(skills) {
         return Some(format!(
             "`{name}` needs {} level {needed} (the fighter has {})",
             tags.name(skill.tag(&defs.tags)),
@@ -172,6 +173,9 @@ impl Fit<'_> {
     }
 
     fn combatant(&self, spec: &CombatantSpec) -> Result<(), String> {
+        if spec.name.is_empty() {
+            return Err("a fighter with no name".into());
+        }
         let at = |why: String| format!("fighter `{}`: {why}", spec.name);
         if spec.kind.index() >= self.defs.kind_ids().len() {
             return Err(at(format!("kind #{}", spec.kind.index())));

@@ -92,6 +92,14 @@ impl From<TagQuery> for Clauses {
 }
 
 impl TagQuery {
+    /// True when the query forbids (in its own `none`) one of `tags` or a
+    /// tag above one: while they are held, it never matches.
+    pub(crate) fn forbids_any(&self, tags: &TagSet) -> bool {
+        self.clauses
+            .as_deref()
+            .is_some_and(|c| tags.has_any(&c.none))
+    }
+
     /// True when holding more tags never stops the query matching: it
     /// forbids nothing, at any depth (no `none` or `none_of`).
     pub(crate) fn only_asks(&self) -> bool {

@@ -228,7 +228,10 @@ pub fn render_json(
                 ActivationFailure::Cost { attribute } => {
                     o.str("attribute", cx.attribute(attribute))
                 }
-                ActivationFailure::CannotApply(effect) => o.str("effect", cx.effect(effect)),
+                ActivationFailure::CannotApply(effect)
+                | ActivationFailure::UnsettableCooldown(Some(effect)) => {
+                    o.str("effect", cx.effect(effect))
+                }
                 ActivationFailure::ClientInput(field) => o.str(
                     "client_field",
                     match field {
