@@ -541,6 +541,11 @@ fn bad_attribute_definitions_are_located_errors() {
             2,
         ),
         (
+            "(name: \"Shield\", starts_at: \"Cap\"),\n(name: \"Cap\", base: 100, max: \"Shield\")",
+            "attribute `Shield` cannot start at `Cap`: `Cap` follows `Shield`",
+            2,
+        ),
+        (
             "(name: \"X\", max: \"Y\"),\n(name: \"Y\", max: \"X\")",
             "attribute bounds form a cycle X → Y → X",
             2,

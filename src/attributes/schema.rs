@@ -210,7 +210,7 @@ impl AttributeSchema {
                 }
             }
         }
-        Self::from_defs_with_names(defs, names, profiles, errors)
+        Self::from_defs_with_names(defs, names, &kept, profiles, errors)
     }
 
     fn from_defs(
@@ -222,12 +222,16 @@ impl AttributeSchema {
         for def in &defs {
             let _ = names.insert(&def.name);
         }
-        Self::from_defs_with_names(defs, names, profiles, errors)
+        Self::from_defs_with_names(defs, names, &[], profiles, errors)
     }
 
+    /// The schema of `defs`, with the profiles compiled over them;
+    /// `sources` (each def's file and data, when it came from one) locate
+    /// what is found wrong.
     fn from_defs_with_names(
-        defs: Vec<AttributeDef>,
+        mut defs: Vec<AttributeDef>,
         names: NameTable,
+        sources: &[(&SourceFile, &AttributeData)],
         profiles: &[(&SourceFile, &DerivedProfileData)],
         errors: &mut LoadErrors,
     ) -> Self {
@@ -245,6 +249,26 @@ impl AttributeSchema {
             if let Some(profile) = DerivedProfile::compile(file, data, &defs, &names, errors) {
                 let _ = profile_names.insert(&data.name);
                 compiled.push(profile);
+            }
+        }
+        // Nor at one that follows the starting attribute itself, through
+        // a bound or a derived rule: the start would read itself, and
+        // settle on whatever the listing's order left.
+        for index in 0..defs.len() {
+            let Some(from) = defs[index].starts_at else {
+                continue;
+            };
+            let start = AttributeId::new(index);
+            if compiled.iter().any(|p| p.dependents(start).contains(&from)) {
+                let (name, from_name) = (&defs[index].name, &defs[from.index()].name);
+                let message = format!(
+                    "attribute `{name}` cannot start at `{from_name}`: `{from_name}` follows `{name}` (through a bound or a derived rule), so the start would read itself"
+                );
+                errors.push(match sources.get(index) {
+                    Some((file, data)) => file.error_after(&data.name, "starts_at", message),
+                    None => crate::Diagnostic::error("attribute schema", message),
+                });
+                defs[index].starts_at = None;
             }
         }
         let starts = start_order(&defs);
