@@ -804,3 +804,35 @@ fn a_full_stack_reapplied_keeps_following_its_live_magnitude() {
         "100 - 4"
     );
 }
+
+/// A custom magnitude reading its target at a stack's re-application
+/// reads it without the stack's own modifiers, as an attribute magnitude
+/// does: a graft adding a fifth of the plant's Height gives 12 at one
+/// stack and 14 at two, not 14.4 (a fifth of 12, twice).
+#[test]
+fn a_custom_magnitude_at_a_re_application_reads_the_target_without_the_stack() {
+    let mut builder = CatalogBuilder::new();
+    builder.add_magnitude(
+        "Graft",
+        Fraction::of("Height", CaptureFrom::Target, false, 0.2),
+    );
+    builder.add_source(
+        "orchard.ron",
+        r#"(
+        attributes: [(name: "Height", base: 10)],
+        effects: [(name: "GE_Graft", duration: Duration(Constant(10)),
+            modifiers: [(attribute: "Height", op: Flat, magnitude: Custom("Graft"))],
+            stacking: (by: Target, limit: 3, duration: Refresh))],
+    )"#,
+    );
+    let mut gas = Gas::new(builder.build().unwrap_or_else(|e| panic!("{e}")));
+    let mut world = World::new();
+    let tree = world.spawn((gas.new_ability_system(),));
+    let graft = gas.catalog().effects().get("GE_Graft").unwrap();
+    let height = gas.catalog().attributes().get("Height").unwrap();
+    for expected in [12.0, 14.0, 16.0] {
+        gas.apply_effect(&mut world, tree, EffectSpec::new(graft))
+            .unwrap();
+        assert_eq!(gas.attribute_value(&world, tree, height), Some(expected));
+    }
+}
