@@ -1866,3 +1866,77 @@ fn a_call_stopped_by_its_budget_ends_the_instant_before_anything_reacts() {
     });
     assert_eq!(stepwise, whole);
 }
+
+/// Naps a second, then writes down the microsecond it woke at.
+struct Nap(Arc<std::sync::Mutex<Vec<u64>>>);
+
+impl AbilityBehaviour for Nap {
+    fn activate(&self, cx: &mut AbilityCx<'_>) {
+        cx.wait_delay(SimDuration::from_secs(1));
+    }
+
+    fn wake(&self, cx: &mut AbilityCx<'_>, _: gaskit::WakeReason) {
+        self.0.lock().unwrap().push(cx.gas.now().as_micros());
+        cx.end();
+    }
+}
+
+/// A save taken between two calls that share an instant keeps the work
+/// that instant has done, so a restore into a fresh context runs out of
+/// the instant's budget where the saved run does. (It counted from
+/// nothing, and woke three nappers at the instant where the saved run
+/// woke one and put two off.)
+#[test]
+fn a_restore_counts_on_the_work_its_instant_had_done() {
+    let setup = |wakes: Arc<std::sync::Mutex<Vec<u64>>>| {
+        let mut builder = CatalogBuilder::new();
+        builder
+            .tags()
+            .add_source("inn.tags", "Ability.Trigger.Nap\n");
+        builder.add_source(
+            "inn.ron",
+            r#"(abilities: [(name: "GA_Nap", trigger: "Ability.Trigger.Nap", behaviour: Registered("Nap"))])"#,
+        );
+        let mut gas = Gas::new(builder.build().unwrap_or_else(|e| panic!("{e}")));
+        gas.register_behaviour("Nap", Nap(wakes)).unwrap();
+        gas.set_work_limits(WorkLimits {
+            per_instant: 3,
+            per_call: 2,
+        });
+        let mut world = World::new();
+        let nap = gas.catalog().abilities().get("GA_Nap").unwrap();
+        let trigger = gas.catalog().tags().get("Ability.Trigger.Nap").unwrap();
+        for _ in 0..5 {
+            let guest = world.spawn((gas.new_ability_system(),));
+            gas.grant_ability(&mut world, guest, nap, 1).unwrap();
+            assert!(gas
+                .handle_event(&mut world, guest, GameplayEvent::new(trigger))
+                .activated());
+        }
+        (gas, world)
+    };
+    let to = SimTime::from_secs(2);
+    let wakes = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let (mut gas, mut world) = setup(wakes.clone());
+    assert_eq!(
+        gas.advance_to(&mut world, to),
+        Advance::Stopped {
+            at: SimTime::from_secs(1)
+        }
+    );
+    let saved = Snapshot::<()>::save(&world, &gas);
+    while gas.advance_to(&mut world, to) != Advance::Reached {}
+    let original = wakes.lock().unwrap().clone();
+    assert_eq!(
+        original,
+        [1_000_000, 1_000_000, 1_000_000, 1_000_001, 1_000_001]
+    );
+
+    let rewoken = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let (mut fresh, mut fresh_world) = setup(rewoken.clone());
+    saved.restore(&mut fresh_world, &mut fresh).unwrap();
+    while fresh.advance_to(&mut fresh_world, to) != Advance::Reached {}
+    let mut restored = original[..2].to_vec();
+    restored.extend(rewoken.lock().unwrap().iter());
+    assert_eq!(restored, original);
+}

@@ -28,6 +28,10 @@ pub(crate) struct GasState {
     /// untold at it are told at the next microsecond.
     #[serde(default)]
     budget_spent: bool,
+    /// The work the save's instant has done so far (a call its budget
+    /// stopped may come back to it), counted on after a restore.
+    #[serde(default)]
+    instant_work: u64,
     /// Where the trace stood (the next event's number). Not serialized:
     /// the trace is an output, so it is not part of a checksum or a file;
     /// a restore from a file leaves the context's trace alone.
@@ -86,6 +90,11 @@ impl Gas {
                 .collect(),
             attributes_moved: self.attributes_moved,
             budget_spent: self.budget_spent == Some(self.now),
+            instant_work: if self.instant_work.0 == self.now {
+                self.instant_work.1
+            } else {
+                0
+            },
             trace_seq: self.trace.next_seq(),
         }
     }
@@ -116,14 +125,14 @@ impl Gas {
         self.live_readers = None;
         self.trace.rewind_to(state.trace_seq);
         // What the abandoned timeline left in flight belongs to it: the
-        // observations not yet delivered, the effects its work had yet to
-        // cause, and the count of work its instants did (a restored
-        // context and a fresh one count the restored instant alike, from
-        // nothing).
+        // observations not yet delivered and the effects its work had yet
+        // to cause. The restored instant counts on from the work the save
+        // had done at it (a restored context and a fresh one alike), so
+        // its budget runs out where the saved run's does.
         drop(self.trace.take_observations());
         // And the batch a delivery holds, if an observer restored.
         self.restores = self.restores.wrapping_add(1);
         self.follow_ups.clear();
-        self.instant_work = (state.now, 0);
+        self.instant_work = (state.now, state.instant_work);
     }
 }
