@@ -8,7 +8,7 @@
 //! ```
 //!
 //! A name is one or more dot-separated segments of `[A-Za-z0-9_]`, at
-//! most [`MAX_TAG_DEPTH`](super::MAX_TAG_DEPTH) of them. Blank
+//! most [`MAX_TAG_DEPTH`] of them. Blank
 //! lines are ignored. The same tag may appear on several lines; the lines are
 //! merged and the first comment wins. Parents (`Combat`, `Combat.DamageType`)
 //! exist implicitly and need no line of their own.
