@@ -871,3 +871,51 @@ fn invalid_effect_data_is_reported_with_location() {
         Some("Combat.DamageType.Slash")
     );
 }
+
+/// Two towers each adding half of the other's Resonance, read live, form
+/// a cycle that settles only in the limit: the refresh stops after its
+/// eight passes and says so with a `reaction_limit` record, where it
+/// stopped unseen (the README promised the values settled).
+#[test]
+fn a_cycle_of_live_captures_stops_at_its_passes_and_says_so() {
+    let mut builder = CatalogBuilder::new();
+    builder.add_source(
+        "towers.ron",
+        r#"(
+        attributes: [(name: "Resonance", base: 5)],
+        effects: [(name: "GE_Resonance", duration: Infinite,
+            modifiers: [(attribute: "Resonance", op: Flat,
+                magnitude: Attribute(attribute: "Resonance", from: Source, live: true, coefficient: 0.5))])],
+    )"#,
+    );
+    let mut gas = Gas::new(builder.build().unwrap_or_else(|e| panic!("{e}")));
+    gas.trace_mut().set_filter(TraceFilter::ALL);
+    let mut world = hecs::World::new();
+    let (a, b) = (
+        world.spawn((gas.new_ability_system(),)),
+        world.spawn((gas.new_ability_system(),)),
+    );
+    let resonance = gas.catalog().effects().get("GE_Resonance").unwrap();
+    gas.apply_effect(&mut world, b, EffectSpec::new(resonance).with_source(a))
+        .unwrap();
+    let limits = |gas: &Gas| {
+        gas.trace()
+            .events()
+            .iter()
+            .filter(|e| matches!(e.kind, TraceKind::ReactionLimit { limit: 8, .. }))
+            .count()
+    };
+    assert_eq!(limits(&gas), 0, "a chain of one settles");
+    gas.apply_effect(&mut world, a, EffectSpec::new(resonance).with_source(b))
+        .unwrap();
+    assert_eq!(limits(&gas), 1, "the cycle stops at its passes");
+    let value = |e| {
+        let id = gas.catalog().attributes().get("Resonance").unwrap();
+        gas.attribute_value(&world, e, id).unwrap()
+    };
+    assert!(
+        value(a) < 10.0 && value(a) > 9.9,
+        "near the fixed point: {}",
+        value(a)
+    );
+}

@@ -203,9 +203,12 @@ pub struct AttributeMagnitudeData {
     pub from: CaptureFrom,
     /// Follow the attribute while the effect is active (default: snapshot
     /// at application). Live captures that read what other live effects
-    /// move settle within the call that moved them; a live capture of a
-    /// target attribute that its own modifier moves (itself, or through a
-    /// derived rule or bound) is a load error.
+    /// move settle within the call that moved them, a link of a chain a
+    /// pass, for eight passes: a longer chain, or a cycle (which settles
+    /// only in the limit), stops there, records `reaction_limit`, and
+    /// carries on at the next move. A live capture of a target attribute
+    /// that its own modifier moves (itself, or through a derived rule or
+    /// bound) is a load error.
     #[serde(default)]
     pub live: bool,
     /// Multiplier (default 1).

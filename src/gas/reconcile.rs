@@ -167,6 +167,17 @@ impl Gas {
             self.refresh_live(world);
             passes += 1;
         }
+        // Still moving after the last pass: a chain longer than the passes,
+        // or a cycle, which settles only in the limit. What is left waits
+        // for the next move, and the trace says so.
+        if self.attributes_moved && !self.live_holders.is_empty() {
+            if let Some(&entity) = self.moved.first() {
+                self.record(crate::trace::TraceKind::ReactionLimit {
+                    entity,
+                    limit: LIVE_REFRESH_PASSES as u32,
+                });
+            }
+        }
         self.attributes_moved = false;
         self.moved.clear();
     }

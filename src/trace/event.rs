@@ -287,8 +287,10 @@ pub enum TraceKind {
     /// was pending was dropped: an entity's reactions to its own changes
     /// past the budget of reconciles (an effect whose granted tags upset
     /// its ongoing requirements, a behaviour re-arming from its wake a
-    /// wait already met), or observations past one delivery's budget (an
-    /// observer causing what it observes).
+    /// wait already met), observations past one delivery's budget (an
+    /// observer causing what it observes), or live captures still moving
+    /// after their passes (a chain of more than eight, or a cycle; `limit`
+    /// is the passes, and `entity` one moved by the last).
     ReactionLimit {
         /// The entity whose reactions were dropped, or that the last
         /// observation delivered was about.
