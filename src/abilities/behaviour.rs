@@ -269,7 +269,10 @@ impl AbilityCx<'_> {
     }
 
     /// Wakes the instance when the owner holds `tag` (parent-aware; right
-    /// after this call if it already does, as Unreal's tag waits).
+    /// after this call if it already does, as Unreal's tag waits). The
+    /// owner's only: for another entity's tag, an observer of
+    /// `Observe::tag_added(tag).of(other)` that sends the owner an event
+    /// this instance waits on ([`wait_event`](Self::wait_event)) does it.
     pub fn wait_tag_added(&mut self, tag: Tag) {
         self.wait_on(Wait::TagAdded(tag));
     }

@@ -206,7 +206,9 @@ pub struct AttributeMagnitudeData {
     /// move settle within the call that moved them, a link of a chain a
     /// pass, for eight passes: a longer chain, or a cycle (which settles
     /// only in the limit), stops there, records `reaction_limit`, and
-    /// carries on at the next move. A live capture of a target attribute
+    /// carries on at the next move. A source that leaves (despawned) is
+    /// read no more: the modifier keeps the value it last read. A live
+    /// capture of a target attribute
     /// that its own modifier moves (itself, or through a derived rule or
     /// bound) is a load error.
     #[serde(default)]
