@@ -208,9 +208,8 @@ pub struct AttributeMagnitudeData {
     /// only in the limit), stops there, records `reaction_limit`, and
     /// carries on at the next move. A source that leaves (despawned) is
     /// read no more: the modifier keeps the value it last read. A live
-    /// capture of a target attribute
-    /// that its own modifier moves (itself, or through a derived rule or
-    /// bound) is a load error.
+    /// capture of a target attribute that its own modifier moves (itself,
+    /// or through a derived rule or bound) is a load error.
     #[serde(default)]
     pub live: bool,
     /// Multiplier (default 1).
