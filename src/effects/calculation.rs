@@ -236,8 +236,8 @@ pub struct MagnitudeCx<'a> {
 /// How an evaluation reads its target's attributes: as they stand, or,
 /// for a stack being applied again, with that stack's own modifiers left
 /// out (what it captures of an attribute it moves itself would otherwise
-/// feed on its own bonus, compounding with every refresh). One word but
-/// for such a stack, so the plain read costs an application nothing.
+/// feed on its own bonus, compounding with every refresh). A plain read
+/// only tests for none left out, so it costs an application nothing.
 #[derive(Copy, Clone, Default)]
 pub(crate) struct TargetRead<'a> {
     leaving_out: Option<(&'a AttributeSchema, SourceId)>,

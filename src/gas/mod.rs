@@ -75,8 +75,8 @@ pub struct WorkLimits {
     /// Timers handled at one instant before what is still due is handed to
     /// the next microsecond.
     pub per_instant: u64,
-    /// Timers handled by one call before it stops early. It stops
-    /// between instants' reactions only, never between two ends of one
+    /// Timers handled by one call before it stops early. It stops only
+    /// once a timer's reactions have run, never between two ends of one
     /// instant, so it may run past this by the rest of an instant's ends
     /// (at most `per_instant`).
     pub per_call: u64,

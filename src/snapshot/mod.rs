@@ -296,11 +296,13 @@ impl<C: SnapshotComponents> Snapshot<C> {
     /// it the next time it touches the entity: a state saves the same
     /// whenever its lazy ends are cleared. Not an end not yet told (one of
     /// no length applied since the last step, or one an instant's work
-    /// budget put off) that game code will hear: on an entity whose
-    /// running abilities wait on its tags or state, or one an observer of
-    /// effects or tags is told of. It is saved to be told after a restore,
-    /// when the saved run tells it. (One only the trace would record is
-    /// saved cleared: what a trace records changes no save.)
+    /// budget put off) that game code may hear: on an entity whose
+    /// running abilities wait on its tags or state, or on any entity while
+    /// an observer of effects or tags is registered (whatever entity it
+    /// watches). It is saved to be told after a restore, when the saved
+    /// run tells it. (With no such observer and no wait, one only the
+    /// trace would record is saved cleared: what a trace records changes
+    /// no save.)
     pub fn save(world: &World, gas: &Gas) -> Snapshot<C> {
         let defs = gas.catalog().effects();
         let untold = gas.untold_observed_ends();

@@ -295,7 +295,8 @@ pub enum TraceKind {
         /// The entity whose reactions were dropped, or that the last
         /// observation delivered was about.
         entity: Entity,
-        /// The budget reached: reconciles, or observations delivered.
+        /// The budget reached: reconciles, observations delivered, or
+        /// live-refresh passes.
         limit: u32,
     },
     /// An ability activated.
