@@ -36,7 +36,7 @@ impl EffectHost {
         let evaluated = if def.reads_target {
             self.evaluate_onto_stack(cx, def, &spec, &captures)?
         } else {
-            self.evaluate_spec(lookup, def, &spec, &captures)?
+            self.evaluate_spec(lookup, def, &spec, &captures, TargetRead::PLAIN)?
         };
         if def.chance.is_some() {
             return self.apply_by_chance(cx, def, spec, captures, evaluated);
@@ -56,7 +56,7 @@ impl EffectHost {
         captures: &Captures,
     ) -> Result<(SmallVec<[f64; 2]>, Option<SimDuration>), EffectError> {
         let read = TargetRead::onto(cx.schema, def, self.existing_stack(def, spec, cx.now));
-        self.evaluate_reading(Defs::of(cx), def, spec, captures, read)
+        self.evaluate_spec(Defs::of(cx), def, spec, captures, read)
     }
 
     /// [`apply`](Self::apply) of an effect with a `chance`, after its

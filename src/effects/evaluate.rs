@@ -16,21 +16,12 @@ use crate::time::SimDuration;
 impl EffectHost {
     /// Every magnitude of `spec` for one stack, and its duration (`None`
     /// when infinite or instant), without changing anything: what an
-    /// application would compute, or the error it would fail with.
-    pub(crate) fn evaluate_spec(
-        &self,
-        names: Defs<'_>,
-        def: &EffectDef,
-        spec: &EffectSpec,
-        captures: &Captures,
-    ) -> Result<(SmallVec<[f64; 2]>, Option<SimDuration>), EffectError> {
-        self.evaluate_reading(names, def, spec, captures, TargetRead::PLAIN)
-    }
-
-    /// [`evaluate_spec`](Self::evaluate_spec), reading the target through
-    /// `read` (a stack applied again reads it without its own modifiers).
+    /// application would compute, or the error it would fail with. The
+    /// target is read through `read` (a stack applied again reads it
+    /// without its own modifiers; every other evaluation,
+    /// [`TargetRead::PLAIN`]).
     #[inline]
-    pub(crate) fn evaluate_reading(
+    pub(crate) fn evaluate_spec(
         &self,
         names: Defs<'_>,
         def: &EffectDef,
@@ -57,7 +48,7 @@ impl EffectHost {
         }
         Ok((
             magnitudes,
-            self.evaluate_duration_reading(names, def, spec, captures, read)?,
+            self.evaluate_duration(names, def, spec, captures, read)?,
         ))
     }
 
@@ -68,19 +59,6 @@ impl EffectHost {
     // fifth of the evaluation.
     #[inline(always)]
     pub(crate) fn evaluate_duration(
-        &self,
-        names: Defs<'_>,
-        def: &EffectDef,
-        spec: &EffectSpec,
-        captures: &Captures,
-    ) -> Result<Option<SimDuration>, EffectError> {
-        self.evaluate_duration_reading(names, def, spec, captures, TargetRead::PLAIN)
-    }
-
-    /// [`evaluate_duration`](Self::evaluate_duration), reading the target
-    /// through `read`.
-    #[inline(always)]
-    fn evaluate_duration_reading(
         &self,
         names: Defs<'_>,
         def: &EffectDef,
@@ -124,23 +102,11 @@ impl EffectHost {
         }
     }
 
-    /// A custom magnitude for one stack. At application (`target_now`) it
-    /// reads every target attribute as it is; evaluated again later, it
-    /// reads those it captures once from `captures`, kept at application.
+    /// A custom magnitude for one stack, reading the target through
+    /// `read`. At application (`target_now`) it reads every target
+    /// attribute as it is; evaluated again later, it reads those it
+    /// captures once from `captures`, kept at application.
     pub(crate) fn custom_magnitude(
-        &self,
-        names: Defs<'_>,
-        id: CalculationId,
-        spec: &EffectSpec,
-        captures: &Captures,
-        target_now: bool,
-    ) -> Result<f64, EffectError> {
-        self.custom_magnitude_reading(names, id, spec, captures, target_now, TargetRead::PLAIN)
-    }
-
-    /// [`custom_magnitude`](Self::custom_magnitude), reading the target
-    /// through `read`.
-    fn custom_magnitude_reading(
         &self,
         names: Defs<'_>,
         id: CalculationId,
@@ -206,7 +172,7 @@ impl EffectHost {
                 capture.apply(value)
             }
             Magnitude::Custom(id) => {
-                self.custom_magnitude_reading(names, *id, spec, captures, true, read)?
+                self.custom_magnitude(names, *id, spec, captures, true, read)?
             }
         };
         if value.is_finite() {

@@ -25,6 +25,7 @@ use hecs::Entity;
 use smallvec::SmallVec;
 
 use super::active::{ActiveEffect, Captures, EffectKey};
+use super::calculation::TargetRead;
 use super::cx::{Defs, EffectCx};
 use super::def::{EffectDefs, EffectId};
 use super::host::{slot_of, EffectHost};
@@ -348,7 +349,9 @@ impl EffectHost {
         if self.refusal(names.effects, def, &spec.tags).is_some() {
             return Err(spec);
         }
-        let Ok(Some(duration)) = self.evaluate_duration(names, def, &spec, &Captures::new()) else {
+        let Ok(Some(duration)) =
+            self.evaluate_duration(names, def, &spec, &Captures::new(), TargetRead::PLAIN)
+        else {
             return Err(spec);
         };
         let renewable = self.clear_due_but_last_of(names.effects, entity, now, spec.effect);

@@ -60,7 +60,7 @@ pub use host::{ApplyOutcome, EffectHost, EffectTimer};
 pub use spec::{EffectSpec, SetByCallerError};
 
 pub(crate) use active::{ActiveEffect, Captures};
-pub(crate) use calculation::PendingCalculations;
+pub(crate) use calculation::{PendingCalculations, TargetRead};
 pub(crate) use cx::{Defs, EffectCx, FollowUp, TagLog};
 pub(crate) use execution::{Calculated, Executing};
 pub(crate) use host::Applied;

@@ -6,7 +6,7 @@ use hecs::Entity;
 use smallvec::SmallVec;
 
 use super::active::{ActiveEffect, Captures, EffectKey};
-use super::calculation::{CalculationId, Calculations, CaptureDef};
+use super::calculation::{CalculationId, Calculations, CaptureDef, TargetRead};
 use super::cx::{Defs, EffectCx, FollowUp, TagLog};
 use super::data::{CaptureFrom, CueEvent, PeriodicWhileDead};
 use super::def::{EffectDefs, Magnitude};
@@ -204,8 +204,15 @@ impl EffectHost {
                 kept.2 = value;
             }
         }
-        self.custom_magnitude(Defs::of(cx), id, &effect.spec(), &captures, false)
-            .ok()
+        self.custom_magnitude(
+            Defs::of(cx),
+            id,
+            &effect.spec(),
+            &captures,
+            false,
+            TargetRead::PLAIN,
+        )
+        .ok()
     }
 
     /// The entities whose attributes this host's live effects read.

@@ -152,7 +152,7 @@ impl EffectHost {
         // Read without the stack's own modifiers, as the full path reads.
         let read = TargetRead::onto(cx.schema, def, Some(key));
         let (magnitudes, duration) = self
-            .evaluate_reading(names, def, spec, &Captures::new(), read)
+            .evaluate_spec(names, def, spec, &Captures::new(), read)
             .ok()?;
         let mut captures = Captures::new();
         if def.custom_modifiers {
@@ -178,7 +178,7 @@ impl EffectHost {
         debug_assert!(def.ends_lazily());
         // No modifiers to evaluate: only the window.
         let duration = self
-            .evaluate_duration(names, def, spec, &Captures::new())
+            .evaluate_duration(names, def, spec, &Captures::new(), TargetRead::PLAIN)
             .ok()?;
         self.unindex_lazy_end(key);
         let effect = &mut self.effects[key];

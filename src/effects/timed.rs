@@ -4,6 +4,7 @@
 use smallvec::SmallVec;
 
 use super::active::{ActiveEffect, Captures, EffectKey};
+use super::calculation::TargetRead;
 use super::cx::{Defs, EffectCx};
 use super::data::StackExpiry;
 use super::def::Magnitude;
@@ -111,7 +112,14 @@ impl EffectHost {
         if def.custom_modifiers {
             for (slot, modifier) in magnitudes.iter_mut().zip(&def.modifiers) {
                 if let Magnitude::Custom(id) = modifier.magnitude {
-                    match self.custom_magnitude(Defs::of(cx), id, &spec, &captures, false) {
+                    match self.custom_magnitude(
+                        Defs::of(cx),
+                        id,
+                        &spec,
+                        &captures,
+                        false,
+                        TargetRead::PLAIN,
+                    ) {
                         Ok(value) => *slot = value,
                         Err(error) => outcome = Err(error),
                     }

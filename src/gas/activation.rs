@@ -12,7 +12,7 @@ use crate::abilities::{
     GameplayEvent, Instance, InstanceKey, Origin, Recipient, TargetedBy, Wait,
 };
 use crate::attributes::ModOp;
-use crate::effects::{Applied, Calculated, EffectSpec, Executing};
+use crate::effects::{Applied, Calculated, EffectSpec, Executing, TargetRead};
 use crate::tags::{Tag, TagSet};
 use crate::time::SimDuration;
 use crate::trace::TraceKind;
@@ -342,7 +342,7 @@ impl Gas {
                 super::effects::source_captures(world, defs, effect, spec).map_err(|_| cannot())?;
             system
                 .host
-                .evaluate_spec(defs, effect, spec, &captures)
+                .evaluate_spec(defs, effect, spec, &captures, TargetRead::PLAIN)
                 .map_err(|_| cannot())?;
             let executes_now =
                 effect.is_instant() || effect.period.is_some_and(|p| p.execute_on_application);
@@ -449,7 +449,7 @@ impl Gas {
         let captures = super::effects::source_captures(world, defs, effect, &spec).ok()?;
         let (amounts, _) = system
             .host
-            .evaluate_spec(defs, effect, &spec, &captures)
+            .evaluate_spec(defs, effect, &spec, &captures, TargetRead::PLAIN)
             .ok()?;
         // Each attribute's net flat amount, in the order the cost names it.
         let mut totals: SmallVec<[(crate::attributes::AttributeId, f64); 2]> = SmallVec::new();
