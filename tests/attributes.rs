@@ -39,6 +39,13 @@ fn catalog() -> Catalog {
     builder.build().unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// A context over `content` alone (one file, `name`).
+fn gas_over(name: &str, content: &str) -> Gas {
+    let mut builder = CatalogBuilder::new();
+    builder.add_source(name, content);
+    Gas::new(builder.build().unwrap_or_else(|e| panic!("{e}")))
+}
+
 fn id(catalog: &Catalog, name: &str) -> AttributeId {
     catalog.attributes().get(name).unwrap()
 }
@@ -731,8 +738,7 @@ fn starting_values_follow_their_chain_and_yield_to_a_given_base() {
 /// capacity for good: 50 where the other order kept 60.)
 #[test]
 fn an_effects_modifiers_clamp_once_whatever_their_order() {
-    let mut builder = CatalogBuilder::new();
-    builder.add_source(
+    let mut gas = gas_over(
         "ward.ron",
         r#"(
         attributes: [
@@ -751,7 +757,6 @@ fn an_effects_modifiers_clamp_once_whatever_their_order() {
         ],
     )"#,
     );
-    let mut gas = Gas::new(builder.build().unwrap_or_else(|e| panic!("{e}")));
     let mut world = hecs::World::new();
     let capacity = gas.catalog().attributes().get("Capacity").unwrap();
     let charge = gas.catalog().attributes().get("Charge").unwrap();
@@ -774,8 +779,7 @@ fn an_effects_modifiers_clamp_once_whatever_their_order() {
 /// the bound would never apply, which is a load error.)
 #[test]
 fn a_clamped_meta_attribute_bounds_what_it_drains() {
-    let mut builder = CatalogBuilder::new();
-    builder.add_source(
+    let mut gas = gas_over(
         "orchard.ron",
         r#"(
         attributes: [
@@ -788,7 +792,6 @@ fn a_clamped_meta_attribute_bounds_what_it_drains() {
         ],
     )"#,
     );
-    let mut gas = Gas::new(builder.build().unwrap_or_else(|e| panic!("{e}")));
     let mut world = hecs::World::new();
     let tree = world.spawn((gas.new_ability_system(),));
     let sap = gas.catalog().attributes().get("Sap").unwrap();
@@ -843,8 +846,7 @@ fn a_starting_value_waits_for_the_starts_its_source_depends_on() {
 #[test]
 fn a_stack_applied_again_reads_its_target_without_its_own_bonus() {
     let garden = |limit: u32| {
-        let mut builder = CatalogBuilder::new();
-        builder.add_source(
+        let gas = gas_over(
             "garden.ron",
             &format!(
                 r#"(
@@ -856,7 +858,6 @@ fn a_stack_applied_again_reads_its_target_without_its_own_bonus() {
         )"#
             ),
         );
-        let gas = Gas::new(builder.build().unwrap_or_else(|e| panic!("{e}")));
         let mut world = hecs::World::new();
         let plant = world.spawn((gas.new_ability_system(),));
         (gas, world, plant)

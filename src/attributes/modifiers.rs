@@ -198,7 +198,7 @@ impl Modifiers {
 
 /// Sums the accumulators of one attribute's run, in canonical order.
 #[inline]
-pub(crate) fn accumulate(run: &[ModEntry]) -> Accumulated {
+pub(crate) fn accumulate<'a>(run: impl IntoIterator<Item = &'a ModEntry>) -> Accumulated {
     let mut acc = Accumulated {
         flat: 0.0,
         points: 0.0,

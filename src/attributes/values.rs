@@ -9,7 +9,7 @@ use smallvec::SmallVec;
 use super::breakdown::Breakdown;
 use super::derived::ProfileId;
 use super::formula;
-use super::modifiers::{accumulate, ModEntry, ModOp, Modifiers, SourceId};
+use super::modifiers::{accumulate, ModOp, Modifiers, SourceId};
 use super::schema::{AttributeId, AttributeSchema};
 use crate::names::Named;
 
@@ -470,17 +470,10 @@ impl Attributes {
         if !modifiers.iter().any(|m| m.source == source) {
             return self.current(id);
         }
-        let others: SmallVec<[ModEntry; 4]> = modifiers
-            .iter()
-            .filter(|m| m.source != source)
-            .copied()
-            .collect();
+        let others = accumulate(modifiers.iter().filter(|m| m.source != source));
         let def = schema.def(id);
         let range = formula::bounds(def, self.currents());
-        formula::clamp(
-            formula::unbounded(def, self.base(id), &accumulate(&others)),
-            range,
-        )
+        formula::clamp(formula::unbounded(def, self.base(id), &others), range)
     }
 
     /// Where `id`'s value comes from: base, every source's contribution per
