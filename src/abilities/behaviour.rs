@@ -143,7 +143,7 @@ pub struct AbilityCx<'a> {
     /// The granted level.
     pub level: u32,
     /// The state of an instance that has ended, for its teardown.
-    pub(crate) ended_state: Option<Box<str>>,
+    pub(crate) ended_state: Option<Box<String>>,
 }
 
 /// A behaviour's per-instance state: any serde type with a default. Kept
@@ -185,7 +185,7 @@ impl AbilityCx<'_> {
         };
         if let Ok(system) = self.world.query_one_mut::<&mut AbilitySystem>(self.owner) {
             if let Some(instance) = system.abilities.instances.get_mut(self.instance) {
-                instance.state = Some(text.into_boxed_str());
+                instance.state = Some(Box::new(text));
             }
         }
     }

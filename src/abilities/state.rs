@@ -92,11 +92,12 @@ pub(crate) struct Instance {
     pub wait: Wait,
     pub wait_timer: Option<TimerKey>,
     /// The behaviour's own state ([`AbilityCx::state`](super::AbilityCx::state)),
-    /// in its serialized form so snapshots and checksums carry it. Boxed
-    /// rather than a `String`: without the capacity word (and with the
-    /// event kept in 48 bytes) an instance is 96 bytes, and its slot,
-    /// which every entity reserves, 104.
-    pub state: Option<Box<str>>,
+    /// in its serialized form so snapshots and checksums carry it. Behind
+    /// one thin pointer, not a `Box<str>` (a pointer and a length): few
+    /// abilities keep state, and every entity reserves the slot of one
+    /// instance, which with the word saved (and the event kept in 48
+    /// bytes) is 96 bytes rather than 104 for an 88-byte instance.
+    pub state: Option<Box<String>>,
 }
 
 /// A granted ability: by game code, by active effects, or both.
@@ -315,13 +316,13 @@ mod tests {
     use super::*;
 
     /// Every entity reserves room for one running ability: an instance is
-    /// 96 bytes, and its slot, a version beside it, 104 (the size of a
+    /// 88 bytes, and its slot, a version beside it, 96 (the size of a
     /// version and an `Option` of it, as `slots.rs` checks).
     #[test]
-    fn an_instance_slot_is_104_bytes() {
+    fn an_instance_slot_is_96_bytes() {
         use std::mem::size_of;
-        assert_eq!(size_of::<Instance>(), 96);
-        assert_eq!(size_of::<(u32, Option<Instance>)>(), 104);
+        assert_eq!(size_of::<Instance>(), 88);
+        assert_eq!(size_of::<(u32, Option<Instance>)>(), 96);
     }
 
     /// A grant is eight bytes: whether game code granted it and how many
