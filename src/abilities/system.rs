@@ -234,6 +234,6 @@ mod tests {
             offset_of!(AbilitySystem, abilities),
             attributes_end + 2 * size_of::<usize>()
         );
-        assert_eq!(size_of::<AbilitySystem>(), 696);
+        assert_eq!(size_of::<AbilitySystem>(), 680);
     }
 }

@@ -50,8 +50,10 @@ pub(crate) struct ModEntry {
     pub op: ModOp,
     pub value: f64,
     pub source: SourceId,
-    /// Application order, for "newest override wins".
-    pub seq: u64,
+    /// Application order, for "newest override wins": only the order of
+    /// the modifiers held matters, so a new one is numbered after the
+    /// newest held (see [`Modifiers::numbers_after_newest`]).
+    pub seq: u32,
 }
 
 impl ModEntry {
@@ -91,28 +93,69 @@ pub(crate) struct Accumulated {
 ///
 /// One lives inline: most entities hold none or one (a buff, the arena's
 /// endurance), and every entity pays for the inline room whether it uses
-/// it or not, 32 bytes a modifier. An entity that holds more moves them
+/// it or not, 24 bytes a modifier. An entity that holds more moves them
 /// to the heap once and keeps that room.
+///
+/// No counter of applications is kept: a modifier's number only orders
+/// it among those held, so the next is the newest held's plus one, read
+/// from the entries (an entity holds few). Without the counter, and with
+/// numbers of four bytes, the store is 32 bytes rather than 48, in every
+/// entity. Numbers that would pass `u32::MAX` are first renumbered from
+/// zero in the same order, which no result can tell apart.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Modifiers {
     entries: SmallVec<[ModEntry; 1]>,
-    next_seq: u64,
 }
 
 impl Modifiers {
     /// True when every modifier names an attribute below `count` and has a
-    /// finite value, the modifiers are in their canonical order (each
-    /// attribute's one run, which the accumulation reads), and every one
-    /// was numbered before the next number to give (the newest override
-    /// wins by it).
+    /// finite value, and the modifiers are in their canonical order (each
+    /// attribute's one run, which the accumulation reads; overrides by
+    /// their numbers, so the newest wins).
     pub(crate) fn is_valid(&self, count: usize) -> bool {
         self.entries
             .iter()
-            .all(|e| e.attribute.index() < count && e.value.is_finite() && e.seq < self.next_seq)
+            .all(|e| e.attribute.index() < count && e.value.is_finite())
             && self
                 .entries
                 .windows(2)
                 .all(|pair| pair[0].canonical_cmp(&pair[1]) != Ordering::Greater)
+    }
+
+    /// The number the first of `count` modifiers applied now takes, the
+    /// rest following it: after the newest held. Renumbers the held ones
+    /// first when the numbers would not fit.
+    fn numbers_after_newest(&mut self, count: usize) -> u32 {
+        if let Some(first) = self.first_free_number(count) {
+            return first;
+        }
+        self.renumber();
+        self.first_free_number(count)
+            .expect("renumbered modifiers leave room for the new ones")
+    }
+
+    /// The number after the newest held, if `count` numbers from it fit.
+    fn first_free_number(&self, count: usize) -> Option<u32> {
+        let first = match self.entries.iter().map(|e| e.seq).max() {
+            None => 0,
+            Some(newest) => newest.checked_add(1)?,
+        };
+        first.checked_add(u32::try_from(count).ok()?)?;
+        Some(first)
+    }
+
+    /// Numbers the held modifiers from zero, in the order their numbers
+    /// had (modifiers that shared a number share one still), so the
+    /// canonical order, which reads numbers only to compare them, is
+    /// unchanged.
+    fn renumber(&mut self) {
+        let mut numbers: SmallVec<[u32; 8]> = self.entries.iter().map(|e| e.seq).collect();
+        numbers.sort_unstable();
+        numbers.dedup();
+        for entry in &mut self.entries {
+            let rank = numbers.binary_search(&entry.seq).unwrap_or_default();
+            entry.seq = u32::try_from(rank).expect("an entity holds fewer than 2^32 modifiers");
+        }
     }
 
     pub fn insert(&mut self, attribute: AttributeId, op: ModOp, value: f64, source: SourceId) {
@@ -121,9 +164,8 @@ impl Modifiers {
             op,
             value,
             source,
-            seq: self.next_seq,
+            seq: self.numbers_after_newest(1),
         };
-        self.next_seq += 1;
         let at = self
             .entries
             .partition_point(|e| e.canonical_cmp(&entry) == Ordering::Less);
@@ -142,6 +184,9 @@ impl Modifiers {
         new: &[(AttributeId, ModOp, f64)],
         mut touched: impl FnMut(AttributeId),
     ) {
+        // Room first: renumbering after reading the source's first number
+        // would leave it stale.
+        let after_newest = self.numbers_after_newest(new.len());
         let first = self
             .entries
             .iter()
@@ -149,16 +194,17 @@ impl Modifiers {
             .map(|e| e.seq)
             .min();
         self.remove_source(source, &mut touched);
-        let first = first.unwrap_or(self.next_seq);
+        let first = first.unwrap_or(after_newest);
         for (i, &(attribute, op, value)) in new.iter().enumerate() {
             let entry = ModEntry {
                 attribute,
                 op,
                 value,
                 source,
-                seq: first + i as u64,
+                // In range: the room checked above is from the newest
+                // held, and `first` is no later than it.
+                seq: first + i as u32,
             };
-            self.next_seq = self.next_seq.max(entry.seq + 1);
             let at = self
                 .entries
                 .partition_point(|e| e.canonical_cmp(&entry) == Ordering::Less);
@@ -215,4 +261,66 @@ pub(crate) fn accumulate<'a>(run: impl IntoIterator<Item = &'a ModEntry>) -> Acc
         }
     }
     acc
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn overriding(modifiers: &Modifiers, attribute: AttributeId) -> Option<f64> {
+        accumulate(modifiers.of(attribute)).override_value
+    }
+
+    /// Every entity keeps one modifier inline: 24 bytes, and the store 32.
+    #[test]
+    fn the_store_of_one_modifier_is_32_bytes() {
+        assert_eq!(std::mem::size_of::<ModEntry>(), 24);
+        assert_eq!(std::mem::size_of::<Modifiers>(), 32);
+    }
+
+    /// A new modifier is numbered after the newest held; when the numbers
+    /// run out, the held ones are renumbered in their order first, so the
+    /// newest override still wins, before and after the oldest ends.
+    #[test]
+    fn numbers_that_run_out_are_renumbered_in_order() {
+        let health = AttributeId::new(0);
+        let mut modifiers = Modifiers::default();
+        modifiers.insert(health, ModOp::Override, 1.0, SourceId(1));
+        modifiers.insert(health, ModOp::Override, 2.0, SourceId(2));
+        assert_eq!(overriding(&modifiers, health), Some(2.0));
+        modifiers.entries[0].seq = u32::MAX - 1;
+        modifiers.entries[1].seq = u32::MAX;
+        modifiers.insert(health, ModOp::Override, 3.0, SourceId(3));
+        let numbers: Vec<u32> = modifiers.entries.iter().map(|e| e.seq).collect();
+        assert_eq!(numbers, [0, 1, 2]);
+        assert!(modifiers.is_valid(1));
+        assert_eq!(overriding(&modifiers, health), Some(3.0));
+        modifiers.remove_source(SourceId(3), |_| {});
+        assert_eq!(overriding(&modifiers, health), Some(2.0));
+        modifiers.remove_source(SourceId(2), |_| {});
+        assert_eq!(overriding(&modifiers, health), Some(1.0));
+    }
+
+    /// A source's replaced modifiers keep its place in the order, also when
+    /// making room for them renumbers the others first.
+    #[test]
+    fn a_replacement_that_needs_room_keeps_its_place() {
+        let health = AttributeId::new(0);
+        let mut modifiers = Modifiers::default();
+        modifiers.insert(health, ModOp::Override, 1.0, SourceId(1));
+        modifiers.insert(health, ModOp::Override, 2.0, SourceId(2));
+        modifiers.entries[0].seq = u32::MAX - 1;
+        modifiers.entries[1].seq = u32::MAX;
+        modifiers.replace_source(SourceId(1), &[(health, ModOp::Override, 5.0)], |_| {});
+        assert_eq!(
+            overriding(&modifiers, health),
+            Some(2.0),
+            "the newer still wins"
+        );
+        modifiers.remove_source(SourceId(2), |_| {});
+        assert_eq!(overriding(&modifiers, health), Some(5.0));
+        // A fresh one after the renumbering comes last.
+        modifiers.insert(health, ModOp::Override, 7.0, SourceId(4));
+        assert_eq!(overriding(&modifiers, health), Some(7.0));
+    }
 }

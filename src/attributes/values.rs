@@ -128,7 +128,10 @@ impl Attributes {
             ));
         }
         if !self.modifiers.is_valid(count) {
-            return Err("a modifier names an unknown attribute, is not finite, or is out of its order or numbering".into());
+            return Err(
+                "a modifier names an unknown attribute, is not finite, or is out of its order"
+                    .into(),
+            );
         }
         if self.values.iter().any(|v| !v.is_finite()) {
             return Err("an attribute value is not finite".into());
