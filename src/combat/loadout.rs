@@ -268,7 +268,7 @@ mod tests {
     #[test]
     fn an_inventory_is_one_word_until_it_holds_something() {
         assert_eq!(std::mem::size_of::<Inventory>(), 8);
-        assert_eq!(std::mem::size_of::<super::super::Combatant>(), 256);
+        assert_eq!(std::mem::size_of::<super::super::Combatant>(), 248);
     }
 
     /// Stacks merge by item and keep their order; removal is all or

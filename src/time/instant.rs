@@ -1,6 +1,7 @@
 //! [`SimTime`] and [`SimDuration`]: integer simulated time in microseconds.
 
 use std::fmt;
+use std::num::NonZeroU64;
 use std::ops::{Add, AddAssign, Sub};
 
 use serde::{Deserialize, Serialize};
@@ -20,10 +21,44 @@ pub const MICROS_PER_SECOND: u64 = 1_000_000;
 pub struct SimDuration(u64);
 
 /// A point in simulated time: microseconds since the simulation started.
-#[derive(
-    Copy, Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
-)]
-pub struct SimTime(u64);
+///
+/// Kept as the microseconds plus one, so the last `u64` is [`SimTime::MAX`]
+/// and zero is never held: an `Option<SimTime>` (when a fighter lost sight
+/// of its target, say) is then eight bytes, not sixteen, in every
+/// component that keeps one. The order, the sums and the saved form are
+/// those of the microseconds.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(from = "Micros", into = "Micros")]
+pub struct SimTime(NonZeroU64);
+
+/// A [`SimTime`] as saved: its microseconds.
+#[derive(Serialize, Deserialize)]
+#[serde(rename = "SimTime")]
+struct Micros(u64);
+
+impl From<Micros> for SimTime {
+    fn from(saved: Micros) -> Self {
+        SimTime::from_micros(saved.0)
+    }
+}
+
+impl From<SimTime> for Micros {
+    fn from(time: SimTime) -> Self {
+        Micros(time.as_micros())
+    }
+}
+
+impl Default for SimTime {
+    fn default() -> Self {
+        SimTime::ZERO
+    }
+}
+
+impl fmt::Debug for SimTime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("SimTime").field(&self.as_micros()).finish()
+    }
+}
 
 /// A number that is not a usable duration (negative, NaN, infinite, or
 /// beyond what `u64` microseconds hold).
@@ -102,46 +137,48 @@ impl SimDuration {
 
 impl SimTime {
     /// The start of the simulation.
-    pub const ZERO: SimTime = SimTime(0);
-    /// The end of representable time ("never").
-    pub const MAX: SimTime = SimTime(u64::MAX);
+    pub const ZERO: SimTime = SimTime(NonZeroU64::MIN);
+    /// The end of representable time ("never"): `u64::MAX - 1`
+    /// microseconds, the last the representation holds.
+    pub const MAX: SimTime = SimTime(NonZeroU64::MAX);
 
-    /// Microseconds since the start.
+    /// Microseconds since the start (`u64::MAX` is [`SimTime::MAX`]).
     pub const fn from_micros(micros: u64) -> Self {
-        Self(micros)
+        Self(NonZeroU64::MIN.saturating_add(micros))
     }
 
     /// Whole milliseconds since the start, saturating at [`SimTime::MAX`].
     pub const fn from_millis(millis: u64) -> Self {
-        Self(SimDuration::from_millis(millis).0)
+        Self::from_micros(SimDuration::from_millis(millis).0)
     }
 
     /// Whole seconds since the start, saturating at [`SimTime::MAX`]:
     /// `SimTime::from_secs(2)` needs no `unwrap`.
     pub const fn from_secs(secs: u64) -> Self {
-        Self(SimDuration::from_secs(secs).0)
+        Self::from_micros(SimDuration::from_secs(secs).0)
     }
 
     /// Seconds since the start, rounded to the nearest microsecond. Fallible
     /// because the input may be untrusted (data, a client): negative, NaN
     /// and out-of-range values are errors.
     pub fn from_secs_f64(secs: f64) -> Result<Self, InvalidDuration> {
-        SimDuration::from_secs_f64(secs).map(|d| SimTime(d.0))
+        SimDuration::from_secs_f64(secs).map(|d| SimTime::from_micros(d.0))
     }
 
     /// Microseconds since the start.
     pub const fn as_micros(self) -> u64 {
-        self.0
+        self.0.get() - 1
     }
 
     /// Seconds since the start (for display).
     pub fn as_secs_f64(self) -> f64 {
-        self.0 as f64 / MICROS_PER_SECOND as f64
+        self.as_micros() as f64 / MICROS_PER_SECOND as f64
     }
 
     /// The span from `earlier` to `self`, or zero if `earlier` is later.
     pub const fn saturating_since(self, earlier: SimTime) -> SimDuration {
-        SimDuration(self.0.saturating_sub(earlier.0))
+        // Both are one above their microseconds: the difference is theirs.
+        SimDuration(self.0.get().saturating_sub(earlier.0.get()))
     }
 }
 
@@ -192,11 +229,12 @@ impl fmt::Display for SimDuration {
 impl fmt::Display for SimTime {
     /// Seconds with three decimals: `12.600`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let micros = self.as_micros();
         write!(
             f,
             "{}.{:03}",
-            self.0 / MICROS_PER_SECOND,
-            (self.0 % MICROS_PER_SECOND) / 1_000
+            micros / MICROS_PER_SECOND,
+            (micros % MICROS_PER_SECOND) / 1_000
         )
     }
 }
@@ -255,5 +293,28 @@ mod tests {
         assert_eq!(SimDuration::from_secs(u64::MAX), SimDuration::MAX);
         assert_eq!(SimDuration::from_millis(u64::MAX / 10), SimDuration::MAX);
         assert_eq!(SimTime::from_secs(u64::MAX / 1000), SimTime::MAX);
+        assert_eq!(SimTime::from_micros(u64::MAX), SimTime::MAX);
+        assert_eq!(SimTime::MAX.as_micros(), u64::MAX - 1);
+    }
+
+    /// A time is one word, and so is an optional one; it reads, orders,
+    /// prints and saves as its microseconds.
+    #[test]
+    fn an_optional_time_is_one_word() {
+        assert_eq!(std::mem::size_of::<Option<SimTime>>(), 8);
+        let early = SimTime::from_micros(0);
+        let late = SimTime::from_micros(7);
+        assert!(early < late && late < SimTime::MAX);
+        assert_eq!(early, SimTime::ZERO);
+        assert_eq!(SimTime::default(), SimTime::ZERO);
+        assert_eq!(late - early, SimDuration::from_micros(7));
+        assert_eq!(late + SimDuration::from_micros(3), SimTime::from_micros(10));
+        assert_eq!(format!("{late:?}"), "SimTime(7)");
+        assert_eq!(ron::to_string(&late).unwrap(), "(7)");
+        assert_eq!(ron::from_str::<SimTime>("(7)").unwrap(), late);
+        assert_eq!(
+            ron::from_str::<SimTime>("(18446744073709551615)").unwrap(),
+            SimTime::MAX
+        );
     }
 }
