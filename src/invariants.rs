@@ -156,7 +156,7 @@ pub fn check(world: &World, gas: &Gas) -> Vec<String> {
         }
 
         let held = system.abilities.reactive_waits_held();
-        if held.with(system.reactive_waits) != system.reactive_waits {
+        if held.with(system.reactive_waits()) != system.reactive_waits() {
             broken.push(at(
                 "an instance holds a reactive wait its ability system does not know of",
             ));

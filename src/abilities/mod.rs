@@ -39,4 +39,6 @@ pub use outcome::{ActivationFailure, ClientField, EndReason, WakeReason};
 pub use state::{InstanceKey, Wait};
 pub use system::AbilitySystem;
 
+#[cfg(test)]
+pub(crate) use state::ReactiveWaits;
 pub(crate) use state::{Granted, Instance, TargetedBy};

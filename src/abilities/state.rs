@@ -255,6 +255,22 @@ pub(crate) struct ReactiveWaits {
 }
 
 impl ReactiveWaits {
+    const TAGS: u8 = 1;
+    const STATE: u8 = 2;
+
+    /// The kinds as one byte, for where the system keeps them.
+    pub fn bits(self) -> u8 {
+        u8::from(self.tags) * Self::TAGS | u8::from(self.state) * Self::STATE
+    }
+
+    /// The kinds [`bits`](Self::bits) gave.
+    pub fn from_bits(bits: u8) -> Self {
+        Self {
+            tags: bits & Self::TAGS != 0,
+            state: bits & Self::STATE != 0,
+        }
+    }
+
     /// Those `wait` is.
     pub fn of(wait: Wait) -> Self {
         Self {

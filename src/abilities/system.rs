@@ -18,31 +18,23 @@ use crate::time::SimTime;
 /// ([`Gas::new_ability_system`](crate::Gas::new_ability_system)); change it
 /// only through the context ([`Gas`](crate::Gas)), which runs the rules.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-// Laid out as declared: the reconcile bookkeeping every change reads
-// first, then the host (whose own layout puts what an application or a
-// tag read touches first), then the abilities (the instance slots'
-// header first). At scale a system is cold when a timer reaches it and
-// each line read is a miss: cache-simulated, the order takes the misses
-// of an attack from 37.9 to 35.8. Aligning the system to a cache line
-// took them to 34.0 but ran 6 % slower in wall time at 100 000 fighters
-// on the build machine (measured twice), and, at 704 bytes where it adds
-// none, 1.26 times this layout's time at a million fighters after warm-up
-// (one sitting of alternated runs, thirty-third round); the cause is not
-// established, so it is not aligned. The saved form is the host's and the
-// abilities', in that order; the bookkeeping is not saved.
+// Laid out as declared: the host (whose own layout puts what an
+// application or a tag read touches first), then the abilities (the
+// instance slots' header first). At scale a system is cold when a timer
+// reaches it and each line read is a miss: cache-simulated, the order
+// takes the misses of an attack from 37.9 to 35.8. Aligning the system to
+// a cache line took them to 34.0 but ran 6 % slower in wall time at
+// 100 000 fighters on the build machine (measured twice), and, at 704
+// bytes where it added none, 1.26 times this layout's time at a million
+// fighters after warm-up (one sitting of alternated runs, thirty-third
+// round); the cause is not established, so it is not aligned. The
+// system's own bookkeeping (whether the reconcile queue holds it, which
+// kinds of reactive wait its instances may hold) lives in two bytes the
+// host lends it, beside the host's reconcile notes, which every change
+// writes anyway. The saved form is the host's and the abilities', in
+// that order; the bookkeeping is not saved.
 #[repr(C)]
 pub struct AbilitySystem {
-    /// Already waiting in the context's reconcile queue.
-    #[serde(skip)]
-    pub(crate) queued: bool,
-    /// Which kinds of reactive wait the instances may hold: set whenever
-    /// one is set, cleared by the walk that finds none. Every change to
-    /// the owner's tags, attributes or effects asks whether something
-    /// waits on it; a fighter's instance waits only on delays, and this
-    /// answers for it without a walk over the instances. Derived: not
-    /// saved, rebuilt on restore.
-    #[serde(skip)]
-    pub(crate) reactive_waits: ReactiveWaits,
     pub(crate) host: EffectHost,
     pub(crate) abilities: AbilityState,
 }
@@ -52,9 +44,32 @@ impl AbilitySystem {
         Self {
             host: EffectHost::new(attributes),
             abilities: AbilityState::default(),
-            queued: false,
-            reactive_waits: ReactiveWaits::default(),
         }
+    }
+
+    /// Already waiting in the context's reconcile queue.
+    #[inline]
+    pub(crate) fn queued(&self) -> bool {
+        self.host.lent_to_owner[0] != 0
+    }
+
+    pub(crate) fn set_queued(&mut self, queued: bool) {
+        self.host.lent_to_owner[0] = u8::from(queued);
+    }
+
+    /// Which kinds of reactive wait the instances may hold: set whenever
+    /// one is set, cleared by the walk that finds none. Every change to
+    /// the owner's tags, attributes or effects asks whether something
+    /// waits on it; a fighter's instance waits only on delays, and this
+    /// answers for it without a walk over the instances. Derived: not
+    /// saved, rebuilt on restore.
+    #[inline]
+    pub(crate) fn reactive_waits(&self) -> ReactiveWaits {
+        ReactiveWaits::from_bits(self.host.lent_to_owner[1])
+    }
+
+    pub(crate) fn set_reactive_waits(&mut self, waits: ReactiveWaits) {
+        self.host.lent_to_owner[1] = waits.bits();
     }
 
     /// True when some instance waits for a tag to be added or removed.
@@ -71,11 +86,12 @@ impl AbilitySystem {
     /// Walks the instances only when the hint says one may (and then
     /// brings the hint down to what they hold).
     fn waits_on(&mut self, kind: fn(ReactiveWaits) -> bool) -> bool {
-        if !kind(self.reactive_waits) {
+        if !kind(self.reactive_waits()) {
             return false;
         }
-        self.reactive_waits = self.abilities.reactive_waits_held();
-        kind(self.reactive_waits)
+        let held = self.abilities.reactive_waits_held();
+        self.set_reactive_waits(held);
+        kind(held)
     }
 
     /// Rebuilds what a save does not keep because it follows from the
@@ -83,14 +99,14 @@ impl AbilitySystem {
     /// restore; `queued` says whether the restored context's reconcile
     /// queue holds the system.
     pub(crate) fn rebuild_derived(&mut self, defs: &EffectDefs, queued: bool) {
-        self.queued = queued;
+        self.set_queued(queued);
         self.host.reindex(defs);
-        self.reactive_waits = self.abilities.reactive_waits_held();
+        self.set_reactive_waits(self.abilities.reactive_waits_held());
     }
 
     /// Notes that an instance now waits on `wait`.
     pub(crate) fn note_wait(&mut self, wait: Wait) {
-        self.reactive_waits = self.reactive_waits.with(ReactiveWaits::of(wait));
+        self.set_reactive_waits(self.reactive_waits().with(ReactiveWaits::of(wait)));
     }
 
     /// Attribute values.
@@ -204,10 +220,11 @@ mod tests {
 
     use super::*;
 
-    /// Where what an attack reads lies: the bookkeeping and the host's hot
-    /// fields (its three effect slots, inline, then the first lazy end,
-    /// owned tags, listening index, reconcile notes and flags) in the first
-    /// six lines, the attribute values after them, then two cold
+    /// Where what an attack reads lies: the host's hot fields (its three
+    /// effect slots, inline, then the first lazy end, owned tags,
+    /// listening index, reconcile notes and flags, with the system's own
+    /// bookkeeping in the same line) in the first six lines, the attribute
+    /// values after them, then two cold
     /// pointers (the index of lazy ends a host holding many effects keeps,
     /// and the expiry timers of its effects that end on one), then the
     /// ability state with its instance slot, inline too.
@@ -215,9 +232,11 @@ mod tests {
     fn an_ability_system_keeps_what_an_attack_reads_together() {
         let host = offset_of!(AbilitySystem, host);
         let effects = host + offset_of!(EffectHost, effects);
-        assert_eq!(effects, 8, "the effect slots come first, after two flags");
+        assert_eq!(effects, 0, "the effect slots come first");
         let notes = host + offset_of!(EffectHost, notes);
         assert!(notes + size_of::<crate::tags::TagNotes>() <= 384, "{notes}");
+        let lent = host + offset_of!(EffectHost, lent_to_owner);
+        assert_eq!(lent / 64, notes / 64, "the bookkeeping beside the notes");
         let hot_host_end = host + offset_of!(EffectHost, attributes);
         assert!(hot_host_end <= 384, "{hot_host_end}");
         let attributes_end = hot_host_end + size_of::<Attributes>();
@@ -234,6 +253,6 @@ mod tests {
             offset_of!(AbilitySystem, abilities),
             attributes_end + 2 * size_of::<usize>()
         );
-        assert_eq!(size_of::<AbilitySystem>(), 680);
+        assert_eq!(size_of::<AbilitySystem>(), 672);
     }
 }

@@ -113,6 +113,13 @@ pub struct EffectHost {
     pub(crate) attributes_changed: bool,
     /// An active effect ended since the last reconcile.
     pub(crate) effect_ended: bool,
+    /// Two bytes the host's layout leaves free before `lazy_first_slot`,
+    /// lent to its owner: the [`AbilitySystem`](crate::AbilitySystem)
+    /// keeps its bookkeeping here (whether the reconcile queue holds it,
+    /// and its hint of its instances' reactive waits) rather than in a
+    /// word of its own, eight bytes in every entity. The host never reads
+    /// them, and they are not saved (the owner rebuilds them).
+    pub(crate) lent_to_owner: [u8; 2],
     /// Where the first lazy end of a host that keeps an [index of
     /// them](LazyIndex) most likely lies: the slot an application about
     /// to clear it will read, asked for before the index says which
@@ -146,6 +153,7 @@ impl EffectHost {
             notes: TagNotes::default(),
             attributes_changed: false,
             effect_ended: false,
+            lent_to_owner: [0; 2],
             lazy_first_slot: u32::MAX,
             lazy_index: None,
             expiry: ExpiryTimers::default(),

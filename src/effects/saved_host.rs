@@ -83,6 +83,8 @@ impl<'de> Deserialize<'de> for EffectHost {
             notes: TagNotes::from_changes(&saved.appeared, &saved.vanished),
             attributes_changed: saved.attributes_changed,
             effect_ended: saved.effect_ended,
+            // The owner's: it rebuilds them on restore.
+            lent_to_owner: [0; 2],
             // A hint, set with the first lazy end below.
             lazy_first_slot: u32::MAX,
             attributes: saved.attributes,

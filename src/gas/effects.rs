@@ -819,8 +819,10 @@ mod tests {
         for waits in [(true, false), (false, true)] {
             {
                 let mut system = world.get::<&mut AbilitySystem>(hero).unwrap();
-                system.reactive_waits.tags = waits.0;
-                system.reactive_waits.state = waits.1;
+                system.set_reactive_waits(crate::abilities::ReactiveWaits {
+                    tags: waits.0,
+                    state: waits.1,
+                });
             }
             assert!(watched(&gas, &world, hero), "{waits:?}");
         }

@@ -44,7 +44,7 @@ impl Gas {
     /// Could something see an effect on `system`'s host begin or end?
     #[inline]
     pub(crate) fn watches(&self, system: &AbilitySystem) -> bool {
-        self.trace.wants_any(TOLD) || system.reactive_waits.any()
+        self.trace.wants_any(TOLD) || system.reactive_waits().any()
     }
 
     /// Might a watched host hold a lazy end due now that is still to be

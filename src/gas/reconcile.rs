@@ -47,7 +47,7 @@ impl Gas {
         let reacts = host.notes.meets(reactive) || system.waits_on_tags();
         if reacts {
             self.queue_reconcile(entity, system);
-        } else if !system.queued {
+        } else if !system.queued() {
             // Nothing reacts to these tags: forget them now.
             system.host.notes.clear();
         }
@@ -55,8 +55,8 @@ impl Gas {
 
     /// Queues `entity` for the next reconcile (once).
     pub(crate) fn queue_reconcile(&mut self, entity: Entity, system: &mut AbilitySystem) {
-        if !system.queued {
-            system.queued = true;
+        if !system.queued() {
+            system.set_queued(true);
             self.dirty.push_back(entity);
         }
     }
@@ -99,7 +99,7 @@ impl Gas {
                 let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(entity) else {
                     continue;
                 };
-                system.queued = false;
+                system.set_queued(false);
                 let (appeared, vanished) = system.host.notes.take();
                 self.with_host(world, entity, |host, cx| {
                     host.reconcile_inhibition(cx);
@@ -133,7 +133,7 @@ impl Gas {
     #[cold]
     fn drop_unsettled(&mut self, world: &mut World, entity: Entity) {
         if let Ok(system) = world.query_one_mut::<&mut AbilitySystem>(entity) {
-            system.queued = false;
+            system.set_queued(false);
             system.host.notes.clear();
         }
         self.record(crate::trace::TraceKind::ReactionLimit {
