@@ -283,7 +283,7 @@ fn lazy_end_problems(
             ));
         }
     }
-    if system.host.expiry.iter().count() != holding {
+    if system.host.aside.expiry().iter().count() != holding {
         broken("the host keeps an expiry timer for an effect that holds none");
     }
     if !system.host.lazy_due_agrees() {

@@ -221,38 +221,29 @@ mod tests {
     use super::*;
 
     /// Where what an attack reads lies: the host's hot fields (its three
-    /// effect slots, inline, then the first lazy end, owned tags,
-    /// listening index, reconcile notes and flags, with the system's own
-    /// bookkeeping in the same line) in the first six lines, the attribute
-    /// values after them, then two cold
-    /// pointers (the index of lazy ends a host holding many effects keeps,
-    /// and the expiry timers of its effects that end on one), then the
-    /// ability state with its instance slot, inline too.
+    /// effect slots, inline, then the first lazy end, owned tags, the
+    /// pointer to what few hosts need, reconcile notes and flags, with the
+    /// system's own bookkeeping in the same line) in the first six lines,
+    /// the attribute values after them, then the ability state with its
+    /// instance slot, inline too.
     #[test]
     fn an_ability_system_keeps_what_an_attack_reads_together() {
         let host = offset_of!(AbilitySystem, host);
         let effects = host + offset_of!(EffectHost, effects);
         assert_eq!(effects, 0, "the effect slots come first");
+        let aside = host + offset_of!(EffectHost, aside);
         let notes = host + offset_of!(EffectHost, notes);
+        assert!(aside < notes, "{aside}");
         assert!(notes + size_of::<crate::tags::TagNotes>() <= 384, "{notes}");
         let lent = host + offset_of!(EffectHost, lent_to_owner);
         assert_eq!(lent / 64, notes / 64, "the bookkeeping beside the notes");
         let hot_host_end = host + offset_of!(EffectHost, attributes);
         assert!(hot_host_end <= 384, "{hot_host_end}");
-        let attributes_end = hot_host_end + size_of::<Attributes>();
-        assert_eq!(
-            host + offset_of!(EffectHost, lazy_index),
-            attributes_end,
-            "the index's pointer, cold, follows the attributes"
-        );
-        assert_eq!(
-            host + offset_of!(EffectHost, expiry),
-            attributes_end + size_of::<usize>()
-        );
         assert_eq!(
             offset_of!(AbilitySystem, abilities),
-            attributes_end + 2 * size_of::<usize>()
+            hot_host_end + size_of::<Attributes>(),
+            "the abilities follow the attributes"
         );
-        assert_eq!(size_of::<AbilitySystem>(), 672);
+        assert_eq!(size_of::<AbilitySystem>(), 656);
     }
 }

@@ -23,9 +23,10 @@ pub(crate) struct ExpiryTimer {
 /// most of the effects most entities hold, while every entity reserves
 /// room for several effects. In each slot the timer took 16 bytes
 /// (a fighter of the arena paid 48 for its three reserved slots); here
-/// it is one pointer a host until its first timer, and a host that once
-/// held one keeps the room, so holding them again allocates nothing. The
-/// box has room for the three slots every host reserves.
+/// it is one pointer until the host's first timer (kept
+/// [aside](super::aside::HostAside)), and a host that once held one keeps
+/// the room, so holding them again allocates nothing. The box has room
+/// for the three slots every host reserves.
 ///
 /// Whether an effect holds an entry is also on the effect itself
 /// ([`ActiveEffect::holds_expiry_timer`](super::ActiveEffect::holds_expiry_timer)),
@@ -36,6 +37,11 @@ pub(crate) struct ExpiryTimer {
 pub(crate) struct ExpiryTimers(Option<Box<SmallVec<[Option<ExpiryTimer>; 3]>>>);
 
 impl ExpiryTimers {
+    /// None, with no room.
+    pub(crate) const fn new() -> Self {
+        Self(None)
+    }
+
     /// The timer of the effect under `key`, if it holds one.
     #[inline]
     pub(crate) fn get(&self, key: EffectKey) -> Option<ExpiryTimer> {

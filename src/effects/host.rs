@@ -12,12 +12,10 @@ use serde::{Deserialize, Serialize};
 use slotmap::Key;
 
 use super::active::{ActiveEffect, EffectKey};
+use super::aside::HostAside;
 use super::cx::TagLog;
 use super::def::{EffectDefs, EffectId};
 use super::execution::Execution;
-use super::expiry::ExpiryTimers;
-use super::lazy::LazyIndex;
-use super::listening::ListeningKeys;
 use crate::attributes::{AttributeChanges, AttributeSchema, Attributes};
 use crate::tags::{NotHeld, Tag, TagCounts, TagNotes, TagSet};
 use crate::time::{SimDuration, SimTime, TimerKey};
@@ -101,12 +99,16 @@ pub struct EffectHost {
     /// host before it has none to clear. Derived, so not saved.
     pub(crate) lazy_due: SimTime,
     pub(crate) tags: TagCounts,
-    /// The active effects whose definitions [listen](super::def::EffectDef::listens) to their host,
-    /// in slot order (the order a scan of `effects` would meet them): the
-    /// immunity check, inhibition and live captures look only here, so a
-    /// host's many plain effects (a cooldown applied every frame) cost them
-    /// nothing. Derived from `effects`, so not saved: a restore rebuilds it.
-    pub(crate) listening: ListeningKeys,
+    /// What few hosts need, made at the first of it: the active effects
+    /// whose definitions [listen](super::def::EffectDef::listens) to
+    /// their host, in slot order (the order a scan of `effects` would meet
+    /// them: the immunity check, inhibition and live captures look only
+    /// there, so a host's many plain effects, a cooldown applied every
+    /// frame, cost them nothing; derived, so not saved); the pending
+    /// expiry timers of its effects that end on one (saved with each
+    /// effect); and the lazily ending effects in end order, for a host
+    /// that holds many effects (see `lazy.rs`; derived, so not saved).
+    pub(crate) aside: HostAside,
     /// Tags that became present or absent since the last reconcile.
     pub(crate) notes: TagNotes,
     /// Attribute values changed since the last reconcile.
@@ -121,18 +123,12 @@ pub struct EffectHost {
     /// them, and they are not saved (the owner rebuilds them).
     pub(crate) lent_to_owner: [u8; 2],
     /// Where the first lazy end of a host that keeps an [index of
-    /// them](LazyIndex) most likely lies: the slot an application about
+    /// them](super::lazy::LazyIndex) most likely lies: the slot an application about
     /// to clear it will read, asked for before the index says which
     /// (see `lazy.rs`). A hint: it may be stale, and nothing else reads
     /// it. In the padding before the next field, so it costs no room.
     pub(crate) lazy_first_slot: u32,
     pub(crate) attributes: Attributes,
-    /// The lazily ending effects in end order, for a host that holds many
-    /// effects (see `lazy.rs`); cold, and derived, so not saved.
-    pub(crate) lazy_index: Option<Box<LazyIndex>>,
-    /// The pending expiry timers of its effects that end on one; saved
-    /// with each effect.
-    pub(crate) expiry: ExpiryTimers,
 }
 
 /// Effect slots every host keeps inline. A fighter holds up to three
@@ -149,14 +145,12 @@ impl EffectHost {
             tags: TagCounts::new(),
             effects: Slots::new(),
             lazy_due: SimTime::MAX,
-            listening: ListeningKeys::default(),
+            aside: HostAside::default(),
             notes: TagNotes::default(),
             attributes_changed: false,
             effect_ended: false,
             lent_to_owner: [0; 2],
             lazy_first_slot: u32::MAX,
-            lazy_index: None,
-            expiry: ExpiryTimers::default(),
         }
     }
 
@@ -172,7 +166,7 @@ impl EffectHost {
 
     /// The pending expiry timer of the effect under `key`, if it holds one.
     pub(crate) fn expiry_timer(&self, key: EffectKey) -> Option<TimerKey> {
-        self.expiry.get(key).map(|expiry| expiry.timer)
+        self.aside.expiry().get(key).map(|expiry| expiry.timer)
     }
 
     /// The entity's attribute values.

@@ -133,7 +133,7 @@ impl EffectHost {
     pub(super) fn index_lazy_end(&mut self, key: EffectKey) {
         let effect = &self.effects[key];
         self.lazy_due = self.lazy_due.min(effect.expires_at());
-        match &mut self.lazy_index {
+        match self.aside.lazy_index_mut() {
             Some(index) => index.insert(key, effect),
             None if self.effects.len() > SCAN_LIMIT => self.build_lazy_index(),
             None => {}
@@ -146,7 +146,7 @@ impl EffectHost {
     /// only ever errs early.
     #[inline]
     pub(super) fn unindex_lazy_end(&mut self, key: EffectKey) {
-        if let Some(index) = &mut self.lazy_index {
+        if let Some(index) = self.aside.lazy_index_mut() {
             if let Some(effect) = self.effects.get(key).filter(|e| e.ends_lazily()) {
                 index.remove(key, effect);
             }
@@ -162,7 +162,7 @@ impl EffectHost {
                 index.insert(key, effect);
             }
         }
-        self.lazy_index = Some(Box::new(index));
+        self.aside.set_lazy_index(Some(index));
     }
 
     /// Leaves a notice for each lazily ending effect the host holds that
@@ -189,7 +189,7 @@ impl EffectHost {
     /// (taken out of the index of a host that keeps one).
     fn take_ended(&mut self, entity: Entity, now: SimTime) -> SmallVec<[EffectKey; 2]> {
         let ended = self.ended(entity, now);
-        if let Some(index) = &mut self.lazy_index {
+        if let Some(index) = self.aside.lazy_index_mut() {
             index.by_end.drain(..ended.len());
         }
         ended
@@ -198,7 +198,7 @@ impl EffectHost {
     /// The lazily ending effects that ended by `now`, in [`end_order`]
     /// (the front of the index of a host that keeps one).
     fn ended(&self, entity: Entity, now: SimTime) -> SmallVec<[EffectKey; 2]> {
-        if let Some(index) = &self.lazy_index {
+        if let Some(index) = self.aside.lazy_index() {
             return index
                 .by_end
                 .iter()
@@ -245,7 +245,7 @@ impl EffectHost {
     /// effects left (and, for a host that keeps an index, the hint of the
     /// slot it ends).
     pub(super) fn settle_lazy_due(&mut self) {
-        if let Some(index) = &self.lazy_index {
+        if let Some(index) = self.aside.lazy_index() {
             (self.lazy_due, self.lazy_first_slot) = index.first();
             return;
         }
@@ -275,9 +275,9 @@ impl EffectHost {
     /// the host; a hint, which changes nothing.
     #[inline]
     pub(crate) fn prefetch_due_lazy_end(&self, now: SimTime) {
-        if let Some(index) = &self.lazy_index {
+        if let Some(index) = self.aside.lazy_index() {
             if self.lazy_ends_due(now) {
-                crate::prefetch::value(&**index);
+                crate::prefetch::value(index);
                 self.effects.prefetch_slot(self.lazy_first_slot);
             }
         }
@@ -410,7 +410,7 @@ impl EffectHost {
     /// Recomputes when the first lazy end falls, and the index of a host
     /// holding many effects (after a restore, which saves neither).
     pub(crate) fn reindex_lazy_ends(&mut self) {
-        self.lazy_index = None;
+        self.aside.set_lazy_index(None);
         if self.effects.len() > SCAN_LIMIT {
             self.build_lazy_index();
         }
@@ -422,7 +422,7 @@ impl EffectHost {
     /// entry for each lazily ending effect's window (an invariant).
     pub(crate) fn lazy_due_agrees(&self) -> bool {
         let first = self.first_lazy_end_by_scan();
-        let indexed = self.lazy_index.as_ref().is_none_or(|index| {
+        let indexed = self.aside.lazy_index().is_none_or(|index| {
             let mut expected: Vec<_> = self
                 .effects
                 .iter()
@@ -480,15 +480,11 @@ mod tests {
                 held <= frames_live as usize + 1,
                 "{frames_live} live: {held} held"
             );
-            let indexed = system
-                .host
-                .lazy_index
-                .as_ref()
-                .map_or(0, |i| i.by_end.len());
+            let indexed = system.host.aside.lazy_index().map_or(0, |i| i.by_end.len());
             assert!(indexed <= held, "{indexed} indexed of {held}");
             // An indexed host's hint names the slot of the effect that
             // ends first, which the next application will clear.
-            if system.host.lazy_index.is_some() {
+            if system.host.aside.lazy_index().is_some() {
                 let first = system
                     .host
                     .effects

@@ -13,12 +13,18 @@ use super::host::slot_of;
 /// Out of line, and only from the first such effect on: most entities
 /// never hold one (a fighter's cooldown, combat mark and buffs are plain),
 /// and every entity pays for what is inline, so the index costs one
-/// pointer rather than a list's 24 bytes. A host that once held a listening
+/// pointer rather than a list's 24 bytes, and that pointer is kept
+/// [aside](super::aside::HostAside). A host that once held a listening
 /// effect keeps the room, so holding them again allocates nothing.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ListeningKeys(Option<Box<SmallVec<[EffectKey; 2]>>>);
 
 impl ListeningKeys {
+    /// None, with no room.
+    pub(crate) const fn new() -> Self {
+        Self(None)
+    }
+
     /// The index of exactly `keys` (in slot order); no room for none.
     pub(crate) fn of(keys: SmallVec<[EffectKey; 2]>) -> Self {
         Self((!keys.is_empty()).then(|| Box::new(keys)))

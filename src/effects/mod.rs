@@ -18,6 +18,7 @@
 
 mod active;
 mod apply;
+mod aside;
 mod calculation;
 mod compile;
 mod cx;

@@ -83,7 +83,7 @@ impl EffectHost {
     pub(crate) fn reconcile_inhibition<P>(&mut self, cx: &mut EffectCx<P>) {
         for _ in 0..=self.effects.len() {
             let mut flip: Option<(EffectKey, bool)> = None;
-            for &key in self.listening.as_slice() {
+            for &key in self.aside.listening().as_slice() {
                 let effect = &self.effects[key];
                 let def = cx.defs.def(effect.def);
                 if def.ongoing_requirements.is_empty() {
@@ -131,7 +131,8 @@ impl EffectHost {
         source_value: impl Fn(Entity, AttributeId) -> Option<f64>,
     ) {
         let keys: SmallVec<[EffectKey; 4]> = self
-            .listening
+            .aside
+            .listening()
             .as_slice()
             .iter()
             .copied()

@@ -16,19 +16,24 @@ impl EffectHost {
     /// The active effects that [listen](EffectDef::listens) to their host, in
     /// slot order.
     pub(super) fn listening_effects(&self) -> impl Iterator<Item = &ActiveEffect> + '_ {
-        self.listening.as_slice().iter().map(|&k| &self.effects[k])
+        self.aside
+            .listening()
+            .as_slice()
+            .iter()
+            .map(|&k| &self.effects[k])
     }
 
     /// Rebuilds the index of listening effects from the effects themselves
     /// (after a restore, which does not save it).
     pub(crate) fn reindex(&mut self, defs: &EffectDefs) {
-        self.listening = ListeningKeys::of(self.listening_keys(defs));
+        let keys = ListeningKeys::of(self.listening_keys(defs));
+        self.aside.set_listening(keys);
     }
 
     /// True when the index of listening effects is what
     /// [`reindex`](Self::reindex) would build (an invariant).
     pub(crate) fn index_agrees(&self, defs: &EffectDefs) -> bool {
-        self.listening_keys(defs).as_slice() == self.listening.as_slice()
+        self.listening_keys(defs).as_slice() == self.aside.listening().as_slice()
     }
 
     /// The keys of the listening effects, by a walk over all of them.
@@ -114,7 +119,7 @@ impl EffectHost {
         if !def.affects_dead && self.is_dead(defs) {
             return Some(BlockReason::Dead);
         }
-        if self.listening.is_empty() {
+        if self.aside.listening().is_empty() {
             return None;
         }
         self.immunity_against(defs, def, spec_tags)

@@ -47,7 +47,7 @@ impl EffectHost {
         // it was a cold copy per removal).
         let effect = &self.effects[key];
         if effect.holds_expiry_timer() {
-            if let Some(expiry) = self.expiry.take(key) {
+            if let Some(expiry) = self.aside.take_expiry(key) {
                 cx.timers.cancel(expiry.timer);
             }
         }
@@ -81,7 +81,7 @@ impl EffectHost {
             // after it need not look for ended ones.
             self.settle_lazy_due();
         }
-        self.listening.remove(key);
+        self.aside.remove_listening(key);
         self.effect_ended = true;
         true
     }

@@ -7,9 +7,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::active::{EffectKey, LoadedEffect, SavedEffect};
-use super::expiry::ExpiryTimers;
+use super::aside::HostAside;
 use super::host::EffectHost;
-use super::listening::ListeningKeys;
 use crate::attributes::Attributes;
 use crate::slots::Slots;
 use crate::tags::{TagChanges, TagCounts, TagNotes};
@@ -52,7 +51,7 @@ impl Serialize for EffectHost {
             tags: &self.tags,
             effects: self.effects.saved_as(|key, effect| SavedEffect {
                 effect,
-                expiry: self.expiry.get(key),
+                expiry: self.aside.expiry().get(key),
             }),
             appeared,
             vanished,
@@ -66,10 +65,10 @@ impl Serialize for EffectHost {
 impl<'de> Deserialize<'de> for EffectHost {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let saved = SavedHost::deserialize(deserializer)?;
-        let mut expiry = ExpiryTimers::default();
+        let mut aside = HostAside::default();
         let effects = saved.effects.into_map(|key, loaded| {
             if let Some(timer) = loaded.expiry {
-                expiry.set(key, timer);
+                aside.expiry_mut().set(key, timer);
             }
             loaded.effect
         });
@@ -78,8 +77,10 @@ impl<'de> Deserialize<'de> for EffectHost {
             // Derived from the effects, below.
             lazy_due: SimTime::MAX,
             tags: saved.tags,
-            // The index of listening effects is derived: a restore rebuilds it.
-            listening: ListeningKeys::default(),
+            // The expiry timers, read with the effects; the indexes of
+            // listening effects and of lazy ends are derived, and a
+            // restore rebuilds them.
+            aside,
             notes: TagNotes::from_changes(&saved.appeared, &saved.vanished),
             attributes_changed: saved.attributes_changed,
             effect_ended: saved.effect_ended,
@@ -88,8 +89,6 @@ impl<'de> Deserialize<'de> for EffectHost {
             // A hint, set with the first lazy end below.
             lazy_first_slot: u32::MAX,
             attributes: saved.attributes,
-            lazy_index: None,
-            expiry,
         };
         host.reindex_lazy_ends();
         Ok(host)

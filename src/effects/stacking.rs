@@ -66,10 +66,10 @@ impl EffectHost {
                 return key;
             }
         } else if !ends_now {
-            arm_expiry(&mut self.effects[key], &mut self.expiry, cx, key);
+            arm_expiry(&mut self.effects[key], &mut self.aside, cx, key);
         }
         if def.listens() {
-            self.listening.insert(key);
+            self.aside.insert_listening(key);
         }
         let entity = cx.entity;
         let effect = &mut self.effects[key];
@@ -255,7 +255,7 @@ impl EffectHost {
                 effect.restart(cx.now, duration);
                 ends_now = duration == Some(SimDuration::ZERO);
                 if !ends_now {
-                    arm_expiry(effect, &mut self.expiry, cx, key);
+                    arm_expiry(effect, &mut self.aside, cx, key);
                 }
             }
         }

@@ -4,11 +4,12 @@
 use smallvec::SmallVec;
 
 use super::active::{ActiveEffect, Captures, EffectKey};
+use super::aside::HostAside;
 use super::calculation::TargetRead;
 use super::cx::{Defs, EffectCx};
 use super::data::StackExpiry;
 use super::def::Magnitude;
-use super::expiry::{ExpiryTimer, ExpiryTimers};
+use super::expiry::ExpiryTimer;
 use super::host::{EffectHost, EffectTimer};
 use crate::time::{Lane, SimTime};
 use crate::trace::{RemovalReason, TraceKind};
@@ -21,11 +22,11 @@ impl EffectHost {
             return;
         };
         // The timer that fired is spent.
-        self.expiry.take(key);
+        self.aside.take_expiry(key);
         effect.note_expiry_timer(false);
         if effect.expires_at() > cx.now {
             // Refreshed since this timer was set: follow the expiry.
-            arm_expiry(effect, &mut self.expiry, cx, key);
+            arm_expiry(effect, &mut self.aside, cx, key);
             return;
         }
         // The tick due now runs here, before the removal; its own timer (in
@@ -44,7 +45,7 @@ impl EffectHost {
         if remove_one && effect.stacks > 1 {
             effect.stacks -= 1;
             effect.started = cx.now;
-            arm_expiry(effect, &mut self.expiry, cx, key);
+            arm_expiry(effect, &mut self.aside, cx, key);
             // The tick just run could not see the new window: follow it.
             arm_period(effect, cx, key);
             let (effect, stacks) = (effect.def, effect.stacks);
@@ -171,19 +172,20 @@ pub(super) fn arm_period<P: From<EffectTimer>>(
 #[inline]
 pub(super) fn arm_expiry<P: From<EffectTimer>>(
     effect: &mut ActiveEffect,
-    timers: &mut ExpiryTimers,
+    aside: &mut HostAside,
     cx: &mut EffectCx<P>,
     key: EffectKey,
 ) {
     if effect.duration().is_some()
         && effect.holds_expiry_timer()
-        && timers
+        && aside
+            .expiry()
             .get(key)
             .is_some_and(|pending| pending.at <= effect.expires_at())
     {
         return;
     }
-    rearm_expiry(effect, timers, cx, key);
+    rearm_expiry(effect, aside, cx, key);
 }
 
 /// [`arm_expiry`] when the timer must change: cancelled for an effect
@@ -191,13 +193,13 @@ pub(super) fn arm_expiry<P: From<EffectTimer>>(
 #[inline(never)]
 fn rearm_expiry<P: From<EffectTimer>>(
     effect: &mut ActiveEffect,
-    timers: &mut ExpiryTimers,
+    aside: &mut HostAside,
     cx: &mut EffectCx<P>,
     key: EffectKey,
 ) {
     if effect.duration().is_none() {
         if effect.holds_expiry_timer() {
-            if let Some(pending) = timers.take(key) {
+            if let Some(pending) = aside.take_expiry(key) {
                 cx.timers.cancel(pending.timer);
             }
             effect.note_expiry_timer(false);
@@ -205,7 +207,7 @@ fn rearm_expiry<P: From<EffectTimer>>(
         return;
     }
     let at = effect.expires_at();
-    let entry = timers.entry(key);
+    let entry = aside.expiry_mut().entry(key);
     if let Some(pending) = entry.take() {
         cx.timers.cancel(pending.timer);
     }
