@@ -143,7 +143,7 @@ pub struct AbilityCx<'a> {
     /// The granted level.
     pub level: u32,
     /// The state of an instance that has ended, for its teardown.
-    pub(crate) ended_state: Option<Box<String>>,
+    pub(crate) ended_state: Option<crate::abilities::StateText>,
 }
 
 /// A behaviour's per-instance state: any serde type with a default. Kept

@@ -41,4 +41,4 @@ pub use system::AbilitySystem;
 
 #[cfg(test)]
 pub(crate) use state::ReactiveWaits;
-pub(crate) use state::{Granted, Instance, TargetedBy};
+pub(crate) use state::{Granted, Instance, StateText, TargetedBy};

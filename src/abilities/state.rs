@@ -82,6 +82,12 @@ impl Wait {
     }
 }
 
+/// A behaviour's state, in its serialized form, behind one thin pointer
+/// (see [`Instance::state`]): the second allocation is the point, not an
+/// oversight.
+#[allow(clippy::box_collection)]
+pub(crate) type StateText = Box<String>;
+
 /// An active ability.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Instance {
@@ -97,7 +103,7 @@ pub(crate) struct Instance {
     /// abilities keep state, and every entity reserves the slot of one
     /// instance, which with the word saved (and the event kept in 48
     /// bytes) is 96 bytes rather than 104 for an 88-byte instance.
-    pub state: Option<Box<String>>,
+    pub state: Option<StateText>,
 }
 
 /// A granted ability: by game code, by active effects, or both.
@@ -260,7 +266,7 @@ impl ReactiveWaits {
 
     /// The kinds as one byte, for where the system keeps them.
     pub fn bits(self) -> u8 {
-        u8::from(self.tags) * Self::TAGS | u8::from(self.state) * Self::STATE
+        (u8::from(self.tags) * Self::TAGS) | (u8::from(self.state) * Self::STATE)
     }
 
     /// The kinds [`bits`](Self::bits) gave.

@@ -234,7 +234,7 @@ impl Gas {
         owner: Entity,
         instance: InstanceKey,
         (ability, event, level): (AbilityId, GameplayEvent, u32),
-        ended_state: Option<Box<String>>,
+        ended_state: Option<crate::abilities::StateText>,
         call: impl FnOnce(&dyn AbilityBehaviour, &mut AbilityCx<'_>),
     ) {
         let Behaviour::Registered(id) = self.catalog.abilities().def(ability).behaviour else {
