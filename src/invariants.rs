@@ -107,7 +107,7 @@ pub fn check(world: &World, gas: &Gas) -> Vec<String> {
         }
         let mut blocked = TagCounts::new();
         for instance in system.abilities.instances.values() {
-            let def = abilities.def(instance.ability);
+            let def = abilities.def(instance.ability());
             expected.add_all(&def.activation_owned_tags);
             blocked.add_all(&def.block_abilities_with_tags);
         }
@@ -175,7 +175,7 @@ pub fn check(world: &World, gas: &Gas) -> Vec<String> {
         let owned = system.tags(catalog.effects(), gas.now());
         let owned = owned.tags();
         for instance in system.abilities.instances.values() {
-            let def = abilities.def(instance.ability);
+            let def = abilities.def(instance.ability());
             let blocks = def
                 .activation_blocked
                 .as_ref()

@@ -15,12 +15,12 @@
 //! behaviour runs, committing (cost and cooldown) as it decides. A refused
 //! activation burns no cooldown and pays no cost.
 
+mod activation;
 mod behaviour;
 mod blocks;
 mod data;
 mod def;
 mod event;
-mod kept_event;
 mod loose;
 mod outcome;
 mod saved_state;

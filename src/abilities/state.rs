@@ -8,9 +8,10 @@ use slotmap::new_key_type;
 use crate::slots::Slots;
 use smallvec::SmallVec;
 
+use super::activation::Activation;
 use super::blocks::AbilityBlocks;
 use super::def::AbilityId;
-use super::kept_event::KeptEvent;
+use super::event::GameplayEvent;
 use super::loose::LooseTags;
 use crate::attributes::AttributeId;
 use crate::catalog::Catalog;
@@ -89,21 +90,94 @@ impl Wait {
 pub(crate) type StateText = Box<String>;
 
 /// An active ability.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Instance {
-    pub ability: AbilityId,
-    pub level: u32,
-    /// The event that activated it, in 48 bytes rather than 64.
-    pub event: KeptEvent,
+    /// Its ability, level and activating event, in 48 bytes.
+    pub activation: Activation,
     pub wait: Wait,
     pub wait_timer: Option<TimerKey>,
     /// The behaviour's own state ([`AbilityCx::state`](super::AbilityCx::state)),
     /// in its serialized form so snapshots and checksums carry it. Behind
     /// one thin pointer, not a `Box<str>` (a pointer and a length): few
     /// abilities keep state, and every entity reserves the slot of one
-    /// instance, which with the word saved (and the event kept in 48
-    /// bytes) is 96 bytes rather than 104 for an 88-byte instance.
+    /// instance, which with the word saved (and the ability, level and
+    /// event kept in 48 bytes) is 88 bytes for an 80-byte instance.
     pub state: Option<StateText>,
+}
+
+impl Instance {
+    /// A new instance of `ability` at `level`, activated by `event`,
+    /// waiting for nothing.
+    pub fn new(ability: AbilityId, level: u32, event: GameplayEvent) -> Self {
+        Self {
+            activation: Activation::new(ability, level, event),
+            wait: Wait::Nothing,
+            wait_timer: None,
+            state: None,
+        }
+    }
+
+    /// Its ability.
+    #[inline]
+    pub fn ability(&self) -> AbilityId {
+        self.activation.ability()
+    }
+
+    /// The level it runs at.
+    #[inline]
+    pub fn level(&self) -> u32 {
+        self.activation.level()
+    }
+}
+
+/// An [`Instance`] as saved: the fields it always had, borrowed.
+#[derive(Serialize)]
+#[serde(rename = "Instance")]
+struct SavedInstanceRef<'a> {
+    ability: AbilityId,
+    level: u32,
+    event: GameplayEvent,
+    wait: Wait,
+    wait_timer: Option<TimerKey>,
+    state: &'a Option<StateText>,
+}
+
+/// An [`Instance`] as read back.
+#[derive(Deserialize)]
+#[serde(rename = "Instance")]
+struct SavedInstance {
+    ability: AbilityId,
+    level: u32,
+    event: GameplayEvent,
+    wait: Wait,
+    wait_timer: Option<TimerKey>,
+    state: Option<StateText>,
+}
+
+impl Serialize for Instance {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        SavedInstanceRef {
+            ability: self.ability(),
+            level: self.level(),
+            event: self.activation.event(),
+            wait: self.wait,
+            wait_timer: self.wait_timer,
+            state: &self.state,
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Instance {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let saved = SavedInstance::deserialize(deserializer)?;
+        Ok(Self {
+            activation: Activation::new(saved.ability, saved.level, saved.event),
+            wait: saved.wait,
+            wait_timer: saved.wait_timer,
+            state: saved.state,
+        })
+    }
 }
 
 /// A granted ability: by game code, by active effects, or both.
@@ -328,7 +402,7 @@ impl AbilityState {
     pub fn instance_of(&self, ability: AbilityId) -> Option<InstanceKey> {
         self.instances
             .iter()
-            .find(|(_, i)| i.ability == ability)
+            .find(|(_, i)| i.ability() == ability)
             .map(|(k, _)| k)
     }
 }
@@ -338,13 +412,13 @@ mod tests {
     use super::*;
 
     /// Every entity reserves room for one running ability: an instance is
-    /// 88 bytes, and its slot, a version beside it, 96 (the size of a
+    /// 80 bytes, and its slot, a version beside it, 88 (the size of a
     /// version and an `Option` of it, as `slots.rs` checks).
     #[test]
-    fn an_instance_slot_is_96_bytes() {
+    fn an_instance_slot_is_88_bytes() {
         use std::mem::size_of;
-        assert_eq!(size_of::<Instance>(), 88);
-        assert_eq!(size_of::<(u32, Option<Instance>)>(), 96);
+        assert_eq!(size_of::<Instance>(), 80);
+        assert_eq!(size_of::<(u32, Option<Instance>)>(), 88);
     }
 
     /// A grant is eight bytes: whether game code granted it and how many

@@ -170,7 +170,10 @@ impl AbilitySystem {
 
     /// Every active instance with its ability, in a deterministic order.
     pub fn active_abilities(&self) -> impl Iterator<Item = (InstanceKey, AbilityId)> + '_ {
-        self.abilities.instances.iter().map(|(k, i)| (k, i.ability))
+        self.abilities
+            .instances
+            .iter()
+            .map(|(k, i)| (k, i.ability()))
     }
 
     /// The running instances elsewhere that target this entity (their
@@ -186,7 +189,7 @@ impl AbilitySystem {
         self.abilities
             .instances
             .get(instance)
-            .map(|i| i.event.get())
+            .map(|i| i.activation.event())
     }
 
     /// An active instance's own state
@@ -244,6 +247,6 @@ mod tests {
             hot_host_end + size_of::<Attributes>(),
             "the abilities follow the attributes"
         );
-        assert_eq!(size_of::<AbilitySystem>(), 656);
+        assert_eq!(size_of::<AbilitySystem>(), 648);
     }
 }

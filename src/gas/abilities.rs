@@ -283,7 +283,7 @@ impl Gas {
                 .instances
                 .iter()
                 .filter(|(_, i)| matches!(i.wait, Wait::Event(t) if event.tag.matches(t)))
-                .map(|(k, i)| (k, i.ability))
+                .map(|(k, i)| (k, i.ability()))
                 .collect();
             let abilities = self.catalog.abilities();
             let owned = system.host.tags_at(self.catalog.effects(), self.now);

@@ -9,7 +9,7 @@ use super::abilities::client_may;
 use super::Gas;
 use crate::abilities::{
     AbilityDef, AbilityId, AbilitySystem, Activation, ActivationFailure, Behaviour, EndReason,
-    GameplayEvent, Instance, InstanceKey, Origin, Recipient, TargetedBy, Wait,
+    GameplayEvent, Instance, InstanceKey, Origin, Recipient, TargetedBy,
 };
 use crate::attributes::ModOp;
 use crate::effects::{Applied, Calculated, EffectSpec, Executing, TargetRead};
@@ -223,8 +223,8 @@ impl Gas {
         if system.abilities.blocked.blocks_any(&def.ability_tags) {
             let abilities = self.catalog.abilities();
             let by = system.abilities.instances.values().find_map(|i| {
-                let blocks = &abilities.def(i.ability).block_abilities_with_tags;
-                def.ability_tags.has_any(blocks).then_some(i.ability)
+                let blocks = &abilities.def(i.ability()).block_abilities_with_tags;
+                def.ability_tags.has_any(blocks).then_some(i.ability())
             });
             return Err(ActivationFailure::BlockedByAbility(by));
         }
@@ -516,14 +516,10 @@ impl Gas {
                 .query_one_mut::<&mut AbilitySystem>(owner)
                 .expect("checked by check_activation");
             self.catch_up(owner, system);
-            let instance = system.abilities.instances.insert(Instance {
-                ability,
-                level,
-                event: event.into(),
-                wait: Wait::Nothing,
-                wait_timer: None,
-                state: None,
-            });
+            let instance = system
+                .abilities
+                .instances
+                .insert(Instance::new(ability, level, event));
             let mut log = self.tag_log(owner);
             system.host.grant_tags(&def.activation_owned_tags, &mut log);
             system
@@ -542,7 +538,7 @@ impl Gas {
                     .filter(|&(k, i)| {
                         k != instance
                             && abilities
-                                .def(i.ability)
+                                .def(i.ability())
                                 .ability_tags
                                 .has_any(&def.cancel_abilities_with_tags)
                     })

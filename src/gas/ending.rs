@@ -49,7 +49,7 @@ impl Gas {
             if let Some(timer) = ended.wait_timer {
                 self.timers.cancel(timer);
             }
-            let def = self.catalog.abilities().def(ended.ability);
+            let def = self.catalog.abilities().def(ended.ability());
             // Both were granted when the instance started.
             let mut log = TagLog {
                 trace: &mut self.trace,
@@ -66,7 +66,7 @@ impl Gas {
             self.note_touched(owner, system);
             ended
         };
-        if let Some(target) = ended.event.target().filter(|&t| t != owner) {
+        if let Some(target) = ended.activation.target().filter(|&t| t != owner) {
             if let Ok(target_system) = world.query_one_mut::<&mut AbilitySystem>(target) {
                 target_system
                     .abilities
@@ -78,11 +78,11 @@ impl Gas {
             self.now,
             TraceKind::AbilityEnded {
                 owner,
-                ability: ended.ability,
+                ability: ended.ability(),
                 reason,
             },
         );
-        let what = (ended.ability, ended.event.get(), ended.level);
+        let what = (ended.ability(), ended.activation.event(), ended.level());
         self.run_behaviour_with(world, owner, instance, what, ended.state, |b, cx| {
             b.end(cx, reason)
         });
@@ -108,7 +108,7 @@ impl Gas {
                 .instances
                 .iter()
                 .filter(|(_, i)| {
-                    let tags = &abilities.def(i.ability).ability_tags;
+                    let tags = &abilities.def(i.ability()).ability_tags;
                     tags.has_any(with) && !tags.has_any(without)
                 })
                 .map(|(k, _)| k)

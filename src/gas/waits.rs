@@ -188,7 +188,7 @@ impl Gas {
             s.abilities
                 .instances
                 .get(instance)
-                .map(|i| (i.ability, i.event.get(), i.level))
+                .map(|i| (i.ability(), i.activation.event(), i.level()))
         }) else {
             return;
         };
@@ -274,9 +274,9 @@ impl Gas {
             .and_then(|system| {
                 let entry = system.abilities.instances.get(instance)?;
                 (entry.wait == Wait::Delay && entry.wait_timer == Some(timer)).then_some((
-                    entry.ability,
-                    entry.event.get(),
-                    entry.level,
+                    entry.ability(),
+                    entry.activation.event(),
+                    entry.level(),
                 ))
             });
         let Some(what) = waiting else {
@@ -323,7 +323,7 @@ impl Gas {
             let mut cancel: SmallVec<[(InstanceKey, Tag); 2]> = SmallVec::new();
             let mut wake: SmallVec<[(InstanceKey, Wait, WakeReason); 2]> = SmallVec::new();
             for (key, instance) in system.abilities.instances.iter() {
-                let def = abilities.def(instance.ability);
+                let def = abilities.def(instance.ability());
                 if let Some(leaf) = def.cancelling_tag(|| appeared.iter()) {
                     cancel.push((key, leaf));
                     continue;
@@ -419,7 +419,7 @@ impl Gas {
                 .abilities
                 .instances
                 .iter()
-                .filter(|(_, i)| i.event.target() == Some(target))
+                .filter(|(_, i)| i.activation.target() == Some(target))
                 .map(|(key, _)| (target, key));
             system
                 .abilities
@@ -434,7 +434,7 @@ impl Gas {
                         .abilities
                         .instances
                         .get(instance)?
-                        .ability;
+                        .ability();
                     let leaf = abilities
                         .def(ability)
                         .target_cancelling_tag(|| appeared.iter(), owner == target)?;

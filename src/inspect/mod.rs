@@ -344,7 +344,7 @@ fn tags(gas: &Gas, system: &AbilitySystem) -> Vec<TagView> {
                 }
             }
             for instance in abilities.instances.values() {
-                let def = catalog.abilities().def(instance.ability);
+                let def = catalog.abilities().def(instance.ability());
                 if def.activation_owned_tags.iter().any(|t| t == tag) {
                     from.push(def.name.clone());
                 }

@@ -178,13 +178,13 @@ fn check_system(catalog: &Catalog, gas: &Gas, system: &AbilitySystem) -> Result<
         }
     }
     for instance in system.abilities.instances.values() {
-        let def = abilities.try_def(instance.ability).ok_or_else(|| {
+        let def = abilities.try_def(instance.ability()).ok_or_else(|| {
             format!(
                 "ability #{} is not in this catalog",
-                instance.ability.index()
+                instance.ability().index()
             )
         })?;
-        check_event(tags, &instance.event.get())?;
+        check_event(tags, &instance.activation.event())?;
         if !instance.wait.is_known(catalog) {
             return Err(format!(
                 "`{}` waits on something not in this catalog",
