@@ -48,6 +48,16 @@ impl HostAside {
             .map_or(&NO_LISTENING, |parts| &parts.listening)
     }
 
+    /// True when no listening effect is active: the test every
+    /// application makes, answered from the pointer alone for a host
+    /// that keeps nothing aside.
+    #[inline]
+    pub(crate) fn no_listening(&self) -> bool {
+        self.0
+            .as_ref()
+            .is_none_or(|parts| parts.listening.is_empty())
+    }
+
     /// Lists `key` among the listening effects.
     pub(crate) fn insert_listening(&mut self, key: EffectKey) {
         self.parts().listening.insert(key);
@@ -133,7 +143,7 @@ mod tests {
     fn the_box_is_made_by_the_first_thing_kept_and_stays() {
         assert_eq!(std::mem::size_of::<HostAside>(), 8);
         let mut aside = HostAside::default();
-        assert!(aside.listening().is_empty());
+        assert!(aside.listening().is_empty() && aside.no_listening());
         assert_eq!(aside.expiry().get(key(0)), None);
         assert_eq!(aside.take_expiry(key(0)), None);
         assert!(aside.lazy_index().is_none());
@@ -145,6 +155,7 @@ mod tests {
         aside.insert_listening(key(2));
         assert!(aside.is_made());
         assert_eq!(aside.listening().as_slice(), [key(2)]);
+        assert!(!aside.no_listening());
         let timer = ExpiryTimer {
             timer: KeyData::from_ffi((1 << 32) | 5).into(),
             at: SimTime::from_micros(5),
@@ -153,7 +164,7 @@ mod tests {
         assert_eq!(aside.expiry().get(key(1)), Some(timer));
         assert_eq!(aside.take_expiry(key(1)), Some(timer));
         aside.remove_listening(key(2));
-        assert!(aside.listening().is_empty());
+        assert!(aside.listening().is_empty() && aside.no_listening());
         assert!(aside.is_made(), "the room is kept");
 
         let mut lazy = HostAside::default();

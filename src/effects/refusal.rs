@@ -119,7 +119,7 @@ impl EffectHost {
         if !def.affects_dead && self.is_dead(defs) {
             return Some(BlockReason::Dead);
         }
-        if self.aside.listening().is_empty() {
+        if self.aside.no_listening() {
             return None;
         }
         self.immunity_against(defs, def, spec_tags)
