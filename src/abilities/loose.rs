@@ -18,8 +18,8 @@ pub(crate) struct LooseTags(Option<Box<Held>>);
 /// The counts, and the saved members in a box of their own, made at the
 /// first saved one: most loose tags are marks of the moment (a chase)
 /// that a save leaves out, and without the saved set's 40 bytes inline a
-/// third of the arena's fighters hold 80 bytes here, not 112 (a block of
-/// 96 from malloc, not 128).
+/// third of the arena's fighters hold 64 bytes here, not 96 (a block of
+/// 80 from malloc, not 112).
 #[derive(Clone, Debug, Default)]
 struct Held {
     counts: TagCounts,
@@ -97,7 +97,7 @@ mod tests {
         loose.add(tag(7), false);
         let held = loose.0.as_ref().expect("room from the first loose tag");
         assert!(held.saved.is_none(), "no saved set before a saved tag");
-        assert_eq!(std::mem::size_of::<Held>(), 80);
+        assert_eq!(std::mem::size_of::<Held>(), 64);
         assert!(loose.saved().is_empty());
         loose.add(tag(3), true);
         loose.add(tag(3), false);

@@ -13,6 +13,7 @@ mod file;
 pub mod native;
 pub use native::{NativeSet, NativeTag, NativeTags};
 mod query;
+mod ref_counts;
 mod registry;
 mod set;
 mod tag;
