@@ -9,7 +9,7 @@ use crate::tags::{NotHeld, Tag, TagCounts, TagRegistry, TagSet};
 ///
 /// Most entities never run an ability that blocks others, yet every entity
 /// carries this: so the counts live behind a box (8 bytes in the entity
-/// instead of 72), allocated by the first block and kept from then on, so an
+/// instead of 56), allocated by the first block and kept from then on, so an
 /// ability that blocks on every activation allocates once, not every time.
 /// Saved as the counts themselves (empty when nothing ever blocked), the
 /// shape it had as a plain [`TagCounts`].

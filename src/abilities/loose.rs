@@ -9,7 +9,7 @@ use crate::tags::{NotHeld, Tag, TagCounts, TagSet};
 /// Out of line, and only from the first loose tag on: many entities never
 /// hold one (a fighter's tags come from effects, but for the mark of a
 /// chase and a chosen style), and held inline the two sets would cost
-/// every entity 112 bytes of its `AbilitySystem`. An entity that once
+/// every entity 96 bytes of its `AbilitySystem`. An entity that once
 /// held a loose tag keeps the room, so adding and removing them
 /// allocates once.
 #[derive(Clone, Debug, Default)]
