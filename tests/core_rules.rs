@@ -703,6 +703,42 @@ fn a_tick_due_at_the_expiry_runs_once_and_reaches_the_post_execute_step() {
     assert_eq!(g.read(hero, "Gold").0, 6.0, "one stack from here on");
 }
 
+/// A tick due at its effect's own expiry follows the ongoing requirements
+/// as the owned tags stand when it runs, as a tick after the instant's
+/// reconcile would: an effect that ended earlier among the instant's ends
+/// counts, one way (a requirement it met fails) or the other (one it
+/// blocked is met).
+#[test]
+fn a_tick_at_its_expiry_reads_the_requirements_the_instants_ends_left() {
+    let extra = r#"(effects: [
+        (name: "GE_Daze", duration: Duration(Constant(2)), granted_tags: ["Status.Stunned"]),
+        (name: "GE_Dream", duration: Duration(Constant(2)), period: (seconds: 1.0),
+         modifiers: [(attribute: "Gold", op: Flat, magnitude: Constant(1))],
+         ongoing_requirements: (all: ["Status.Stunned"])),
+        (name: "GE_Toil", duration: Duration(Constant(2)), period: (seconds: 1.0),
+         modifiers: [(attribute: "Gold", op: Flat, magnitude: Constant(10))],
+         ongoing_requirements: (none: ["Status.Stunned"])),
+    ])"#;
+    let mut g = Game::over(catalog_with(extra).unwrap());
+    let hero = g.hero;
+    let start = g.read(hero, "Gold").0;
+    // The daze first, so its end comes first among the ends at 2 s.
+    for name in ["GE_Daze", "GE_Dream", "GE_Toil"] {
+        let spec = g.spec(name);
+        g.apply(hero, spec);
+    }
+    g.at(1.0);
+    assert_eq!(g.read(hero, "Gold").0, start + 1.0, "a dream, no toil");
+    g.at(2.0);
+    assert!(!g.has(hero, "Status.Stunned"));
+    assert_eq!(
+        g.read(hero, "Gold").0,
+        start + 11.0,
+        "awake at 2 s: no last dream, and the toil's last tick runs:\n{}",
+        g.text()
+    );
+}
+
 // ------------------------------------------------------------ life
 
 #[test]

@@ -89,8 +89,19 @@ impl EffectHost {
     pub(super) fn execute_period<P>(&mut self, cx: &mut EffectCx<P>, key: EffectKey) {
         let effect = &self.effects[key];
         let def = cx.defs.def(effect.def);
-        // Inhibited, or paused on a dead owner: the tick passes unexecuted.
-        if effect.inhibited || (!def.affects_dead && self.is_dead(cx.defs)) {
+        // Held back by its ongoing requirements, or paused on a dead owner:
+        // the tick passes unexecuted. The requirements are read against the
+        // owned tags as they stand, not the inhibition the last reconcile
+        // left: a tick due at its own expiry runs among the instant's ends,
+        // before the reconcile, and an end before it may have moved a tag
+        // it requires (as a tick after the reconcile would, and as Unreal's
+        // inhibition, which follows each tag change at once, has it).
+        let held_back = if def.ongoing_requirements.is_empty() {
+            effect.inhibited
+        } else {
+            !def.ongoing_requirements.matches(self.tags.tags())
+        };
+        if held_back || (!def.affects_dead && self.is_dead(cx.defs)) {
             return;
         }
         let spec = effect.spec();
