@@ -706,8 +706,9 @@ fn a_tick_due_at_the_expiry_runs_once_and_reaches_the_post_execute_step() {
 /// A tick due at its effect's own expiry follows the ongoing requirements
 /// as the owned tags stand when it runs, as a tick after the instant's
 /// reconcile would: an effect that ended earlier among the instant's ends
-/// counts, one way (a requirement it met fails) or the other (one it
-/// blocked is met).
+/// counts, one way (a requirement it met fails: the effect stops and the
+/// tick passes) or the other (one it blocked is met: the effect starts
+/// and ticks).
 #[test]
 fn a_tick_at_its_expiry_reads_the_requirements_the_instants_ends_left() {
     let extra = r#"(effects: [
@@ -736,6 +737,29 @@ fn a_tick_at_its_expiry_reads_the_requirements_the_instants_ends_left() {
         start + 11.0,
         "awake at 2 s: no last dream, and the toil's last tick runs:\n{}",
         g.text()
+    );
+    // Each follows its requirements before its last tick, as the
+    // reconcile would have it before a longer effect's tick: the dream
+    // stops (its remove cues then, none at the removal), the toil starts.
+    let text = g.text();
+    let at_two: Vec<&str> = text
+        .lines()
+        .filter(|l| l.trim_start().starts_with("2.000"))
+        .map(|l| l.split("hero").nth(1).unwrap_or_default().trim())
+        .collect();
+    assert_eq!(
+        at_two,
+        [
+            "tag- Status.Stunned",
+            "effect- GE_Daze expired",
+            "inhibited GE_Dream",
+            "effect- GE_Dream expired",
+            "resumed GE_Toil",
+            "Gold 1 -> 11",
+            "execute GE_Toil",
+            "effect- GE_Toil expired",
+        ],
+        "{text}"
     );
 }
 

@@ -82,33 +82,50 @@ impl EffectHost {
     /// can release tags another depends on).
     pub(crate) fn reconcile_inhibition<P>(&mut self, cx: &mut EffectCx<P>) {
         for _ in 0..=self.effects.len() {
-            let mut flip: Option<(EffectKey, bool)> = None;
-            for &key in self.aside.listening().as_slice() {
-                let effect = &self.effects[key];
-                let def = cx.defs.def(effect.def);
-                if def.ongoing_requirements.is_empty() {
-                    continue;
-                }
-                let should_inhibit = !def.ongoing_requirements.matches(self.tags.tags());
-                if should_inhibit != effect.inhibited {
-                    flip = Some((key, should_inhibit));
-                    break;
-                }
-            }
+            let flip = self
+                .aside
+                .listening()
+                .as_slice()
+                .iter()
+                .find_map(|&key| Some((key, self.inhibition_due(cx.defs, key)?)));
             let Some((key, inhibit)) = flip else {
                 return;
             };
-            let def = self.effects[key].def;
-            self.set_inhibited(cx, key, inhibit);
-            cx.trace.record(
-                cx.now,
-                TraceKind::EffectInhibited {
-                    target: cx.entity,
-                    effect: def,
-                    inhibited: inhibit,
-                },
-            );
+            self.change_inhibition(cx, key, inhibit);
         }
+    }
+
+    /// Whether `key` should be inhibited, when its ongoing requirements,
+    /// read against the owned tags as they stand, say otherwise than its
+    /// inhibition: `None` when they agree (or it has none).
+    pub(crate) fn inhibition_due(&self, defs: &EffectDefs, key: EffectKey) -> Option<bool> {
+        let effect = &self.effects[key];
+        let def = defs.def(effect.def);
+        if def.ongoing_requirements.is_empty() {
+            return None;
+        }
+        let should_inhibit = !def.ongoing_requirements.matches(self.tags.tags());
+        (should_inhibit != effect.inhibited).then_some(should_inhibit)
+    }
+
+    /// Inhibits or resumes `key` (its cues, tags and modifiers), and
+    /// records it.
+    pub(crate) fn change_inhibition<P>(
+        &mut self,
+        cx: &mut EffectCx<P>,
+        key: EffectKey,
+        inhibit: bool,
+    ) {
+        let def = self.effects[key].def;
+        self.set_inhibited(cx, key, inhibit);
+        cx.trace.record(
+            cx.now,
+            TraceKind::EffectInhibited {
+                target: cx.entity,
+                effect: def,
+                inhibited: inhibit,
+            },
+        );
     }
 
     /// Applies the `life` rule's `Remove` policy: a dead owner loses its

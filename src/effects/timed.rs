@@ -30,10 +30,20 @@ impl EffectHost {
             return;
         }
         // The tick due now runs here, before the removal; its own timer (in
-        // a later lane at this instant) is cancelled so it runs once.
+        // a later lane at this instant) is cancelled so it runs once. It
+        // runs among the instant's ends, before the reconcile, so an end
+        // before it may have moved a tag its ongoing requirements read:
+        // its inhibition follows them first, as the reconcile would have
+        // it before a longer effect's tick at this instant, and as Unreal's
+        // inhibition, which follows each tag change at once, has it (a
+        // stop plays its remove cues and skips the tick; a start plays its
+        // add cues and ticks).
         if effect.next_period() <= cx.now {
             if let Some(timer) = effect.take_period_timer() {
                 cx.timers.cancel(timer);
+                if let Some(inhibit) = self.inhibition_due(cx.defs, key) {
+                    self.change_inhibition(cx, key, inhibit);
+                }
                 self.tick(cx, key);
             }
         }
@@ -89,19 +99,8 @@ impl EffectHost {
     pub(super) fn execute_period<P>(&mut self, cx: &mut EffectCx<P>, key: EffectKey) {
         let effect = &self.effects[key];
         let def = cx.defs.def(effect.def);
-        // Held back by its ongoing requirements, or paused on a dead owner:
-        // the tick passes unexecuted. The requirements are read against the
-        // owned tags as they stand, not the inhibition the last reconcile
-        // left: a tick due at its own expiry runs among the instant's ends,
-        // before the reconcile, and an end before it may have moved a tag
-        // it requires (as a tick after the reconcile would, and as Unreal's
-        // inhibition, which follows each tag change at once, has it).
-        let held_back = if def.ongoing_requirements.is_empty() {
-            effect.inhibited
-        } else {
-            !def.ongoing_requirements.matches(self.tags.tags())
-        };
-        if held_back || (!def.affects_dead && self.is_dead(cx.defs)) {
+        // Inhibited, or paused on a dead owner: the tick passes unexecuted.
+        if effect.inhibited || (!def.affects_dead && self.is_dead(cx.defs)) {
             return;
         }
         let spec = effect.spec();
