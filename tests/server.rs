@@ -1033,7 +1033,8 @@ fn a_snapshot_with_modifiers_out_of_order_is_refused() {
         "{error}"
     );
     restores_clean(&catalog, &text);
-    // A save from before modifiers dropped their counter still loads.
+    // The text of a save from before modifiers dropped their counter
+    // still reads (its seal, which covered the counter, does not hold).
     let older = format!("{}],next_seq:2{}", &text[..end], &text[end + 1..]);
     restores_clean(&catalog, &older);
 }

@@ -52,7 +52,7 @@ pub(crate) struct ModEntry {
     pub source: SourceId,
     /// Application order, for "newest override wins": only the order of
     /// the modifiers held matters, so a new one is numbered after the
-    /// newest held (see [`Modifiers::numbers_after_newest`]).
+    /// newest held (see [`Modifiers::next_number`]).
     pub seq: u32,
 }
 
@@ -101,7 +101,10 @@ pub(crate) struct Accumulated {
 /// from the entries (an entity holds few). Without the counter, and with
 /// numbers of four bytes, the store is 32 bytes rather than 48, in every
 /// entity. Numbers that would pass `u32::MAX` are first renumbered from
-/// zero in the same order, which no result can tell apart.
+/// zero in the same order, which no result can tell apart. No two
+/// sources' modifiers share a number (see
+/// [`replace_source`](Self::replace_source)), so the order of two
+/// sources' overrides never rests on a tie.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub(crate) struct Modifiers {
     entries: SmallVec<[ModEntry; 1]>,
@@ -122,26 +125,18 @@ impl Modifiers {
                 .all(|pair| pair[0].canonical_cmp(&pair[1]) != Ordering::Greater)
     }
 
-    /// The number the first of `count` modifiers applied now takes, the
-    /// rest following it: after the newest held. Renumbers the held ones
-    /// first when the numbers would not fit.
-    fn numbers_after_newest(&mut self, count: usize) -> u32 {
-        if let Some(first) = self.first_free_number(count) {
-            return first;
-        }
-        self.renumber();
-        self.first_free_number(count)
-            .expect("renumbered modifiers leave room for the new ones")
-    }
-
-    /// The number after the newest held, if `count` numbers from it fit.
-    fn first_free_number(&self, count: usize) -> Option<u32> {
-        let first = match self.entries.iter().map(|e| e.seq).max() {
+    /// The number a modifier applied now takes: after the newest held.
+    /// Renumbers the held ones first when the next would not fit.
+    fn next_number(&mut self) -> u32 {
+        let newest = self.entries.iter().map(|e| e.seq).max();
+        match newest {
             None => 0,
-            Some(newest) => newest.checked_add(1)?,
-        };
-        first.checked_add(u32::try_from(count).ok()?)?;
-        Some(first)
+            Some(newest) => newest.checked_add(1).unwrap_or_else(|| {
+                self.renumber();
+                // Ranks from zero: fewer than the entries, so below the max.
+                u32::try_from(self.entries.len()).unwrap_or(u32::MAX)
+            }),
+        }
     }
 
     /// Numbers the held modifiers from zero, in the order their numbers
@@ -164,7 +159,7 @@ impl Modifiers {
             op,
             value,
             source,
-            seq: self.numbers_after_newest(1),
+            seq: self.next_number(),
         };
         let at = self
             .entries
@@ -176,38 +171,40 @@ impl Modifiers {
     /// order the source's modifiers had (new ones from a source that held
     /// none come last): a restack or a refreshed live magnitude changes
     /// values, not when the effect was applied, so an override keeps its
-    /// place among the others. Calls `touched` for every attribute it held
-    /// or holds now (a repeat is possible).
+    /// place among the others. They all take the source's oldest number,
+    /// in their order, so none shares a number with another source's,
+    /// however many more the source holds now. Calls `touched` for every
+    /// attribute it held or holds now (a repeat is possible).
     pub fn replace_source(
         &mut self,
         source: SourceId,
         new: &[(AttributeId, ModOp, f64)],
         mut touched: impl FnMut(AttributeId),
     ) {
-        // Room first: renumbering after reading the source's first number
-        // would leave it stale.
-        let after_newest = self.numbers_after_newest(new.len());
-        let first = self
+        let held = self
             .entries
             .iter()
             .filter(|e| e.source == source)
             .map(|e| e.seq)
             .min();
+        let number = match held {
+            Some(number) => number,
+            None => self.next_number(),
+        };
         self.remove_source(source, &mut touched);
-        let first = first.unwrap_or(after_newest);
-        for (i, &(attribute, op, value)) in new.iter().enumerate() {
+        for &(attribute, op, value) in new {
             let entry = ModEntry {
                 attribute,
                 op,
                 value,
                 source,
-                // In range: the room checked above is from the newest
-                // held, and `first` is no later than it.
-                seq: first + i as u32,
+                seq: number,
             };
+            // After its equals: the source's own, placed before it, so
+            // the list's order stands (the later of two overrides wins).
             let at = self
                 .entries
-                .partition_point(|e| e.canonical_cmp(&entry) == Ordering::Less);
+                .partition_point(|e| e.canonical_cmp(&entry) != Ordering::Greater);
             self.entries.insert(at, entry);
             touched(attribute);
         }
@@ -301,26 +298,37 @@ mod tests {
         assert_eq!(overriding(&modifiers, health), Some(1.0));
     }
 
-    /// A source's replaced modifiers keep its place in the order, also when
-    /// making room for them renumbers the others first.
+    /// A source's replaced modifiers keep its place in the order however
+    /// many more it holds now, and take no other source's number: after a
+    /// gap closes (B's), the override applied after A's stays newest.
     #[test]
-    fn a_replacement_that_needs_room_keeps_its_place() {
+    fn a_replacement_keeps_its_place_and_takes_no_other_number() {
         let health = AttributeId::new(0);
+        let (a, b, c) = (SourceId(1), SourceId(2), SourceId(3));
         let mut modifiers = Modifiers::default();
-        modifiers.insert(health, ModOp::Override, 1.0, SourceId(1));
-        modifiers.insert(health, ModOp::Override, 2.0, SourceId(2));
-        modifiers.entries[0].seq = u32::MAX - 1;
-        modifiers.entries[1].seq = u32::MAX;
-        modifiers.replace_source(SourceId(1), &[(health, ModOp::Override, 5.0)], |_| {});
+        modifiers.insert(health, ModOp::Override, 1.0, a);
+        modifiers.insert(health, ModOp::Override, 2.0, b);
+        modifiers.remove_source(b, |_| {});
+        modifiers.insert(health, ModOp::Override, 3.0, c);
+        let two = [
+            (health, ModOp::Override, 4.0),
+            (health, ModOp::Override, 5.0),
+        ];
+        modifiers.replace_source(a, &two, |_| {});
         assert_eq!(
             overriding(&modifiers, health),
-            Some(2.0),
-            "the newer still wins"
+            Some(3.0),
+            "C is newer than A"
         );
-        modifiers.remove_source(SourceId(2), |_| {});
-        assert_eq!(overriding(&modifiers, health), Some(5.0));
-        // A fresh one after the renumbering comes last.
-        modifiers.insert(health, ModOp::Override, 7.0, SourceId(4));
+        modifiers.replace_source(c, &[(health, ModOp::Override, 6.0)], |_| {});
+        assert_eq!(overriding(&modifiers, health), Some(6.0), "and stays so");
+        modifiers.remove_source(c, |_| {});
+        assert_eq!(overriding(&modifiers, health), Some(5.0), "A's last wins");
+
+        // A source that held none comes last, renumbering when it must.
+        modifiers.entries.iter_mut().for_each(|e| e.seq = u32::MAX);
+        modifiers.replace_source(SourceId(4), &[(health, ModOp::Override, 7.0)], |_| {});
         assert_eq!(overriding(&modifiers, health), Some(7.0));
+        assert!(modifiers.is_valid(1));
     }
 }

@@ -86,10 +86,11 @@ pub(crate) enum Applied {
 ///
 /// Laid out as declared: what every application, expiry and tag read
 /// touches first (the effect slots, the first lazy end, the owned tags,
-/// the listening index, the reconcile notes), then the attribute values,
-/// which only an effect that moves them reaches. At scale a host is cold when a timer
-/// reaches it, and each line read is a miss. Saved in another order, the
-/// one it always had (see `saved_host.rs`).
+/// the pointer to what few hosts need, the reconcile notes), then the
+/// attribute values, which only an effect that moves them reaches. At
+/// scale a host is cold when a timer reaches it, and each line read is a
+/// miss. Saved in another order, the one it always had (see
+/// `saved_host.rs`).
 #[derive(Clone, Debug)]
 #[repr(C)]
 pub struct EffectHost {

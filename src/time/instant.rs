@@ -26,7 +26,7 @@ pub struct SimDuration(u64);
 /// and zero is never held: an `Option<SimTime>` (when a fighter lost sight
 /// of its target, say) is then eight bytes, not sixteen, in every
 /// component that keeps one. The order, the sums and the saved form are
-/// those of the microseconds.
+/// those of the microseconds (and [`SimTime::MAX`] saves as `u64::MAX`).
 #[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(from = "Micros", into = "Micros")]
 pub struct SimTime(NonZeroU64);
@@ -42,8 +42,14 @@ impl From<Micros> for SimTime {
     }
 }
 
+/// "Never" saves as it always did, as `u64::MAX`, so saves and checksums
+/// of a state holding it are what they were before the representation
+/// left that number out.
 impl From<SimTime> for Micros {
     fn from(time: SimTime) -> Self {
+        if time == SimTime::MAX {
+            return Micros(u64::MAX);
+        }
         Micros(time.as_micros())
     }
 }
@@ -312,9 +318,10 @@ mod tests {
         assert_eq!(format!("{late:?}"), "SimTime(7)");
         assert_eq!(ron::to_string(&late).unwrap(), "(7)");
         assert_eq!(ron::from_str::<SimTime>("(7)").unwrap(), late);
-        assert_eq!(
-            ron::from_str::<SimTime>("(18446744073709551615)").unwrap(),
-            SimTime::MAX
-        );
+        let never = "(18446744073709551615)";
+        assert_eq!(ron::to_string(&SimTime::MAX).unwrap(), never);
+        assert_eq!(ron::from_str::<SimTime>(never).unwrap(), SimTime::MAX);
+        let last = "(18446744073709551614)";
+        assert_eq!(ron::from_str::<SimTime>(last).unwrap(), SimTime::MAX);
     }
 }
