@@ -391,7 +391,7 @@ pub use effects::{
     EffectId, EffectKey, EffectSpec, EffectTimer, Execution, ExecutionCalculation, ExecutionCx,
     Life, LifeData, Magnitude, MagnitudeCalculation, MagnitudeCx, MagnitudeData, MetaOutcome,
     ModifierData, ModifierDef, Period, PeriodData, PeriodOnReapply, PeriodicWhileDead,
-    SetByCallerError, StackBy, StackExpiry, Stacking, StackingData,
+    SetByCallerError, StackBy, StackExpiry, Stacking, StackingData, MAX_EFFECT_LEVEL, MAX_STACKS,
 };
 pub use gas::{
     prefetch_component, prefetch_effect_host, reach_nothing, read_ability_system, AbilityError,

@@ -22,9 +22,67 @@ const SMALL_STORE: usize = 8;
 /// End of the free list.
 const NIL: u32 = u32::MAX;
 
-/// One slot: an odd version while it holds a value, even while vacant.
+/// How a store's slot keeps its version (odd while it holds a value, even
+/// while vacant) and, while vacant, its link in the free list: beside the
+/// value ([`Slot`], for any value) or inside it ([`Embedded`], for a
+/// value with room for it).
+pub(crate) trait SlotCell<V>: Sized {
+    /// A slot holding `value` under `version`.
+    fn occupied(version: u32, value: V) -> Self;
+    /// A vacant slot under `version`, linking to `next_free`.
+    fn vacant(version: u32, next_free: u32) -> Self;
+    /// Its version.
+    fn version(&self) -> u32;
+    /// Its value, if it holds one.
+    fn value(&self) -> Option<&V>;
+    /// Its value, mutably.
+    fn value_mut(&mut self) -> Option<&mut V>;
+    /// Its value, taken.
+    fn into_value(self) -> Option<V>;
+    /// The next vacant slot, for a vacant one.
+    fn next_free(&self) -> Option<u32>;
+    /// Makes it hold `value` under `version`.
+    fn fill(&mut self, version: u32, value: V) {
+        *self = Self::occupied(version, value);
+    }
+    /// Makes it vacant under `version`, linking to `next_free`, and
+    /// returns the value it held, if any.
+    fn empty(&mut self, version: u32, next_free: u32) -> Option<V> {
+        std::mem::replace(self, Self::vacant(version, next_free)).into_value()
+    }
+    /// Makes it vacant, dropping its value where it lies (an assignment
+    /// drops the old content in place: no copy of a large value out).
+    fn discard(&mut self, version: u32, next_free: u32) {
+        *self = Self::vacant(version, next_free);
+    }
+    /// Gives an occupied slot `version`, keeping its value.
+    fn set_version(&mut self, version: u32);
+    /// Its value, if it holds one under `version`: one test where a
+    /// value keeps the version (the default reads the two apart).
+    #[inline]
+    fn value_under(&self, version: u32) -> Option<&V> {
+        self.value().filter(|_| self.version() == version)
+    }
+    /// [`value_under`](Self::value_under), mutably.
+    #[inline]
+    fn value_under_mut(&mut self, version: u32) -> Option<&mut V> {
+        if self.version() != version {
+            return None;
+        }
+        self.value_mut()
+    }
+    /// Moves the value held under `version` to `renewed`, and returns it.
+    #[inline]
+    fn renew_under(&mut self, version: u32, renewed: u32) -> Option<&mut V> {
+        self.value_under(version)?;
+        self.set_version(renewed);
+        self.value_mut()
+    }
+}
+
+/// One slot, its version beside its value.
 #[derive(Clone, Debug)]
-struct Slot<V> {
+pub(crate) struct Slot<V> {
     version: u32,
     content: Content<V>,
 }
@@ -41,23 +99,189 @@ enum Content<V> {
     Vacant { next_free: u32 },
 }
 
-impl<V> Content<V> {
+impl<V> SlotCell<V> for Slot<V> {
+    #[inline]
+    fn occupied(version: u32, value: V) -> Self {
+        Self {
+            version,
+            content: Content::Value(value),
+        }
+    }
+
+    #[inline]
+    fn vacant(version: u32, next_free: u32) -> Self {
+        Self {
+            version,
+            content: Content::Vacant { next_free },
+        }
+    }
+
+    #[inline]
+    fn version(&self) -> u32 {
+        self.version
+    }
+
+    #[inline]
+    fn value(&self) -> Option<&V> {
+        match &self.content {
+            Content::Value(value) => Some(value),
+            Content::Vacant { .. } => None,
+        }
+    }
+
+    #[inline]
+    fn value_mut(&mut self) -> Option<&mut V> {
+        match &mut self.content {
+            Content::Value(value) => Some(value),
+            Content::Vacant { .. } => None,
+        }
+    }
+
+    fn into_value(self) -> Option<V> {
+        match self.content {
+            Content::Value(value) => Some(value),
+            Content::Vacant { .. } => None,
+        }
+    }
+
+    #[inline]
+    fn next_free(&self) -> Option<u32> {
+        match self.content {
+            Content::Vacant { next_free } => Some(next_free),
+            Content::Value(_) => None,
+        }
+    }
+
+    #[inline]
+    fn fill(&mut self, version: u32, value: V) {
+        self.version = version;
+        self.content = Content::Value(value);
+    }
+
+    #[inline]
+    fn empty(&mut self, version: u32, next_free: u32) -> Option<V> {
+        self.version = version;
+        match std::mem::replace(&mut self.content, Content::Vacant { next_free }) {
+            Content::Value(value) => Some(value),
+            Content::Vacant { .. } => None,
+        }
+    }
+
+    #[inline]
+    fn discard(&mut self, version: u32, next_free: u32) {
+        self.version = version;
+        self.content = Content::Vacant { next_free };
+    }
+
+    #[inline]
+    fn set_version(&mut self, version: u32) {
+        self.version = version;
+    }
+}
+
+/// A value that keeps its store's version of its slot itself, in room its
+/// layout has (see [`Embedded`]).
+pub(crate) trait Versioned {
+    /// The version kept.
+    fn slot_version(&self) -> u32;
+    /// Keeps `version`.
+    fn set_slot_version(&mut self, version: u32);
+}
+
+/// One slot whose value keeps the version: a value of 60 bytes aligned
+/// to eight takes a 64-byte slot, where beside it the version would make
+/// the slot 72. A vacant slot keeps the version and the link where the
+/// value was, beside the niche the value has.
+#[derive(Clone, Debug)]
+pub(crate) enum Embedded<V> {
+    Value(V),
+    Vacant { version: u32, next_free: u32 },
+}
+
+impl<V: Versioned> SlotCell<V> for Embedded<V> {
+    #[inline]
+    fn occupied(version: u32, mut value: V) -> Self {
+        value.set_slot_version(version);
+        Self::Value(value)
+    }
+
+    #[inline]
+    fn vacant(version: u32, next_free: u32) -> Self {
+        Self::Vacant { version, next_free }
+    }
+
+    #[inline]
+    fn version(&self) -> u32 {
+        match self {
+            Self::Value(value) => value.slot_version(),
+            &Self::Vacant { version, .. } => version,
+        }
+    }
+
+    #[inline]
     fn value(&self) -> Option<&V> {
         match self {
-            Content::Value(value) => Some(value),
-            Content::Vacant { .. } => None,
+            Self::Value(value) => Some(value),
+            Self::Vacant { .. } => None,
         }
     }
 
+    #[inline]
     fn value_mut(&mut self) -> Option<&mut V> {
         match self {
-            Content::Value(value) => Some(value),
-            Content::Vacant { .. } => None,
+            Self::Value(value) => Some(value),
+            Self::Vacant { .. } => None,
         }
     }
 
-    fn is_value(&self) -> bool {
-        matches!(self, Content::Value(_))
+    fn into_value(self) -> Option<V> {
+        match self {
+            Self::Value(value) => Some(value),
+            Self::Vacant { .. } => None,
+        }
+    }
+
+    #[inline]
+    fn next_free(&self) -> Option<u32> {
+        match *self {
+            Self::Vacant { next_free, .. } => Some(next_free),
+            Self::Value(_) => None,
+        }
+    }
+
+    #[inline]
+    fn set_version(&mut self, version: u32) {
+        match self {
+            Self::Value(value) => value.set_slot_version(version),
+            Self::Vacant { version: v, .. } => *v = version,
+        }
+    }
+
+    #[inline]
+    fn value_under(&self, version: u32) -> Option<&V> {
+        match self {
+            Self::Value(value) if value.slot_version() == version => Some(value),
+            _ => None,
+        }
+    }
+
+    #[inline]
+    fn value_under_mut(&mut self, version: u32) -> Option<&mut V> {
+        match self {
+            Self::Value(value) if value.slot_version() == version => Some(value),
+            _ => None,
+        }
+    }
+
+    #[inline]
+    fn renew_under(&mut self, version: u32, renewed: u32) -> Option<&mut V> {
+        match self {
+            Self::Value(value) if value.slot_version() == version => {
+                value.set_slot_version(renewed);
+                Some(value)
+            }
+            _ => None,
+        }
     }
 }
 
@@ -71,15 +295,15 @@ impl<V> Content<V> {
 /// the component's before it can start. A large store (the timers'
 /// payloads, the queued events) has none (`N` = 0) and is a vector.
 #[derive(Clone, Debug)]
-pub(crate) struct Slots<K, V, const N: usize = 0> {
-    slots: SmallVec<[Slot<V>; N]>,
+pub(crate) struct Slots<K, V, const N: usize = 0, C = Slot<V>> {
+    slots: SmallVec<[C; N]>,
     /// The vacant slot reused first (the last one freed), `NIL` if none.
     free_head: u32,
     len: u32,
-    _key: PhantomData<fn(K) -> K>,
+    _key: PhantomData<fn(K) -> (K, V)>,
 }
 
-impl<K: Key, V, const N: usize> Default for Slots<K, V, N> {
+impl<K: Key, V, const N: usize, C> Default for Slots<K, V, N, C> {
     fn default() -> Self {
         Self {
             slots: SmallVec::new(),
@@ -99,7 +323,7 @@ fn parts<K: Key>(key: K) -> (usize, u32) {
     ((ffi & 0xffff_ffff) as usize, (ffi >> 32) as u32)
 }
 
-impl<K: Key, V, const N: usize> Slots<K, V, N> {
+impl<K: Key, V, const N: usize, C: SlotCell<V>> Slots<K, V, N, C> {
     /// An empty store, with room for `N` values before it allocates.
     pub(crate) fn new() -> Self {
         Self::default()
@@ -110,14 +334,14 @@ impl<K: Key, V, const N: usize> Slots<K, V, N> {
         if self.free_head != NIL {
             let index = self.free_head;
             let slot = &mut self.slots[index as usize];
-            debug_assert!(!slot.content.is_value(), "the free list names a full slot");
-            if let Content::Vacant { next_free } = slot.content {
+            debug_assert!(slot.value().is_none(), "the free list names a full slot");
+            if let Some(next_free) = slot.next_free() {
                 self.free_head = next_free;
             }
-            slot.version = slot.version.wrapping_add(1) | 1;
-            slot.content = Content::Value(value);
+            let version = slot.version().wrapping_add(1) | 1;
+            slot.fill(version, value);
             self.len += 1;
-            return key_of(index, slot.version);
+            return key_of(index, version);
         }
         // The null key uses index u32::MAX (also the free list's end); stop
         // one short of it.
@@ -133,33 +357,30 @@ impl<K: Key, V, const N: usize> Slots<K, V, N> {
         if self.slots.len() == self.slots.capacity() && self.slots.len() < SMALL_STORE {
             self.slots.reserve_exact(1);
         }
-        self.slots.push(Slot {
-            version: 1,
-            content: Content::Value(value),
-        });
+        self.slots.push(C::occupied(1, value));
         key_of(index, 1)
     }
 
-    fn slot(&self, key: K) -> Option<&Slot<V>> {
+    fn slot(&self, key: K) -> Option<&C> {
         let (index, version) = parts(key);
         self.slots
             .get(index)
-            .filter(|s| s.version == version && s.content.is_value())
+            .filter(|s| s.value_under(version).is_some())
     }
 
     /// The same store with every value mapped by `f`: the same keys, the
     /// same free list, so the mapped store hands out the same next keys.
-    pub(crate) fn map<W, const M: usize>(&self, mut f: impl FnMut(&V) -> W) -> Slots<K, W, M> {
+    pub(crate) fn map<W, const M: usize, D: SlotCell<W>>(
+        &self,
+        mut f: impl FnMut(&V) -> W,
+    ) -> Slots<K, W, M, D> {
         Slots {
             slots: self
                 .slots
                 .iter()
-                .map(|slot| Slot {
-                    version: slot.version,
-                    content: match &slot.content {
-                        Content::Value(value) => Content::Value(f(value)),
-                        &Content::Vacant { next_free } => Content::Vacant { next_free },
-                    },
+                .map(|slot| match (slot.value(), slot.next_free()) {
+                    (Some(value), _) => D::occupied(slot.version(), f(value)),
+                    (None, next_free) => D::vacant(slot.version(), next_free.unwrap_or(NIL)),
                 })
                 .collect(),
             free_head: self.free_head,
@@ -170,23 +391,23 @@ impl<K: Key, V, const N: usize> Slots<K, V, N> {
 
     /// The same store with every value, taken with its key, mapped by
     /// `f`: the same keys and free list, as [`map`](Self::map) keeps them.
-    pub(crate) fn into_map<W, const M: usize>(
+    pub(crate) fn into_map<W, const M: usize, D: SlotCell<W>>(
         self,
         mut f: impl FnMut(K, V) -> W,
-    ) -> Slots<K, W, M> {
+    ) -> Slots<K, W, M, D> {
         Slots {
             slots: self
                 .slots
                 .into_iter()
                 .enumerate()
-                .map(|(index, slot)| Slot {
-                    version: slot.version,
-                    content: match slot.content {
-                        Content::Value(value) => {
-                            Content::Value(f(key_of(index as u32, slot.version), value))
+                .map(|(index, slot)| {
+                    let (version, next_free) = (slot.version(), slot.next_free());
+                    match slot.into_value() {
+                        Some(value) => {
+                            D::occupied(version, f(key_of(index as u32, version), value))
                         }
-                        Content::Vacant { next_free } => Content::Vacant { next_free },
-                    },
+                        None => D::vacant(version, next_free.unwrap_or(NIL)),
+                    }
                 })
                 .collect(),
             free_head: self.free_head,
@@ -208,6 +429,7 @@ impl<K: Key, V, const N: usize> Slots<K, V, N> {
                 slots: &self.slots[..],
                 view,
                 _key: PhantomData,
+                _value: PhantomData,
             },
             free: self.saved_free_list(),
         }
@@ -215,16 +437,14 @@ impl<K: Key, V, const N: usize> Slots<K, V, N> {
 
     /// The value under `key`, if it is still there.
     pub(crate) fn get(&self, key: K) -> Option<&V> {
-        self.slot(key).and_then(|s| s.content.value())
+        let (index, version) = parts(key);
+        self.slots.get(index)?.value_under(version)
     }
 
     /// The value under `key`, mutably.
     pub(crate) fn get_mut(&mut self, key: K) -> Option<&mut V> {
         let (index, version) = parts(key);
-        self.slots
-            .get_mut(index)
-            .filter(|s| s.version == version)
-            .and_then(|s| s.content.value_mut())
+        self.slots.get_mut(index)?.value_under_mut(version)
     }
 
     /// True while `key` holds a value.
@@ -234,11 +454,8 @@ impl<K: Key, V, const N: usize> Slots<K, V, N> {
 
     /// Removes and returns the value under `key`.
     pub(crate) fn remove(&mut self, key: K) -> Option<V> {
-        self.vacate(key, |content, vacant| {
-            match std::mem::replace(content, vacant) {
-                Content::Value(value) => Some(value),
-                Content::Vacant { .. } => None,
-            }
+        self.vacate(key, |slot, version, next_free| {
+            slot.empty(version, next_free)
         })
         .flatten()
     }
@@ -247,27 +464,23 @@ impl<K: Key, V, const N: usize> Slots<K, V, N> {
     /// caller done reading it, no copy of a large value out of the store.
     /// `false` if there was none.
     pub(crate) fn discard(&mut self, key: K) -> bool {
-        // An assignment drops the old content in place.
-        self.vacate(key, |content, vacant| *content = vacant)
-            .is_some()
+        self.vacate(key, |slot, version, next_free| {
+            slot.discard(version, next_free)
+        })
+        .is_some()
     }
 
-    /// Frees the occupied slot under `key`, letting `empty` put the given
-    /// vacant content (linked into the free list) in place of the value,
-    /// taking or dropping it; `None` if `key` names no value.
-    fn vacate<R>(
-        &mut self,
-        key: K,
-        empty: impl FnOnce(&mut Content<V>, Content<V>) -> R,
-    ) -> Option<R> {
+    /// Frees the occupied slot under `key`, letting `empty` make it vacant
+    /// under its next version, linked into the free list, taking or
+    /// dropping its value; `None` if `key` names no value.
+    fn vacate<R>(&mut self, key: K, empty: impl FnOnce(&mut C, u32, u32) -> R) -> Option<R> {
         let (index, version) = parts(key);
         let next_free = self.free_head;
         let slot = self
             .slots
             .get_mut(index)
-            .filter(|s| s.version == version && s.content.is_value())?;
-        let emptied = empty(&mut slot.content, Content::Vacant { next_free });
-        slot.version = slot.version.wrapping_add(1);
+            .filter(|s| s.value_under(version).is_some())?;
+        let emptied = empty(slot, version.wrapping_add(1), next_free);
         self.free_head = index as u32;
         self.len -= 1;
         Some(emptied)
@@ -281,13 +494,10 @@ impl<K: Key, V, const N: usize> Slots<K, V, N> {
     /// have stored. `None`, nothing changed, if `key` names no value.
     pub(crate) fn renew(&mut self, key: K) -> Option<(K, &mut V)> {
         let (index, version) = parts(key);
-        let slot = self.slots.get_mut(index).filter(|s| s.version == version)?;
-        let Content::Value(value) = &mut slot.content else {
-            return None;
-        };
         // Vacated (+1, even), then occupied again (+1, odd).
-        slot.version = slot.version.wrapping_add(2);
-        Some((key_of(index as u32, slot.version), value))
+        let renewed = version.wrapping_add(2);
+        let value = self.slots.get_mut(index)?.renew_under(version, renewed)?;
+        Some((key_of(index as u32, renewed), value))
     }
 
     /// Removes every value, keeping the memory (a restore refills it).
@@ -365,11 +575,10 @@ impl<K: Key, V, const N: usize> Slots<K, V, N> {
 
     /// Keys and values in slot order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = (K, &V)> + '_ {
-        self.slots.iter().enumerate().filter_map(|(i, s)| {
-            s.content
-                .value()
-                .map(|v| (key_of::<K>(i as u32, s.version), v))
-        })
+        self.slots
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| s.value().map(|v| (key_of::<K>(i as u32, s.version()), v)))
     }
 
     /// Keys in slot order.
@@ -379,11 +588,11 @@ impl<K: Key, V, const N: usize> Slots<K, V, N> {
 
     /// Values in slot order.
     pub(crate) fn values(&self) -> impl Iterator<Item = &V> + '_ {
-        self.slots.iter().filter_map(|s| s.content.value())
+        self.slots.iter().filter_map(|s| s.value())
     }
 }
 
-impl<K: Key, V, const N: usize> Index<K> for Slots<K, V, N> {
+impl<K: Key, V, const N: usize, C: SlotCell<V>> Index<K> for Slots<K, V, N, C> {
     type Output = V;
 
     fn index(&self, key: K) -> &V {
@@ -391,13 +600,13 @@ impl<K: Key, V, const N: usize> Index<K> for Slots<K, V, N> {
     }
 }
 
-impl<K: Key, V, const N: usize> IndexMut<K> for Slots<K, V, N> {
+impl<K: Key, V, const N: usize, C: SlotCell<V>> IndexMut<K> for Slots<K, V, N, C> {
     fn index_mut(&mut self, key: K) -> &mut V {
         self.get_mut(key).expect("a live key of this store")
     }
 }
 
-impl<K, V, const N: usize> Slots<K, V, N> {
+impl<K, V, const N: usize, C: SlotCell<V>> Slots<K, V, N, C> {
     /// The free list as saved: vacant slot indices, the one reused first
     /// last (the order they were freed in). A few inline: state checksums
     /// write every entity's stores, and most hold a vacant slot or two, so
@@ -407,10 +616,7 @@ impl<K, V, const N: usize> Slots<K, V, N> {
         let mut next = self.free_head;
         while next != NIL {
             free.push(next);
-            next = match self.slots[next as usize].content {
-                Content::Vacant { next_free } => next_free,
-                Content::Value(_) => NIL,
-            };
+            next = self.slots[next as usize].next_free().unwrap_or(NIL);
         }
         free.reverse();
         free
@@ -434,33 +640,38 @@ struct SavedSlot<V> {
 
 /// Serializes a store's slots without their free-list links, each value
 /// as `view` shows it.
-struct SavedSlotList<'a, K, V, F> {
-    slots: &'a [Slot<V>],
+struct SavedSlotList<'a, K, V, C, F> {
+    slots: &'a [C],
     view: F,
     _key: PhantomData<fn(K) -> K>,
+    _value: PhantomData<fn() -> V>,
 }
 
-impl<'a, K: Key, V, W: Serialize, F: Fn(K, &'a V) -> W> Serialize for SavedSlotList<'a, K, V, F> {
+impl<'a, K: Key, V: 'a, C: SlotCell<V>, W: Serialize, F: Fn(K, &'a V) -> W> Serialize
+    for SavedSlotList<'a, K, V, C, F>
+{
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.collect_seq(self.slots.iter().enumerate().map(|(index, slot)| {
+            let version = slot.version();
             SavedSlot {
-                version: slot.version,
+                version,
                 value: slot
-                    .content
                     .value()
-                    .map(|value| (self.view)(key_of(index as u32, slot.version), value)),
+                    .map(|value| (self.view)(key_of(index as u32, version), value)),
             }
         }))
     }
 }
 
-impl<K: Key, V: Serialize, const N: usize> Serialize for Slots<K, V, N> {
+impl<K: Key, V: Serialize, const N: usize, C: SlotCell<V>> Serialize for Slots<K, V, N, C> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         self.saved_as(|_, value| value).serialize(serializer)
     }
 }
 
-impl<'de, K: Key, V: Deserialize<'de>, const N: usize> Deserialize<'de> for Slots<K, V, N> {
+impl<'de, K: Key, V: Deserialize<'de>, const N: usize, C: SlotCell<V>> Deserialize<'de>
+    for Slots<K, V, N, C>
+{
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let saved = SavedSlots::<Vec<SavedSlot<V>>, Vec<u32>>::deserialize(deserializer)?;
         if saved.slots.len() >= NIL as usize {
@@ -488,22 +699,18 @@ impl<'de, K: Key, V: Deserialize<'de>, const N: usize> Deserialize<'de> for Slot
             }
             len += u32::from(occupied);
         }
-        let mut slots: SmallVec<[Slot<V>; N]> = saved
+        let mut slots: SmallVec<[C; N]> = saved
             .slots
             .into_iter()
-            .map(|slot| Slot {
-                version: slot.version,
-                content: match slot.value {
-                    Some(value) => Content::Value(value),
-                    None => Content::Vacant { next_free: NIL },
-                },
+            .map(|slot| match slot.value {
+                Some(value) => C::occupied(slot.version, value),
+                None => C::vacant(slot.version, NIL),
             })
             .collect();
         let mut free_head = NIL;
         for &index in &saved.free {
-            slots[index as usize].content = Content::Vacant {
-                next_free: free_head,
-            };
+            let slot = &mut slots[index as usize];
+            slot.discard(slot.version(), free_head);
             free_head = index;
         }
         Ok(Self {
@@ -721,6 +928,63 @@ mod tests {
         assert_eq!(viewed, serde_json::to_string(&keyed).unwrap());
         let (mut keyed, mut s) = (keyed, s);
         assert_eq!(keyed.insert((keys[0], 0)), s.insert(0), "the same next key");
+    }
+
+    /// A value that keeps its slot's version itself.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    struct Held {
+        value: u32,
+        #[serde(skip)]
+        version: u32,
+    }
+
+    impl Versioned for Held {
+        fn slot_version(&self) -> u32 {
+            self.version
+        }
+        fn set_slot_version(&mut self, version: u32) {
+            self.version = version;
+        }
+    }
+
+    /// A store whose values keep the versions hands out the keys, keeps
+    /// the free list and saves the text a store of versions beside them
+    /// does, through inserts, removals, renewals and a restore.
+    #[test]
+    fn a_store_of_values_that_keep_their_versions_is_the_same_store() {
+        let held = |value| Held { value, version: 0 };
+        let mut inside: Slots<TestKey, Held, 2, Embedded<Held>> = Slots::new();
+        let mut beside: Slots<TestKey, Held, 2> = Slots::new();
+        let keys: Vec<_> = (0..4).map(|i| inside.insert(held(i))).collect();
+        assert_eq!(
+            keys,
+            (0..4).map(|i| beside.insert(held(i))).collect::<Vec<_>>()
+        );
+        inside.remove(keys[1]);
+        beside.remove(keys[1]);
+        assert!(inside.discard(keys[3]) && beside.discard(keys[3]));
+        let renewed = inside.renew(keys[2]).unwrap().0;
+        assert_eq!(renewed, beside.renew(keys[2]).unwrap().0);
+        assert_eq!(
+            inside[renewed].version,
+            parts(renewed).1,
+            "the value keeps it"
+        );
+        assert_eq!(inside.get(keys[2]), None, "the old key names nothing");
+        let text = serde_json::to_string(&inside).unwrap();
+        assert_eq!(text, serde_json::to_string(&beside).unwrap());
+        let mut restored: Slots<TestKey, Held, 2, Embedded<Held>> =
+            serde_json::from_str(&text).unwrap();
+        for value in 10..13 {
+            let key = beside.insert(held(value));
+            assert_eq!(inside.insert(held(value)), key);
+            assert_eq!(restored.insert(held(value)), key);
+            assert_eq!(restored[key].version, parts(key).1);
+        }
+        let values = |s: &Slots<TestKey, Held, 2, Embedded<Held>>| {
+            s.iter().map(|(k, v)| (k, v.value)).collect::<Vec<_>>()
+        };
+        assert_eq!(values(&inside), values(&restored));
     }
 
     #[test]

@@ -763,6 +763,47 @@ fn a_tick_at_its_expiry_reads_the_requirements_the_instants_ends_left() {
     );
 }
 
+/// A lasting effect keeps its level and stack count in sixteen bits: one
+/// applied above `MAX_EFFECT_LEVEL` is refused with an error naming it,
+/// changing nothing, while one at it applies and saves its level; an
+/// instant effect, which keeps nothing, takes any level; a stacking limit
+/// above `MAX_STACKS` is a load error.
+#[test]
+fn levels_and_stack_limits_past_sixteen_bits_are_refused() {
+    let mut g = Game::new();
+    let hero = g.hero;
+    let before = g.read(hero, "Stamina");
+    let too_high = g.spec("GE_Might").with_level(gaskit::MAX_EFFECT_LEVEL + 1);
+    let error = g
+        .gas
+        .apply_effect(&mut g.world, hero, too_high)
+        .unwrap_err();
+    assert!(
+        matches!(error, EffectError::LevelTooHigh { level, .. } if level == 65_536),
+        "{error:?}"
+    );
+    assert_eq!(
+        error.to_string(),
+        "effect `GE_Might` applied at level 65536: a lasting effect's level is at most 65535"
+    );
+    assert_eq!(g.read(hero, "Stamina"), before, "nothing changed");
+    let highest = g.spec("GE_Might").with_level(gaskit::MAX_EFFECT_LEVEL);
+    g.apply(hero, highest);
+    assert_eq!(g.read(hero, "Stamina").1, before.1 + 5.0);
+    let text = Snapshot::<()>::save(&g.world, &g.gas).to_ron().unwrap();
+    assert!(text.contains("level:65535"), "{text}");
+    let revive = g.spec("GE_Revive").with_level(1_000_000);
+    assert!(g.gas.apply_effect(&mut g.world, hero, revive).is_ok());
+
+    let heap = r#"(effects: [(name: "GE_Heap", duration: Infinite,
+        stacking: (by: Target, limit: 70000))])"#;
+    let errors = catalog_with(heap).unwrap_err().to_string();
+    assert!(
+        errors.contains("stack limit 70000 is above the highest, 65535"),
+        "{errors}"
+    );
+}
+
 // ------------------------------------------------------------ life
 
 #[test]

@@ -1039,6 +1039,48 @@ fn a_snapshot_with_modifiers_out_of_order_is_refused() {
     restores_clean(&catalog, &older);
 }
 
+/// A saved effect whose level or stack count does not fit the sixteen
+/// bits an active effect keeps them in is refused as the snapshot is read.
+#[test]
+fn a_snapshot_with_an_effect_past_sixteen_bits_is_refused() {
+    let mut builder = CatalogBuilder::new();
+    builder.add_source(
+        "ward.ron",
+        r#"(attributes: [(name: "Ward", base: 10)],
+            effects: [(name: "GE_Ward", duration: Infinite,
+                       modifiers: [(attribute: "Ward", op: Flat, magnitude: Constant(1))])])"#,
+    );
+    let catalog = Arc::new(builder.build().unwrap());
+    let mut gas = Gas::new(catalog.clone());
+    let mut world = World::new();
+    let post = world.spawn((gas.new_ability_system(),));
+    let ward = catalog.effects().get("GE_Ward").unwrap();
+    gas.apply_effect(&mut world, post, EffectSpec::new(ward).with_level(7))
+        .unwrap();
+    let text = Snapshot::<()>::save(&world, &gas).to_ron().unwrap();
+    for (from, to, says) in [
+        (
+            "level:7,",
+            "level:65536,",
+            "is at level 65536, above the highest, 65535",
+        ),
+        (
+            "stacks:1,",
+            "stacks:70000,",
+            "holds 70000 stacks, above the highest, 65535",
+        ),
+    ] {
+        let damaged = text.replacen(from, to, 1);
+        assert_ne!(damaged, text, "{from} in {text}");
+        let Err(error) = ron::from_str::<Sealed>(&damaged) else {
+            panic!("{from} -> {to} was read");
+        };
+        let error = error.to_string();
+        assert!(error.contains(says), "{error}");
+    }
+    restores_clean(&catalog, &text);
+}
+
 // ------------------------------------------------------- 6. rollback ownership
 
 #[test]

@@ -149,7 +149,7 @@ impl AbilitySystem {
             .effects
             .values()
             .filter(|e| e.def == effect && !e.has_ended(now))
-            .map(|e| e.stacks)
+            .map(|e| u32::from(e.stacks))
             .sum()
     }
 
@@ -252,6 +252,6 @@ mod tests {
             hot_host_end + size_of::<Attributes>(),
             "the abilities follow the attributes"
         );
-        assert_eq!(size_of::<AbilitySystem>(), 632);
+        assert_eq!(size_of::<AbilitySystem>(), 608);
     }
 }

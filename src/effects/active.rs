@@ -10,6 +10,7 @@ use super::def::{EffectDef, EffectId};
 use super::expiry::ExpiryTimer;
 use super::spec::{EffectSpec, SetByCallers};
 use crate::attributes::{AttributeId, SourceId};
+use crate::slots::Versioned;
 use crate::tags::{Tag, TagSet};
 use crate::time::{SimDuration, SimTime, TimerKey};
 
@@ -93,6 +94,37 @@ fn take_list<T: Copy>(list: &mut Box<[T]>, values: &[T]) {
     }
 }
 
+/// The highest level a lasting effect is applied at (it keeps its level
+/// in sixteen bits; an instant one, which keeps nothing, takes any).
+pub const MAX_EFFECT_LEVEL: u32 = u16::MAX as u32;
+
+/// The highest stacking limit (an active effect counts its stacks in
+/// sixteen bits).
+pub const MAX_STACKS: u32 = u16::MAX as u32;
+
+/// A level that passed [`MAX_EFFECT_LEVEL`]'s check, in the sixteen bits
+/// an effect keeps.
+#[inline]
+fn kept_level(level: u32) -> u16 {
+    debug_assert!(
+        level <= MAX_EFFECT_LEVEL,
+        "a level checked before it is kept"
+    );
+    u16::try_from(level).unwrap_or(u16::MAX)
+}
+
+impl Versioned for ActiveEffect {
+    #[inline]
+    fn slot_version(&self) -> u32 {
+        self.slot_version
+    }
+
+    #[inline]
+    fn set_slot_version(&mut self, version: u32) {
+        self.slot_version = version;
+    }
+}
+
 /// What the inline SetByCaller key holds when the effect keeps none
 /// inline: a fixed value, so two effects that keep the same values compare
 /// equal whatever their slots held before.
@@ -108,16 +140,18 @@ const NO_KEY: Tag = Tag::from_parts(0, 0);
 /// of an effect with more than one of either ([`Form`]). The effects that
 /// stay active (cooldowns, combat marks, buffs) seldom have them, and every
 /// entity reserves several of these slots, so each byte here is paid per
-/// slot per entity (64 bytes, a slot of 72); for the same reason its
+/// slot per entity (64 bytes, a slot of 64 with its version inside, in
+/// room a stack count and level of sixteen bits leave); for the same reason its
 /// expiry timer, which effects that end lazily or never do not have, is
 /// kept by its host. Saved in the shape it had with a whole spec and its
 /// own timer (see [`SavedActive`]).
 #[derive(Clone, Debug, PartialEq)]
 // In declaration order, what every scan of a host's effects reads first
-// (definition, inhibition, the window, the source): at scale a slot is
-// cold, and the scans (the cooldown's time remaining on every swing, the
-// stack lookup on every application) then touch one or two of its lines
-// rather than all three. The saved form does not follow this order.
+// (definition, inhibition, the source, the window), then the values: at
+// scale a slot is cold, and the scans (the cooldown's time remaining on
+// every swing, the stack lookup on every application) then read its first
+// forty bytes. The small fields first, packed, so the slot, its version
+// inside, is 64 bytes. The saved form does not follow this order.
 #[repr(C)]
 pub(crate) struct ActiveEffect {
     pub def: EffectId,
@@ -125,18 +159,23 @@ pub(crate) struct ActiveEffect {
     pub inhibited: bool,
     /// Infinite or not, and which values sit inline.
     form: Form,
-    pub stacks: u32,
+    /// At most the stacking limit, which is at most [`MAX_STACKS`].
+    pub stacks: u16,
+    /// The spec's level, at most [`MAX_EFFECT_LEVEL`].
+    pub level: u16,
+    /// Its host's version of its slot
+    /// ([`Embedded`](crate::slots::Embedded)): kept here, in room the
+    /// sixteen-bit count and level leave, the slot is 64 bytes, not 72.
+    slot_version: u32,
+    /// The spec's one SetByCaller value, with [`Form::ONE_SET_BY_CALLER`]
+    /// (else [`NO_KEY`] and zero).
+    set_by_caller_key: Tag,
     /// The spec's source.
     pub source: Option<Entity>,
     /// Start of the current duration window (application or last refresh).
     pub started: SimTime,
     /// Length of the current window, unless infinite.
     duration: SimDuration,
-    /// The spec's level.
-    pub level: u32,
-    /// The spec's one SetByCaller value, with [`Form::ONE_SET_BY_CALLER`]
-    /// (else [`NO_KEY`] and zero).
-    set_by_caller_key: Tag,
     set_by_caller_value: f64,
     /// The evaluated magnitude of its one modifier, for one stack, with
     /// [`Form::ONE_MAGNITUDE`] (else zero).
@@ -228,7 +267,8 @@ impl ActiveEffect {
         Self {
             def,
             stacks: 1,
-            level,
+            level: kept_level(level),
+            slot_version: 0,
             source,
             inhibited: true,
             form,
@@ -261,7 +301,7 @@ impl ActiveEffect {
         self.started = now;
         self.duration = duration;
         self.magnitude = 0.0;
-        self.level = level;
+        self.level = kept_level(level);
         // The box goes or comes only with the spec's tags (a lazily ending
         // effect has no period): a renewal with none, over an instance
         // with none, the swing's, allocates nothing. More than one
@@ -291,7 +331,7 @@ impl ActiveEffect {
     pub fn take_spec(&mut self, spec: &EffectSpec, magnitudes: &[f64], captures: Captures) {
         debug_assert_eq!(self.def, spec.effect);
         let values = spec.set_by_caller_entries();
-        self.level = spec.level;
+        self.level = kept_level(spec.level);
         self.source = spec.source;
         let one_value = only(values);
         let one_magnitude = only(magnitudes);
@@ -388,7 +428,7 @@ impl ActiveEffect {
     pub fn spec(&self) -> EffectSpec {
         EffectSpec::from_parts(
             self.def,
-            self.level,
+            u32::from(self.level),
             self.source,
             self.tags().clone(),
             self.set_by_callers(),
@@ -484,7 +524,9 @@ impl ActiveEffect {
     /// scale); zero without modifiers.
     pub fn cue_magnitude(&self, def: &EffectDef) -> f64 {
         match (self.magnitudes().first(), def.modifiers.first()) {
-            (Some(&magnitude), Some(modifier)) => modifier.op.stacked(magnitude, self.stacks),
+            (Some(&magnitude), Some(modifier)) => {
+                modifier.op.stacked(magnitude, u32::from(self.stacks))
+            }
             _ => 0.0,
         }
     }
@@ -580,12 +622,12 @@ impl Serialize for SavedEffect<'_> {
             def: effect.def,
             spec: SavedSpecRef {
                 effect: effect.def,
-                level: effect.level,
+                level: u32::from(effect.level),
                 source: effect.source,
                 tags: effect.tags(),
                 set_by_caller: effect.set_by_callers(),
             },
-            stacks: effect.stacks,
+            stacks: u32::from(effect.stacks),
             started: effect.started,
             duration: effect.duration(),
             expiry_timer: self.expiry.map(|e| e.timer),
@@ -624,6 +666,20 @@ impl TryFrom<SavedActive> for LoadedEffect {
                 saved.spec.effect.index()
             ));
         }
+        if saved.spec.level > MAX_EFFECT_LEVEL {
+            return Err(format!(
+                "an active effect of effect #{} is at level {}, above the highest, {MAX_EFFECT_LEVEL}",
+                saved.def.index(),
+                saved.spec.level
+            ));
+        }
+        let Ok(stacks) = u16::try_from(saved.stacks) else {
+            return Err(format!(
+                "an active effect of effect #{} holds {} stacks, above the highest, {MAX_STACKS}",
+                saved.def.index(),
+                saved.stacks
+            ));
+        };
         let mut effect = ActiveEffect::new(
             saved.spec,
             saved.started,
@@ -631,7 +687,7 @@ impl TryFrom<SavedActive> for LoadedEffect {
             &saved.magnitudes,
             saved.captures,
         );
-        effect.stacks = saved.stacks;
+        effect.stacks = stacks;
         effect.inhibited = saved.inhibited;
         effect.note_expiry_timer(saved.expiry_timer.is_some());
         if let Some(timer) = saved.period_timer {
@@ -657,8 +713,13 @@ mod tests {
     /// inline.
     #[test]
     fn an_active_effect_keeps_what_few_effects_carry_out_of_line() {
+        use crate::slots::Embedded;
         assert_eq!(std::mem::size_of::<ActiveEffect>(), 64);
-        assert_eq!(std::mem::size_of::<(u32, Option<ActiveEffect>)>(), 72);
+        assert_eq!(
+            std::mem::size_of::<Embedded<ActiveEffect>>(),
+            64,
+            "its slot keeps the version inside, the link beside its niche"
+        );
         let captured = |captures: &[(CaptureFrom, AttributeId, f64)]| {
             ActiveEffect::new(
                 EffectSpec::new(EffectId::new(1)),

@@ -20,6 +20,8 @@ use crate::names::NameTable;
 use crate::tags::{TagRegistry, TagSet};
 use crate::time::SimDuration;
 
+use super::active::MAX_STACKS;
+
 impl EffectDefs {
     /// Compiles effect data, the `life` rule and the attributes' `on_zero`
     /// effects. Problems are pushed to `errors`.
@@ -480,9 +482,15 @@ fn compile(
         if s.limit == 0 {
             errors.push(err("limit", "stack limit must be at least 1".into()));
         }
+        if s.limit > MAX_STACKS {
+            errors.push(err(
+                "limit",
+                format!("stack limit {} is above the highest, {MAX_STACKS}", s.limit),
+            ));
+        }
         Stacking {
             by: s.by,
-            limit: s.limit.max(1),
+            limit: s.limit.clamp(1, MAX_STACKS),
             duration: s.duration,
             period: s.period,
             on_expiry: s.on_expiry,

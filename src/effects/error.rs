@@ -82,6 +82,15 @@ pub enum EffectError {
         /// The seconds it evaluated to.
         seconds: f64,
     },
+    /// A lasting effect applied at a level above
+    /// [`MAX_EFFECT_LEVEL`](crate::MAX_EFFECT_LEVEL): an active effect keeps
+    /// its level in sixteen bits.
+    LevelTooHigh {
+        /// The effect.
+        effect: Named<EffectId>,
+        /// The level asked for.
+        level: u32,
+    },
     /// One operation caused more follow-up applications (conditional,
     /// on-expiry, on-removal effects) than the limit: the data loops (an
     /// effect whose removal re-applies it while it removes its own kind).
@@ -108,6 +117,7 @@ impl EffectError {
             | EffectError::CalculationOutputUnknown { effect, .. }
             | EffectError::BadDuration { effect, .. }
             | EffectError::SpanMultiplier { effect, .. }
+            | EffectError::LevelTooHigh { effect, .. }
             | EffectError::FollowUpLimit { effect, .. } => Some(effect.id),
         }
     }
@@ -137,6 +147,11 @@ impl fmt::Display for EffectError {
             EffectError::SourceUnavailable { effect } => write!(
                 f,
                 "effect {effect} reads a source attribute but has no usable source"
+            ),
+            EffectError::LevelTooHigh { effect, level } => write!(
+                f,
+                "effect {effect} applied at level {level}: a lasting effect's level is at most {}",
+                super::active::MAX_EFFECT_LEVEL
             ),
             EffectError::NotFinite { effect, value } => {
                 write!(f, "effect {effect} computed a non-finite magnitude {value}")

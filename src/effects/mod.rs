@@ -41,7 +41,7 @@ mod spec;
 mod stacking;
 mod timed;
 
-pub use active::EffectKey;
+pub use active::{EffectKey, MAX_EFFECT_LEVEL, MAX_STACKS};
 pub use calculation::{
     CalculationId, CalculationSetup, Calculations, Capture, CaptureDef, ExecutionCalculation,
     ExecutionCx, MagnitudeCalculation, MagnitudeCx,

@@ -69,7 +69,7 @@ impl EffectHost {
                 cx.entity,
                 FollowUp::Grants {
                     effect: def_id,
-                    level,
+                    level: u32::from(level),
                     grant: !inhibited,
                 },
             ));

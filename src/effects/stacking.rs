@@ -184,7 +184,7 @@ impl EffectHost {
         let effect = &mut self.effects[key];
         effect.take_spec(spec, &[], Captures::new());
         effect.restart(now, duration);
-        let stacks = effect.stacks;
+        let stacks = u32::from(effect.stacks);
         self.index_lazy_end(key);
         Some((key, stacks))
     }
@@ -202,7 +202,7 @@ impl EffectHost {
         let def = names.effects.def(spec.effect);
         debug_assert!(def.refreshes_at_limit());
         let key = self.existing_stack(def, spec, now)?;
-        if self.effects[key].stacks < def.stacking?.limit
+        if u32::from(self.effects[key].stacks) < def.stacking?.limit
             || self
                 .refusal_at(now, names.effects, def, &spec.tags)
                 .is_some()
@@ -227,9 +227,12 @@ impl EffectHost {
         let stacking = def.stacking.expect("only stacking effects are re-applied");
         let entity = cx.entity;
         let effect = &mut self.effects[key];
-        let before = effect.stacks;
+        let before = u32::from(effect.stacks);
         let moved = effect.magnitudes() != magnitudes;
-        if effect.level != spec.level && !effect.inhibited && !def.granted_abilities.is_empty() {
+        if u32::from(effect.level) != spec.level
+            && !effect.inhibited
+            && !def.granted_abilities.is_empty()
+        {
             cx.follow_ups.push_back((
                 entity,
                 FollowUp::Relevel {
@@ -239,8 +242,9 @@ impl EffectHost {
             ));
         }
         effect.take_spec(spec, magnitudes, captures);
-        effect.stacks = (effect.stacks + 1).min(stacking.limit);
-        let stacks = effect.stacks;
+        // The limit is at most `MAX_STACKS` (a load error past it).
+        let stacks = (u32::from(effect.stacks) + 1).min(stacking.limit);
+        effect.stacks = u16::try_from(stacks).unwrap_or(u16::MAX);
         // A window of no length ends at once (see `add_active`): a stack
         // that ends on a timer is removed below, every stack of it, as the
         // zero windows its expiry would refresh one at a time would do.
@@ -336,7 +340,10 @@ fn held_modifiers(
     def.modifiers
         .iter()
         .zip(effect.magnitudes())
-        .map(|(m, &magnitude)| (m.attribute, m.op, m.op.stacked(magnitude, effect.stacks)))
+        .map(|(m, &magnitude)| {
+            let value = m.op.stacked(magnitude, u32::from(effect.stacks));
+            (m.attribute, m.op, value)
+        })
         .filter(|&(_, _, value)| value.is_finite())
         .collect()
 }

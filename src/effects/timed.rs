@@ -58,7 +58,7 @@ impl EffectHost {
             arm_expiry(effect, &mut self.aside, cx, key);
             // The tick just run could not see the new window: follow it.
             arm_period(effect, cx, key);
-            let (effect, stacks) = (effect.def, effect.stacks);
+            let (effect, stacks) = (effect.def, u32::from(effect.stacks));
             cx.trace.record(
                 cx.now,
                 TraceKind::EffectStacksChanged {
@@ -105,7 +105,7 @@ impl EffectHost {
         }
         let spec = effect.spec();
         let mut magnitudes: SmallVec<[f64; 2]> = SmallVec::from_slice(effect.magnitudes());
-        let stacks = effect.stacks;
+        let stacks = u32::from(effect.stacks);
         let mut captures = Captures::from_slice(effect.captures());
         // Live source captures read fresh values for this tick.
         for &(from, attribute, value) in &cx.live_source_values {

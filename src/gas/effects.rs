@@ -80,8 +80,16 @@ impl Gas {
             // effect that keeps its spec (an instant's, a hit's with its
             // damage type, is gone once executed) and carries any: off the
             // path every swing takes.
-            if !def.is_instant() && spec.carries_more_than(def.set_by_caller_reads) {
-                self.check_spec(&spec)?;
+            if !def.is_instant() {
+                if spec.carries_more_than(def.set_by_caller_reads) {
+                    self.check_spec(&spec)?;
+                }
+                if spec.level > crate::effects::MAX_EFFECT_LEVEL {
+                    return Err(EffectError::LevelTooHigh {
+                        effect: self.defs().effect(spec.effect),
+                        level: spec.level,
+                    });
+                }
             }
             (
                 source_captures(world, self.defs(), def, &spec)?,

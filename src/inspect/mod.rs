@@ -370,7 +370,7 @@ fn effects(world: &World, gas: &Gas, system: &AbilitySystem) -> Vec<EffectView> 
             let def = catalog.effects().def(effect.def);
             EffectView {
                 effect: def.name.clone(),
-                stacks: effect.stacks,
+                stacks: u32::from(effect.stacks),
                 remaining: effect.duration().map(|_| effect.remaining(now)),
                 duration: effect.duration(),
                 period: def.period.map(|p| p.interval),
