@@ -118,7 +118,7 @@ pub fn check(world: &World, gas: &Gas) -> Vec<String> {
                 "owned tag counts differ from loose + effect + ability tags",
             ));
         }
-        if !blocked.iter().eq(system.abilities.blocked.iter()) {
+        if !blocked.iter().eq(system.abilities.loose.blocked().iter()) {
             broken.push(at(
                 "ability blocks differ from the running abilities' block tags",
             ));

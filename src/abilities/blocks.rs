@@ -17,6 +17,18 @@ use crate::tags::{NotHeld, Tag, TagCounts, TagRegistry, TagSet};
 pub(crate) struct AbilityBlocks(Option<Box<TagCounts>>);
 
 impl AbilityBlocks {
+    /// None.
+    pub const fn new() -> Self {
+        Self(None)
+    }
+
+    /// True when some running ability blocks a tag.
+    pub fn any(&self) -> bool {
+        self.0
+            .as_ref()
+            .is_some_and(|counts| !counts.tags().is_empty())
+    }
+
     /// True when some running ability blocks one of `ability_tags`: a
     /// blocked tag is one of them or a parent of one (blocking
     /// `Ability.Work` blocks an ability tagged `Ability.Work.Field`, not

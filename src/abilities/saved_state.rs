@@ -39,12 +39,15 @@ struct SavedStateRef<'a> {
 
 impl Serialize for AbilityState {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        // Borrowed but for one kind of loose tag held in place, made
+        // inline for the save (no allocation).
+        let (loose, saved_loose) = (self.loose.counts(), self.loose.saved());
         SavedStateRef {
             granted: &self.granted,
             instances: &self.instances,
-            loose: self.loose.counts(),
-            saved_loose: self.loose.saved(),
-            blocked: &self.blocked,
+            loose: &loose,
+            saved_loose: &saved_loose,
+            blocked: self.loose.blocked(),
             targeted_by: &self.targeted_by,
         }
         .serialize(serializer)
@@ -57,8 +60,7 @@ impl<'de> Deserialize<'de> for AbilityState {
         Ok(AbilityState {
             granted: saved.granted,
             instances: saved.instances,
-            loose: LooseTags::from_saved(saved.loose, saved.saved_loose),
-            blocked: saved.blocked,
+            loose: LooseTags::from_saved(saved.loose, saved.saved_loose, saved.blocked),
             targeted_by: saved.targeted_by,
         })
     }

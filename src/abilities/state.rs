@@ -9,7 +9,6 @@ use crate::slots::Slots;
 use smallvec::SmallVec;
 
 use super::activation::Activation;
-use super::blocks::AbilityBlocks;
 use super::def::AbilityId;
 use super::event::GameplayEvent;
 use super::loose::LooseTags;
@@ -315,10 +314,9 @@ pub(crate) const RESERVED_INSTANCES: usize = 1;
 pub(crate) struct AbilityState {
     pub granted: SmallVec<[Granted; 4]>,
     pub instances: Slots<InstanceKey, Instance, RESERVED_INSTANCES>,
-    /// Tags added by game code or abilities directly.
-    pub loose: LooseTags,
+    /// Tags added by game code or abilities directly, and the
     /// `block_abilities_with_tags` of the active abilities, counted.
-    pub blocked: AbilityBlocks,
+    pub loose: LooseTags,
     /// Instances on other entities whose event targets this entity.
     pub targeted_by: TargetedBy,
 }

@@ -207,12 +207,16 @@ impl AbilitySystem {
     }
 
     /// Loose tags (added directly, not by effects), with counts.
-    pub fn loose_tags(&self) -> &TagCounts {
+    /// Borrowed, but for an entity holding one kind of loose tag, which
+    /// keeps it in place and hands out counts made for the call (inline:
+    /// no allocation).
+    pub fn loose_tags(&self) -> Cow<'_, TagCounts> {
         self.abilities.loose.counts()
     }
 
-    /// The loose tags that belong in a saved game.
-    pub fn saved_loose_tags(&self) -> &TagSet {
+    /// The loose tags that belong in a saved game (made for the call, as
+    /// [`loose_tags`](Self::loose_tags) are, for one kind).
+    pub fn saved_loose_tags(&self) -> Cow<'_, TagSet> {
         self.abilities.loose.saved()
     }
 }

@@ -220,7 +220,12 @@ impl Gas {
                 tag: first_held(blocked, owned.set()),
             });
         }
-        if system.abilities.blocked.blocks_any(&def.ability_tags) {
+        if system
+            .abilities
+            .loose
+            .blocked()
+            .blocks_any(&def.ability_tags)
+        {
             let abilities = self.catalog.abilities();
             let by = system.abilities.instances.values().find_map(|i| {
                 let blocks = &abilities.def(i.ability()).block_abilities_with_tags;
@@ -524,8 +529,8 @@ impl Gas {
             system.host.grant_tags(&def.activation_owned_tags, &mut log);
             system
                 .abilities
-                .blocked
-                .add_all(&def.block_abilities_with_tags);
+                .loose
+                .add_blocks(&def.block_abilities_with_tags);
             let to_cancel: SmallVec<[InstanceKey; 2]> = if def.cancel_abilities_with_tags.is_empty()
             {
                 SmallVec::new()

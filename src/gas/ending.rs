@@ -61,8 +61,8 @@ impl Gas {
                 .release_tags(&def.activation_owned_tags, &mut log);
             let _ = system
                 .abilities
-                .blocked
-                .remove_all(&def.block_abilities_with_tags);
+                .loose
+                .remove_blocks(&def.block_abilities_with_tags);
             self.note_touched(owner, system);
             ended
         };

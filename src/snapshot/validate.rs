@@ -161,7 +161,7 @@ fn check_system(catalog: &Catalog, gas: &Gas, system: &AbilitySystem) -> Result<
         && host.notes.is_valid_in(tags)
         && system.abilities.loose.counts().is_valid_in(tags)
         && system.abilities.loose.saved().is_valid_in(tags)
-        && system.abilities.blocked.is_valid_in(tags);
+        && system.abilities.loose.blocked().is_valid_in(tags);
     if !tags_ok {
         return Err("a tag is not in this catalog".into());
     }

@@ -75,6 +75,17 @@ impl TagCounts {
         }
     }
 
+    /// `tag` alone, held `count` times (at least once).
+    pub(crate) fn one(tag: Tag, count: u32) -> Self {
+        debug_assert!(count > 0);
+        let mut present = TagSet::new();
+        present.insert(tag);
+        Self {
+            present,
+            counts: RefCounts::from_values(&[count]),
+        }
+    }
+
     /// The tags currently present (count ≥ 1), for queries.
     #[inline]
     pub fn tags(&self) -> &TagSet {
