@@ -67,9 +67,11 @@ impl LooseTags {
     /// that belong in a saved game), with the blocks as they were saved.
     pub fn from_saved(counts: TagCounts, saved: TagSet, blocked: AbilityBlocks) -> Self {
         let one = match (counts.iter().next(), counts.tags().len(), blocked.any()) {
+            // A count of zero stays in the box, for the snapshot's check to
+            // refuse, as any count that is not positive is.
             (Some((tag, count)), 1, false) => u16::try_from(count)
                 .ok()
-                .filter(|_| saved.iter().all(|t| t == tag))
+                .filter(|&count| count > 0 && saved.iter().all(|t| t == tag))
                 .map(|count| One {
                     tag,
                     count,
@@ -120,10 +122,10 @@ impl LooseTags {
     /// Adds one reference to `tag`; `saved` marks it as part of saved
     /// state.
     pub fn add(&mut self, tag: Tag, saved: bool) {
-        let held_in_place = self
-            .rest
-            .as_ref()
-            .is_none_or(|rest| rest.counts.tags().is_empty());
+        // In place only while the box holds no loose tag, counted or saved.
+        let held_in_place = self.rest.as_ref().is_none_or(|rest| {
+            rest.counts.tags().is_empty() && rest.saved.as_ref().is_none_or(|s| s.is_empty())
+        });
         if held_in_place {
             if self.one.count == 0 {
                 self.one = One {
@@ -304,5 +306,18 @@ mod tests {
         blocked.add_all(&saved);
         let blocking = LooseTags::from_saved(TagCounts::new(), TagSet::new(), blocked);
         assert!(blocking.boxed() && blocking.blocked().any());
+
+        // A count of zero is kept, for the snapshot's check to refuse.
+        let zero = TagCounts::one(tag(2), 1);
+        let text = ron::to_string(&zero).unwrap().replace(",1)]", ",0)]");
+        let zero: TagCounts = ron::from_str(&text).unwrap();
+        let kept = LooseTags::from_saved(zero, TagSet::new(), AbilityBlocks::new());
+        assert!(kept.boxed());
+        assert!(!kept.counts().is_valid_in(&TagRegistry::core()));
+        // Saved members with no count stay with the box's loose tags.
+        let mut stray =
+            LooseTags::from_saved(TagCounts::new(), saved.clone(), AbilityBlocks::new());
+        stray.add(tag(6), true);
+        assert!(stray.saved().has_exact(tag(2)) && stray.saved().has_exact(tag(6)));
     }
 }
