@@ -995,11 +995,9 @@ fn a_snapshot_with_a_timer_twice_or_an_expiry_after_the_end_is_refused() {
     restores_clean(&catalog, &text);
 }
 
-/// A snapshot whose modifiers are out of their canonical order (each
-/// attribute's run is what the sums read, and where the next one goes) is
-/// refused before anything changes.
-#[test]
-fn a_snapshot_with_modifiers_out_of_order_is_refused() {
+/// A context on a catalog of one ward (an infinite effect adding its
+/// SetByCaller amount to a Ward attribute) and a post to put wards on.
+fn warded_post() -> (Arc<Catalog>, Gas, World, Entity) {
     let mut builder = CatalogBuilder::new();
     builder.add_source(
         "ward.ron",
@@ -1011,14 +1009,28 @@ fn a_snapshot_with_modifiers_out_of_order_is_refused() {
         .tags()
         .add_source("ward.tags", "SetByCaller.Amount\n");
     let catalog = Arc::new(builder.build().unwrap());
-    let mut gas = Gas::new(catalog.clone());
+    let gas = Gas::new(catalog.clone());
     let mut world = World::new();
     let post = world.spawn((gas.new_ability_system(),));
+    (catalog, gas, world, post)
+}
+
+/// A ward of `amount`.
+fn ward(catalog: &Catalog, amount: f64) -> EffectSpec {
     let ward = catalog.effects().get("GE_Ward").unwrap();
-    let amount = catalog.tags().get("SetByCaller.Amount").unwrap();
+    let key = catalog.tags().get("SetByCaller.Amount").unwrap();
+    EffectSpec::new(ward).with_set_by_caller(key, amount)
+}
+
+/// A snapshot whose modifiers are out of their canonical order (each
+/// attribute's run is what the sums read, and where the next one goes) is
+/// refused before anything changes.
+#[test]
+fn a_snapshot_with_modifiers_out_of_order_is_refused() {
+    let (catalog, mut gas, mut world, post) = warded_post();
     for value in [1.0, 2.0] {
-        let spec = EffectSpec::new(ward).with_set_by_caller(amount, value);
-        gas.apply_effect(&mut world, post, spec).unwrap();
+        gas.apply_effect(&mut world, post, ward(&catalog, value))
+            .unwrap();
     }
     let text = Snapshot::<()>::save(&world, &gas).to_ron().unwrap();
     let start = text.find("modifiers:(entries:[").expect(&text) + "modifiers:(entries:[".len();
@@ -1043,19 +1055,8 @@ fn a_snapshot_with_modifiers_out_of_order_is_refused() {
 /// bits an active effect keeps them in is refused as the snapshot is read.
 #[test]
 fn a_snapshot_with_an_effect_past_sixteen_bits_is_refused() {
-    let mut builder = CatalogBuilder::new();
-    builder.add_source(
-        "ward.ron",
-        r#"(attributes: [(name: "Ward", base: 10)],
-            effects: [(name: "GE_Ward", duration: Infinite,
-                       modifiers: [(attribute: "Ward", op: Flat, magnitude: Constant(1))])])"#,
-    );
-    let catalog = Arc::new(builder.build().unwrap());
-    let mut gas = Gas::new(catalog.clone());
-    let mut world = World::new();
-    let post = world.spawn((gas.new_ability_system(),));
-    let ward = catalog.effects().get("GE_Ward").unwrap();
-    gas.apply_effect(&mut world, post, EffectSpec::new(ward).with_level(7))
+    let (catalog, mut gas, mut world, post) = warded_post();
+    gas.apply_effect(&mut world, post, ward(&catalog, 1.0).with_level(7))
         .unwrap();
     let text = Snapshot::<()>::save(&world, &gas).to_ron().unwrap();
     for (from, to, says) in [
