@@ -55,8 +55,6 @@ pub(crate) trait SlotCell<V>: Sized {
     fn discard(&mut self, version: u32, next_free: u32) {
         *self = Self::vacant(version, next_free);
     }
-    /// Gives an occupied slot `version`, keeping its value.
-    fn set_version(&mut self, version: u32);
     /// Its value, if it holds one under `version`: one test where a
     /// value keeps the version (the default reads the two apart).
     #[inline]
@@ -72,12 +70,7 @@ pub(crate) trait SlotCell<V>: Sized {
         self.value_mut()
     }
     /// Moves the value held under `version` to `renewed`, and returns it.
-    #[inline]
-    fn renew_under(&mut self, version: u32, renewed: u32) -> Option<&mut V> {
-        self.value_under(version)?;
-        self.set_version(renewed);
-        self.value_mut()
-    }
+    fn renew_under(&mut self, version: u32, renewed: u32) -> Option<&mut V>;
 }
 
 /// One slot, its version beside its value.
@@ -174,8 +167,14 @@ impl<V> SlotCell<V> for Slot<V> {
     }
 
     #[inline]
-    fn set_version(&mut self, version: u32) {
-        self.version = version;
+    fn renew_under(&mut self, version: u32, renewed: u32) -> Option<&mut V> {
+        match &mut self.content {
+            Content::Value(value) if self.version == version => {
+                self.version = renewed;
+                Some(value)
+            }
+            _ => None,
+        }
     }
 }
 
@@ -246,14 +245,6 @@ impl<V: Versioned> SlotCell<V> for Embedded<V> {
         match *self {
             Self::Vacant { next_free, .. } => Some(next_free),
             Self::Value(_) => None,
-        }
-    }
-
-    #[inline]
-    fn set_version(&mut self, version: u32) {
-        match self {
-            Self::Value(value) => value.set_slot_version(version),
-            Self::Vacant { version: v, .. } => *v = version,
         }
     }
 

@@ -215,7 +215,7 @@ impl LooseTags {
         }
     }
 
-    /// True when no box has been made (a test's view).
+    /// True when the box has been made (a test's view).
     #[cfg(test)]
     fn boxed(&self) -> bool {
         self.rest.is_some()

@@ -59,21 +59,19 @@ impl RefCounts {
         }
     }
 
-    /// One more at `at` (of `len`); returns the new count.
+    /// One more at `at` (of `len`).
     #[inline]
-    pub fn increment(&mut self, at: usize, len: usize) -> u32 {
+    pub fn increment(&mut self, at: usize, len: usize) {
         if let Self::Inline(counts) = self {
             if let Some(more) = counts[at].checked_add(1) {
                 counts[at] = more;
-                return u32::from(more);
+                return;
             }
             self.spill(len);
         }
-        let Self::Spilled(counts) = self else {
-            unreachable!("spilled above");
-        };
-        counts[at] = counts[at].saturating_add(1);
-        counts[at]
+        if let Self::Spilled(counts) = self {
+            counts[at] = counts[at].saturating_add(1);
+        }
     }
 
     /// One fewer at `at` (a positive count); returns the new count.
@@ -154,7 +152,7 @@ mod tests {
         for len in 0..6 {
             counts.insert_one(0, len);
         }
-        assert_eq!(counts.increment(2, 6), 2);
+        counts.increment(2, 6);
         assert!(matches!(counts, RefCounts::Inline(_)));
         assert_eq!(values(&counts, 6), [1, 1, 2, 1, 1, 1]);
         counts.insert_one(6, 6);
@@ -164,7 +162,7 @@ mod tests {
 
         let mut large = RefCounts::from_values(&[3, u32::from(u16::MAX)]);
         assert!(matches!(large, RefCounts::Inline(_)));
-        assert_eq!(large.increment(1, 2), 65_536);
+        large.increment(1, 2);
         assert!(matches!(large, RefCounts::Spilled(_)), "past 16 bits");
         assert_eq!(values(&large, 2), [3, 65_536]);
         assert_eq!(large.decrement(1), 65_535);
