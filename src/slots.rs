@@ -352,13 +352,6 @@ impl<K: Key, V, const N: usize, C: SlotCell<V>> Slots<K, V, N, C> {
         key_of(index, 1)
     }
 
-    fn slot(&self, key: K) -> Option<&C> {
-        let (index, version) = parts(key);
-        self.slots
-            .get(index)
-            .filter(|s| s.value_under(version).is_some())
-    }
-
     /// The same store with every value mapped by `f`: the same keys, the
     /// same free list, so the mapped store hands out the same next keys.
     pub(crate) fn map<W, const M: usize, D: SlotCell<W>>(
@@ -440,7 +433,7 @@ impl<K: Key, V, const N: usize, C: SlotCell<V>> Slots<K, V, N, C> {
 
     /// True while `key` holds a value.
     pub(crate) fn contains_key(&self, key: K) -> bool {
-        self.slot(key).is_some()
+        self.get(key).is_some()
     }
 
     /// Removes and returns the value under `key`.
